@@ -1,0 +1,128 @@
+package vfs
+
+import (
+	"context"
+	"io"
+	"io/fs"
+	"time"
+)
+
+// FileInfo is a plain fs.FileInfo and fs.DirEntry that drivers can fill in.
+type FileInfo struct {
+	FName    string      // base name
+	FSize    int64       // size in bytes
+	FMode    fs.FileMode // mode bits, fs.ModeDir for a directory
+	FModTime time.Time   // modification time
+	FSys     any         // the raw header, if any
+}
+
+var (
+	_ fs.FileInfo = (*FileInfo)(nil)
+	_ fs.DirEntry = (*FileInfo)(nil)
+)
+
+// Name returns the base name.
+func (fi *FileInfo) Name() string { return fi.FName }
+
+// Size returns the size in bytes.
+func (fi *FileInfo) Size() int64 { return fi.FSize }
+
+// Mode returns the mode bits.
+func (fi *FileInfo) Mode() fs.FileMode { return fi.FMode }
+
+// ModTime returns the modification time.
+func (fi *FileInfo) ModTime() time.Time { return fi.FModTime }
+
+// IsDir reports whether the entry is a directory.
+func (fi *FileInfo) IsDir() bool { return fi.FMode.IsDir() }
+
+// Sys returns the raw header.
+func (fi *FileInfo) Sys() any { return fi.FSys }
+
+// Type returns the type bits.
+func (fi *FileInfo) Type() fs.FileMode { return fi.FMode.Type() }
+
+// Info returns fi itself.
+func (fi *FileInfo) Info() (fs.FileInfo, error) { return fi, nil }
+
+// String formats the entry like fs.FormatFileInfo.
+func (fi *FileInfo) String() string { return fs.FormatFileInfo(fi) }
+
+// SectionBlob returns the bytes [off, off+n) of parent as a blob described
+// by info (whose size should be n). Reads go straight to parent: nothing is
+// copied or buffered, so sections of sections cost nothing. The section
+// does not own parent.
+func SectionBlob(parent Blob, off, n int64, info fs.FileInfo) Blob {
+	if s, ok := parent.(*section); ok {
+		// Flatten nested sections: one bounds check, one call.
+		return &section{s.parent, s.off + off, n, info}
+	}
+	return &section{parent, off, n, info}
+}
+
+type section struct {
+	parent Blob
+	off, n int64
+	info   fs.FileInfo
+}
+
+func (s *section) Stat() fs.FileInfo { return s.info }
+
+func (s *section) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, &fs.PathError{Op: "read", Path: s.info.Name(), Err: fs.ErrInvalid}
+	}
+	if off >= s.n {
+		return 0, io.EOF
+	}
+	short := false
+	if max := s.n - off; int64(len(p)) > max {
+		p, short = p[:max], true
+	}
+	n, err := s.parent.ReadAt(ctx, p, s.off+off)
+	if err == io.EOF && n == len(p) {
+		err = nil
+	}
+	if err == nil && short {
+		err = io.EOF
+	}
+	if err == io.EOF && n < len(p) && !short {
+		// The parent ended before the section did: it is shorter than
+		// its header said.
+		err = Corruptf("%s: truncated: section ends at %d, data at %d", s.info.Name(), s.off+s.n, s.off+off+int64(n))
+	}
+	return n, err
+}
+
+// BytesBlob returns a blob that reads b, described by info (nil means a
+// regular file named "" of len(b) bytes). b must not be modified afterwards.
+func BytesBlob(b []byte, info fs.FileInfo) Blob {
+	if info == nil {
+		info = &FileInfo{FSize: int64(len(b)), FMode: 0o444}
+	}
+	return &bytesBlob{b, info}
+}
+
+type bytesBlob struct {
+	b    []byte
+	info fs.FileInfo
+}
+
+func (b *bytesBlob) Stat() fs.FileInfo { return b.info }
+
+func (b *bytesBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, &fs.PathError{Op: "read", Path: b.info.Name(), Err: fs.ErrInvalid}
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if off >= int64(len(b.b)) {
+		return 0, io.EOF
+	}
+	n := copy(p, b.b[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}

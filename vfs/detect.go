@@ -1,0 +1,104 @@
+package vfs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// maxSniff caps what detection reads from each end of a file, whatever a
+// format asks for.
+const maxSniff = 1 << 20
+
+// Detect returns the adapter sub-URL of the one registered file format
+// whose signature matches b. It reads at most a prefix and a suffix of b.
+// No match, or more than one, is an error matching ErrUnknownFormat that
+// names the candidates.
+func (g *Registry) Detect(ctx context.Context, b Blob) (SubURL, error) {
+	return detectFile(ctx, g, b)
+}
+
+func detectFile(ctx context.Context, reg *Registry, b Blob) (SubURL, error) {
+	var cands []*Format
+	head, tail := 0, 0
+	for _, f := range reg.Formats() {
+		if f.Input != KindFile {
+			continue
+		}
+		cands = append(cands, f)
+		head = max(head, f.Head, f.Offset+len(f.Magic))
+		tail = max(tail, f.Tail)
+	}
+	size := b.Stat().Size()
+	head = int(min(int64(min(head, maxSniff)), size))
+	tail = int(min(int64(min(tail, maxSniff)), size))
+	hb, err := readFull(ctx, b, head, 0)
+	if err != nil {
+		return SubURL{}, err
+	}
+	var tb []byte
+	if tail > 0 && int64(tail) == size && tail <= head {
+		tb = hb[:tail]
+	} else if tail > 0 {
+		if tb, err = readFull(ctx, b, tail, size-int64(tail)); err != nil {
+			return SubURL{}, err
+		}
+	}
+	var matched []*Format
+	for _, f := range cands {
+		if f.matches(hb, tb, size) {
+			matched = append(matched, f)
+		}
+	}
+	names := func(fs []*Format) string {
+		s := make([]string, len(fs))
+		for i, f := range fs {
+			s[i] = f.Name
+		}
+		return strings.Join(s, ", ")
+	}
+	switch len(matched) {
+	case 1:
+		p, err := Parse("memory:|" + matched[0].Adapter)
+		if err != nil {
+			return SubURL{}, err
+		}
+		return p[1], nil
+	case 0:
+		return SubURL{}, fmt.Errorf("%w: no registered format matches (tried %s)", ErrUnknownFormat, names(cands))
+	default:
+		return SubURL{}, fmt.Errorf("%w: several formats match: %s; name one with an adapter", ErrUnknownFormat, names(matched))
+	}
+}
+
+func (f *Format) matches(head, tail []byte, size int64) bool {
+	if f.Magic != "" {
+		if len(head) < f.Offset+len(f.Magic) {
+			return false
+		}
+		for i := 0; i < len(f.Magic); i++ {
+			if f.Magic[i] != '?' && f.Magic[i] != head[f.Offset+i] {
+				return false
+			}
+		}
+		if f.Match == nil {
+			return true
+		}
+	}
+	return f.Match(head, tail, size)
+}
+
+// readFull reads n bytes at off.
+func readFull(ctx context.Context, b Blob, n int, off int64) ([]byte, error) {
+	buf := make([]byte, n)
+	m, err := b.ReadAt(ctx, buf, off)
+	if m == n {
+		return buf, nil
+	}
+	if errors.Is(err, io.EOF) || err == nil {
+		err = Corruptf("file is shorter than its size: read %d of %d bytes at %d", m, n, off)
+	}
+	return nil, err
+}

@@ -1,0 +1,260 @@
+package vfs
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"sync"
+)
+
+// File is an open file or directory of a pipeline.
+//
+// A regular file implements io.Reader, io.ReaderAt and io.Seeker. ReadAt is
+// safe for concurrent use and does not move the offset that Read and Seek
+// share; Read and Seek are serialised. A directory implements
+// fs.ReadDirFile; Read and ReadAt on it fail with ErrIsDir.
+type File struct {
+	ctx  context.Context
+	name string // the name it was opened by
+	url  string // the canonical pipeline
+	info fs.FileInfo
+	blob Blob // nil for a directory
+	res  *resources
+
+	mu     sync.Mutex
+	off    int64
+	closed bool
+
+	// directories
+	tree    Tree
+	full    string
+	dirP    Pipeline
+	ents    []fs.DirEntry
+	entsErr error
+	listed  bool
+}
+
+var (
+	_ fs.File        = (*File)(nil)
+	_ fs.ReadDirFile = (*File)(nil)
+	_ io.ReaderAt    = (*File)(nil)
+	_ io.Seeker      = (*File)(nil)
+)
+
+func newFile(ctx context.Context, b Blob, name, url string, info fs.FileInfo, res *resources) *File {
+	return &File{ctx: ctx, name: name, url: url, info: wrapInfo(info, name, url), blob: b, res: res}
+}
+
+func newDir(ctx context.Context, t Tree, full, name string, dirP Pipeline, info fs.FileInfo, res *resources) *File {
+	url := dirP.String()
+	return &File{ctx: ctx, name: name, url: url, info: wrapInfo(info, name, url), tree: t, full: full, dirP: dirP, res: res}
+}
+
+// OpenFile opens the file location that pipeline names. With detection on
+// (the default) nothing is appended to a file location. The caller must
+// Close the file, which releases the whole pipeline.
+func OpenFile(ctx context.Context, pipeline string, o *Options) (*File, error) {
+	p, err := Parse(pipeline)
+	if err != nil {
+		return nil, errorAt("open", pipeline, err)
+	}
+	return openLocation(ctx, p, o, KindFile)
+}
+
+// Open opens the file or directory location that pipeline names, without
+// format detection. The caller must Close it, which releases the pipeline.
+func Open(ctx context.Context, pipeline string, o *Options) (*File, error) {
+	p, err := Parse(pipeline)
+	if err != nil {
+		return nil, errorAt("open", pipeline, err)
+	}
+	return openLocation(ctx, p, o, KindAny)
+}
+
+func openLocation(ctx context.Context, p Pipeline, o *Options, want Kind) (*File, error) {
+	r, err := openPipeline(ctx, p, o, want)
+	if err != nil {
+		return nil, errorAt("open", p.String(), err)
+	}
+	name := lastName(r.p)
+	if r.loc.Blob != nil {
+		return newFile(ctx, r.loc.Blob, name, r.p.String(), r.info, r.res), nil
+	}
+	return newDir(ctx, r.loc.Tree, clean(r.loc.Path), name, r.p, r.info, r.res), nil
+}
+
+// lastName is the base name of the innermost path of p, "." when empty.
+func lastName(p Pipeline) string {
+	k := p[len(p)-1].Key()
+	for i := len(k) - 1; i >= 0; i-- {
+		if k[i] == '/' {
+			return k[i+1:]
+		}
+	}
+	return k
+}
+
+// Name returns the name the file was opened by.
+func (f *File) Name() string { return f.name }
+
+// URL returns the canonical pipeline of the file.
+func (f *File) URL() string { return f.url }
+
+// Stat describes the file. Its Sys method returns an *Origin.
+func (f *File) Stat() (fs.FileInfo, error) {
+	if f.isClosed() {
+		return nil, f.err("stat", fs.ErrClosed)
+	}
+	return f.info, nil
+}
+
+// Size returns the size of a regular file in bytes.
+func (f *File) Size() int64 { return f.info.Size() }
+
+// Blob returns the driver blob of a regular file, nil for a directory.
+func (f *File) Blob() Blob { return f.blob }
+
+func (f *File) isClosed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.closed
+}
+
+func (f *File) err(op string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return &fs.PathError{Op: op, Path: f.name, Err: err}
+}
+
+// ReadAt reads len(p) bytes at off, as io.ReaderAt.
+func (f *File) ReadAt(p []byte, off int64) (int, error) {
+	if f.blob == nil {
+		return 0, f.err("read", ErrIsDir)
+	}
+	if off < 0 {
+		return 0, f.err("read", errors.New("negative offset"))
+	}
+	if err := f.ctx.Err(); err != nil {
+		return 0, f.err("read", err)
+	}
+	if f.isClosed() {
+		return 0, f.err("read", fs.ErrClosed)
+	}
+	n, err := f.blob.ReadAt(f.ctx, p, off)
+	if err != nil && err != io.EOF {
+		err = f.err("read", err)
+	}
+	return n, err
+}
+
+// Read reads from the current offset.
+func (f *File) Read(p []byte) (int, error) {
+	if f.blob == nil {
+		return 0, f.err("read", ErrIsDir)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return 0, f.err("read", fs.ErrClosed)
+	}
+	if err := f.ctx.Err(); err != nil {
+		return 0, f.err("read", err)
+	}
+	if f.off >= f.info.Size() {
+		return 0, io.EOF
+	}
+	n, err := f.blob.ReadAt(f.ctx, p, f.off)
+	f.off += int64(n)
+	if err == io.EOF && n > 0 {
+		err = nil
+	}
+	if err != nil && err != io.EOF {
+		err = f.err("read", err)
+	}
+	return n, err
+}
+
+// Seek sets the offset of the next Read, as io.Seeker.
+func (f *File) Seek(offset int64, whence int) (int64, error) {
+	if f.blob == nil {
+		return 0, f.err("seek", ErrIsDir)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return 0, f.err("seek", fs.ErrClosed)
+	}
+	switch whence {
+	case io.SeekStart:
+	case io.SeekCurrent:
+		offset += f.off
+	case io.SeekEnd:
+		offset += f.info.Size()
+	default:
+		return 0, f.err("seek", fs.ErrInvalid)
+	}
+	if offset < 0 {
+		return 0, f.err("seek", fs.ErrInvalid)
+	}
+	f.off = offset
+	return offset, nil
+}
+
+// ReadDir reads the directory's entries, as fs.ReadDirFile.
+func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
+	if f.tree == nil {
+		return nil, f.err("readdir", ErrNotDir)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil, f.err("readdir", fs.ErrClosed)
+	}
+	if !f.listed {
+		if err := f.ctx.Err(); err != nil {
+			return nil, f.err("readdir", err)
+		}
+		ents, err := f.tree.ReadDir(f.ctx, f.full)
+		if err != nil {
+			return nil, f.err("readdir", &StageError{Index: len(f.dirP) - 1, URL: f.dirP[len(f.dirP)-1].String(), Err: unwrapPath(err)})
+		}
+		f.ents, f.listed = wrapEntries(ents, f.dirP), true
+	}
+	if n <= 0 {
+		ents := f.ents
+		f.ents = nil
+		return ents, nil
+	}
+	if len(f.ents) == 0 {
+		return nil, io.EOF
+	}
+	n = min(n, len(f.ents))
+	ents := f.ents[:n:n]
+	f.ents = f.ents[n:]
+	return ents, nil
+}
+
+// Close closes the file; for a file from OpenFile or Open it releases the
+// pipeline too.
+func (f *File) Close() error {
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return f.err("close", fs.ErrClosed)
+	}
+	f.closed = true
+	f.mu.Unlock()
+	var err error
+	if f.res != nil {
+		err = f.res.close()
+	} else if c, ok := f.blob.(io.Closer); ok {
+		err = c.Close()
+	}
+	if err != nil {
+		return f.err("close", err)
+	}
+	return nil
+}

@@ -1,0 +1,317 @@
+package vfs
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"path"
+)
+
+// FS is the io/fs view of a directory location of a pipeline. It
+// implements fs.FS, fs.StatFS, fs.ReadDirFS, fs.ReadFileFS and fs.SubFS.
+//
+// An FS is safe for concurrent use. It carries the context its methods use
+// for I/O; WithContext returns a copy with another. Sub and WithContext
+// share the opened pipeline with their parent, and Close releases it for
+// all of them.
+type FS struct {
+	ctx  context.Context
+	tree Tree
+	dir  string   // the directory in tree, "." for its root
+	p    Pipeline // the resolved pipeline naming dir
+	opts *Options
+	res  *resources
+}
+
+var (
+	_ fs.FS         = (*FS)(nil)
+	_ fs.StatFS     = (*FS)(nil)
+	_ fs.ReadDirFS  = (*FS)(nil)
+	_ fs.ReadFileFS = (*FS)(nil)
+	_ fs.SubFS      = (*FS)(nil)
+)
+
+// OpenFS opens the directory location that pipeline names. A file location
+// is accepted when it is a container: with detection on (the default) the
+// format is recognised and its adapter appended, so "file:/d/a.zip" opens as
+// "file:/d/a.zip|zip:". The FS uses ctx for I/O until WithContext changes
+// it. The caller must Close the FS to release the pipeline's resources.
+func OpenFS(ctx context.Context, pipeline string, o *Options) (*FS, error) {
+	p, err := Parse(pipeline)
+	if err != nil {
+		return nil, errorAt("open", pipeline, err)
+	}
+	return OpenPipelineFS(ctx, p, o)
+}
+
+// OpenPipelineFS is OpenFS for a parsed pipeline.
+func OpenPipelineFS(ctx context.Context, p Pipeline, o *Options) (*FS, error) {
+	r, err := openPipeline(ctx, p, o, KindDirectory)
+	if err != nil {
+		return nil, errorAt("open", p.String(), err)
+	}
+	return &FS{ctx: ctx, tree: r.loc.Tree, dir: clean(r.loc.Path), p: r.p, opts: o, res: r.res}, nil
+}
+
+// Pipeline returns the resolved pipeline that names the FS's root, with any
+// detected adapters written out.
+func (f *FS) Pipeline() Pipeline { return f.p }
+
+// URL returns the canonical pipeline of name inside the FS. It returns ""
+// when name is not a valid fs name.
+func (f *FS) URL(name string) string {
+	if !fs.ValidPath(name) {
+		return ""
+	}
+	return f.urlOf(name).String()
+}
+
+func (f *FS) urlOf(name string) Pipeline {
+	p := f.p.Append()
+	p[len(p)-1] = p[len(p)-1].Join(name)
+	return p
+}
+
+// Context returns the context the FS uses for I/O.
+func (f *FS) Context() context.Context { return f.ctx }
+
+// WithContext returns a copy of the FS that uses ctx for I/O.
+func (f *FS) WithContext(ctx context.Context) *FS {
+	if ctx == nil {
+		panic("vfs: nil context")
+	}
+	g := *f
+	g.ctx = ctx
+	return &g
+}
+
+// Close releases the pipeline: the stages' files and connections, innermost
+// first. Files opened from the FS must not be used after it is closed.
+func (f *FS) Close() error { return f.res.close() }
+
+// Tree returns the driver tree behind the FS and the directory in it.
+func (f *FS) Tree() (Tree, string) { return f.tree, f.dir }
+
+func (f *FS) full(name string) string {
+	if f.dir == "." {
+		return name
+	}
+	if name == "." {
+		return f.dir
+	}
+	return f.dir + "/" + name
+}
+
+// fail builds the error of op on name: a *fs.PathError whose cause names
+// the sub-URL of name.
+func (f *FS) fail(op, name string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &fs.PathError{Op: op, Path: name, Err: err}
+	}
+	var se *StageError
+	if !errors.As(err, &se) {
+		p := f.urlOf(name)
+		err = &StageError{Index: len(p) - 1, URL: p[len(p)-1].String(), Err: unwrapPath(err)}
+	}
+	return &fs.PathError{Op: op, Path: name, Err: err}
+}
+
+func (f *FS) check(op, name string) error {
+	if !fs.ValidPath(name) {
+		return &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	if err := f.ctx.Err(); err != nil {
+		return &fs.PathError{Op: op, Path: name, Err: err}
+	}
+	return nil
+}
+
+// Open opens the named file or directory. A regular file is a *File that
+// implements io.ReaderAt and io.Seeker; a directory is a *File that
+// implements fs.ReadDirFile.
+func (f *FS) Open(name string) (fs.File, error) {
+	file, err := f.OpenFile(name)
+	if err != nil {
+		return nil, err // not a typed nil
+	}
+	return file, nil
+}
+
+// OpenFile is Open with the concrete result type.
+func (f *FS) OpenFile(name string) (*File, error) {
+	if err := f.check("open", name); err != nil {
+		return nil, err
+	}
+	full := f.full(name)
+	info, err := f.tree.Stat(f.ctx, full)
+	if err != nil {
+		return nil, f.fail("open", name, err)
+	}
+	url := f.URL(name)
+	if info.IsDir() {
+		return newDir(f.ctx, f.tree, full, name, f.urlOf(name), info, nil), nil
+	}
+	b, err := f.tree.OpenBlob(f.ctx, full)
+	if err != nil {
+		return nil, f.fail("open", name, err)
+	}
+	return newFile(f.ctx, b, name, url, info, nil), nil
+}
+
+// Stat describes the named file or directory. Its Sys method returns an
+// *Origin.
+func (f *FS) Stat(name string) (fs.FileInfo, error) {
+	if err := f.check("stat", name); err != nil {
+		return nil, err
+	}
+	info, err := f.tree.Stat(f.ctx, f.full(name))
+	if err != nil {
+		return nil, f.fail("stat", name, err)
+	}
+	return wrapInfo(info, name, f.URL(name)), nil
+}
+
+// ReadDir lists the named directory, sorted by name.
+func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if err := f.check("readdir", name); err != nil {
+		return nil, err
+	}
+	full := f.full(name)
+	ents, err := f.tree.ReadDir(f.ctx, full)
+	if err != nil {
+		return nil, f.fail("readdir", name, err)
+	}
+	return wrapEntries(ents, f.urlOf(name)), nil
+}
+
+// ReadFile reads the named file whole.
+func (f *FS) ReadFile(name string) ([]byte, error) {
+	if err := f.check("readfile", name); err != nil {
+		return nil, err
+	}
+	full := f.full(name)
+	b, err := f.tree.OpenBlob(f.ctx, full)
+	if err != nil {
+		return nil, f.fail("readfile", name, err)
+	}
+	if c, ok := b.(io.Closer); ok {
+		defer c.Close()
+	}
+	data, err := readAll(f.ctx, b, f.opts.limits().MaxFileSize)
+	if err != nil {
+		return nil, f.fail("readfile", name, err)
+	}
+	return data, nil
+}
+
+// Sub returns the FS of directory dir.
+func (f *FS) Sub(dir string) (fs.FS, error) {
+	if err := f.check("sub", dir); err != nil {
+		return nil, err
+	}
+	if dir == "." {
+		return f, nil
+	}
+	full := f.full(dir)
+	info, err := f.tree.Stat(f.ctx, full)
+	if err != nil {
+		return nil, f.fail("sub", dir, err)
+	}
+	if !info.IsDir() {
+		return nil, f.fail("sub", dir, ErrNotDir)
+	}
+	g := *f
+	g.dir = full
+	g.p = f.urlOf(dir)
+	return &g, nil
+}
+
+// readAll reads b whole. It trusts b's size only as a hint, so that a size
+// that lies cannot make it allocate more than what is read.
+func readAll(ctx context.Context, b Blob, limit int64) ([]byte, error) {
+	size := b.Stat().Size()
+	if size > limit {
+		return nil, Limitf("file size %d exceeds Limits.MaxFileSize (%d)", size, limit)
+	}
+	const chunk = 1 << 20
+	buf := make([]byte, 0, min(size, 64<<20)+1)
+	var off int64
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := b.ReadAt(ctx, buf[len(buf):cap(buf)][:min(cap(buf)-len(buf), chunk)], off)
+		buf = buf[:len(buf)+n]
+		off += int64(n)
+		if off > limit {
+			return nil, Limitf("file exceeds Limits.MaxFileSize (%d)", limit)
+		}
+		if err == io.EOF {
+			if off != size {
+				return nil, Corruptf("read %d bytes, size says %d", off, size)
+			}
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return nil, io.ErrNoProgress
+		}
+	}
+}
+
+// Origin is what Stat().Sys() returns for files of a pipeline.
+type Origin struct {
+	// URL is the canonical pipeline of the file.
+	URL string
+	// Header is the raw header of the entry, such as a *zip.FileHeader,
+	// or the Sys value of the driver; nil when there is none.
+	Header any
+}
+
+type fileInfo struct {
+	fs.FileInfo
+	name   string
+	origin *Origin
+}
+
+func (fi *fileInfo) Name() string { return fi.name }
+func (fi *fileInfo) Sys() any     { return fi.origin }
+func (fi *fileInfo) String() string {
+	return fs.FormatFileInfo(fi)
+}
+
+func wrapInfo(info fs.FileInfo, name, url string) fs.FileInfo {
+	base := path.Base(name)
+	if name == "." {
+		base = "."
+	}
+	return &fileInfo{info, base, &Origin{URL: url, Header: info.Sys()}}
+}
+
+type dirEntry struct {
+	fs.DirEntry
+	dir Pipeline // of the directory
+}
+
+func (e *dirEntry) Info() (fs.FileInfo, error) {
+	info, err := e.DirEntry.Info()
+	if err != nil {
+		return nil, err
+	}
+	p := e.dir.Append()
+	p[len(p)-1] = p[len(p)-1].Join(e.Name())
+	return &fileInfo{info, e.Name(), &Origin{URL: p.String(), Header: info.Sys()}}, nil
+}
+
+func (e *dirEntry) String() string { return fs.FormatDirEntry(e) }
+
+func wrapEntries(ents []fs.DirEntry, dir Pipeline) []fs.DirEntry {
+	out := make([]fs.DirEntry, len(ents))
+	for i, e := range ents {
+		out[i] = &dirEntry{e, dir}
+	}
+	return out
+}

@@ -1,0 +1,212 @@
+package vfs
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// A Root opens the first sub-URL of a pipeline.
+type Root struct {
+	// Scheme is the lower-case scheme, such as "file".
+	Scheme string
+	// Open returns the location u names: a tree and a path in it, or a
+	// blob. It need not check that the path exists; the engine does when a
+	// later stage or the caller needs it.
+	Open func(ctx context.Context, u SubURL, o *Options) (Location, error)
+}
+
+// An Adapter opens an adapter sub-URL over the location its base yields.
+type Adapter struct {
+	// Scheme is the lower-case scheme, such as "zip".
+	Scheme string
+	// Input is the kind of base the adapter reads: KindFile (the engine
+	// passes a Location with Blob set) or KindDirectory (Tree set, with
+	// Path "." naming the base directory).
+	Input Kind
+	// Open returns the location u names inside in.
+	Open func(ctx context.Context, in Location, u SubURL, o *Options) (Location, error)
+}
+
+// A Format is a signature that format auto-detection matches. For a file
+// input, Match sees up to Head bytes from the start and up to Tail bytes
+// from the end of the file (fewer when the file is shorter; the two may
+// overlap). For a directory input, MatchDir inspects the tree.
+type Format struct {
+	// Name of the format, for messages ("zip", "gzip", "zarr v3").
+	Name string
+	// Adapter is the sub-URL appended when the format matches, such as
+	// "zip:" or "gzip:". It must parse as an adapter sub-URL.
+	Adapter string
+	// Input is KindFile or KindDirectory.
+	Input Kind
+	// Offset and Magic give a fixed signature for a file input: the
+	// bytes at Offset equal Magic, where '?' in Magic matches any byte.
+	// Leave Magic empty and set Match for anything else.
+	Offset int
+	Magic  string
+	// Head and Tail are the numbers of bytes Match wants to see.
+	Head, Tail int
+	// Match reports whether a file input has this format.
+	Match func(head, tail []byte, size int64) bool
+	// MatchDir reports whether a directory input has this format.
+	MatchDir func(ctx context.Context, t Tree) (bool, error)
+}
+
+// A Registry holds roots, adapters and formats. The zero value is an empty
+// registry ready to use; it is safe for concurrent use. Most programs use
+// DefaultRegistry, where the standard schemes register themselves in init.
+type Registry struct {
+	mu       sync.RWMutex
+	roots    map[string]*Root
+	adapters map[string]*Adapter
+	formats  []*Format
+}
+
+// DefaultRegistry is the registry used when Options.Registry is nil.
+// Importing the module's root package registers every standard scheme in it.
+var DefaultRegistry = new(Registry)
+
+// RegisterRoot adds a root to DefaultRegistry. It panics if r is invalid or
+// its scheme is already registered.
+func RegisterRoot(r *Root) { DefaultRegistry.RegisterRoot(r) }
+
+// RegisterAdapter adds an adapter to DefaultRegistry. It panics if a is
+// invalid or its scheme is already registered.
+func RegisterAdapter(a *Adapter) { DefaultRegistry.RegisterAdapter(a) }
+
+// RegisterFormat adds a format signature to DefaultRegistry. Formats are
+// tried in registration order. It panics if f is invalid or its name is
+// already registered.
+func RegisterFormat(f *Format) { DefaultRegistry.RegisterFormat(f) }
+
+func checkScheme(kind, s string) {
+	if s == "" || s != strings.ToLower(s) {
+		panic(fmt.Sprintf("vfs: Register%s: scheme %q must be non-empty lower case", kind, s))
+	}
+	if !IsRootScheme(s) && !IsAdapterScheme(s) && !IsVendorScheme(s) {
+		panic(fmt.Sprintf("vfs: Register%s: %q is neither a standard nor a vendor scheme", kind, s))
+	}
+}
+
+// RegisterRoot adds a root. It panics if r is nil, has no Open, has a
+// scheme that is not a root or vendor scheme, or is already registered.
+func (g *Registry) RegisterRoot(r *Root) {
+	if r == nil || r.Open == nil {
+		panic("vfs: RegisterRoot: nil root or Open")
+	}
+	checkScheme("Root", r.Scheme)
+	if IsAdapterScheme(r.Scheme) {
+		panic(fmt.Sprintf("vfs: RegisterRoot: %q is an adapter scheme", r.Scheme))
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, dup := g.roots[r.Scheme]; dup {
+		panic(fmt.Sprintf("vfs: RegisterRoot called twice for %q", r.Scheme))
+	}
+	if g.roots == nil {
+		g.roots = make(map[string]*Root)
+	}
+	g.roots[r.Scheme] = r
+}
+
+// RegisterAdapter adds an adapter. It panics if a is nil, has no Open, has
+// an Input other than KindFile or KindDirectory, has a root scheme, or is
+// already registered.
+func (g *Registry) RegisterAdapter(a *Adapter) {
+	if a == nil || a.Open == nil {
+		panic("vfs: RegisterAdapter: nil adapter or Open")
+	}
+	checkScheme("Adapter", a.Scheme)
+	if IsRootScheme(a.Scheme) {
+		panic(fmt.Sprintf("vfs: RegisterAdapter: %q is a root scheme", a.Scheme))
+	}
+	if a.Input != KindFile && a.Input != KindDirectory {
+		panic(fmt.Sprintf("vfs: RegisterAdapter %q: Input must be KindFile or KindDirectory", a.Scheme))
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, dup := g.adapters[a.Scheme]; dup {
+		panic(fmt.Sprintf("vfs: RegisterAdapter called twice for %q", a.Scheme))
+	}
+	if g.adapters == nil {
+		g.adapters = make(map[string]*Adapter)
+	}
+	g.adapters[a.Scheme] = a
+}
+
+// RegisterFormat adds a format signature; formats are tried in the order
+// they were registered. It panics if f is nil, is incomplete, or has a name
+// already registered.
+func (g *Registry) RegisterFormat(f *Format) {
+	if f == nil || f.Name == "" {
+		panic("vfs: RegisterFormat: nil format or empty name")
+	}
+	switch f.Input {
+	case KindFile:
+		if f.Magic == "" && f.Match == nil {
+			panic(fmt.Sprintf("vfs: RegisterFormat %q: needs Magic or Match", f.Name))
+		}
+	case KindDirectory:
+		if f.MatchDir == nil {
+			panic(fmt.Sprintf("vfs: RegisterFormat %q: needs MatchDir", f.Name))
+		}
+	default:
+		panic(fmt.Sprintf("vfs: RegisterFormat %q: Input must be KindFile or KindDirectory", f.Name))
+	}
+	p, err := Parse("memory:|" + f.Adapter)
+	if err != nil || len(p) != 2 {
+		panic(fmt.Sprintf("vfs: RegisterFormat %q: bad adapter %q: %v", f.Name, f.Adapter, err))
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, h := range g.formats {
+		if h.Name == f.Name {
+			panic(fmt.Sprintf("vfs: RegisterFormat called twice for %q", f.Name))
+		}
+	}
+	g.formats = append(g.formats, f)
+}
+
+// Schemes returns the registered root and adapter schemes, sorted.
+func (g *Registry) Schemes() []string {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	s := append(sortedKeys(g.roots), sortedKeys(g.adapters)...)
+	slices.Sort(s)
+	return s
+}
+
+// Formats returns the registered formats in detection order.
+func (g *Registry) Formats() []*Format {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return slices.Clone(g.formats)
+}
+
+func (g *Registry) unknown(scheme string) error {
+	return fmt.Errorf("%w %q: registered schemes are %s (forgotten import?)",
+		ErrUnknownScheme, scheme, strings.Join(g.Schemes(), ", "))
+}
+
+func (g *Registry) root(scheme string) (*Root, error) {
+	g.mu.RLock()
+	r := g.roots[scheme]
+	g.mu.RUnlock()
+	if r == nil {
+		return nil, g.unknown(scheme)
+	}
+	return r, nil
+}
+
+func (g *Registry) adapter(scheme string) (*Adapter, error) {
+	g.mu.RLock()
+	a := g.adapters[scheme]
+	g.mu.RUnlock()
+	if a == nil {
+		return nil, g.unknown(scheme)
+	}
+	return a, nil
+}
