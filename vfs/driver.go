@@ -43,6 +43,11 @@ type Location struct {
 	Tree Tree   // a tree, and Path inside it
 	Path string // an fs.ValidPath name in Tree; "" means "."
 	Blob Blob   // a byte object; set instead of Tree
+
+	// URL is the canonical pipeline that names this location. The engine
+	// sets it on the input it passes to an adapter, so that the adapter can
+	// key caches by it; drivers need not set it on what they return.
+	URL string
 }
 
 // ReaderAt adapts b to io.ReaderAt, reading with ctx.

@@ -176,6 +176,7 @@ func (r *result) openAdapter(ctx context.Context, reg *Registry, o *Options, i i
 		// base's sub-URL failing.
 		return Location{}, stageErr(r.p, i-1, err)
 	}
+	in.URL = r.p[:i].String()
 	out, err := a.Open(ctx, in, u, o)
 	if err != nil {
 		return Location{}, stageErr(r.p, i, err)
