@@ -52,6 +52,11 @@ func Parse(s string) (Pipeline, error) {
 		return nil, &SyntaxError{Input: s, Index: -1, Msg: "empty pipeline"}
 	}
 	raws := strings.Split(s, "|")
+	for i, raw := range raws {
+		if raw == "" {
+			return nil, &SyntaxError{Input: s, Index: i, Msg: `empty sub-URL (a raw "|" always splits; write %7C in a name)`}
+		}
+	}
 	items := make([]item, 0, len(raws))
 	for i, raw := range raws {
 		u, msg := parseSubURL(raw, i == 0)
