@@ -1,0 +1,419 @@
+package zipadapter
+
+import (
+	"archive/zip"
+	"cmp"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/pipefs/pipefs/vfs"
+)
+
+// An Archive is a zip archive opened over a blob: a [vfs.Tree] whose files
+// are the archive's members. It is safe for concurrent use. See the package
+// documentation for the naming rules and limits.
+type Archive struct {
+	blob vfs.Blob
+	size int64
+	r    *zip.Reader
+	lim  vfs.Limits
+
+	root        vfs.FileInfo
+	ents        []entry // sorted by (dir, base)
+	unreachable []*zip.File
+}
+
+var _ vfs.Tree = (*Archive)(nil)
+
+// An entry is one reachable name: a member, or a directory that members
+// imply.
+type entry struct {
+	dir, base string // dir is "." at the top level
+	file      *zip.File
+	info      vfs.FileInfo
+	hdr       int64 // absolute offset of the local header
+	next      int64 // where the next entry or the central directory starts
+}
+
+// Open reads the central directory of the zip archive in b and returns the
+// archive. ctx bounds the reads Open does; later reads take the context of
+// their own call. o may be nil. The archive does not own b: b must stay
+// readable while the archive and the blobs it returned are used, and the
+// caller closes it.
+//
+// Errors match vfs.ErrCorrupt for a malformed archive and vfs.ErrLimit
+// when o's limits are exceeded.
+func Open(ctx context.Context, b vfs.Blob, o *vfs.Options) (*Archive, error) {
+	lim := o.EffectiveLimits()
+	size := b.Stat().Size()
+	if size < 0 {
+		return nil, vfs.Corruptf("negative archive size %d", size)
+	}
+	ra := vfs.ReaderAt(ctx, b)
+	end, err := readEnd(ra, size)
+	if err != nil {
+		return nil, err
+	}
+	spans, dirLen, err := scanDirectory(ra, size, end, lim)
+	if err != nil {
+		return nil, err
+	}
+	// archive/zip reads the directory again, now that its size is known
+	// to be within the limits. Its own cap (it preallocates at most one
+	// File per 30 bytes of archive) would not stop a large honest
+	// directory, so scanDirectory counted the records first. The reader
+	// keeps rd for the *zip.Reader escape hatch: after Open returns, rd
+	// reads with ctx's values but without its cancellation.
+	rd := &openReaderAt{b: b, ctx: ctx}
+	r, err := zip.NewReader(rd, size)
+	rd.opened.Store(true)
+	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
+		return nil, zipErr(ctx, err)
+	}
+	if len(r.File) != len(spans) {
+		return nil, vfs.Corruptf("central directory has %d records, archive/zip read %d", len(spans), len(r.File))
+	}
+	next, err := checkOverlap(spans, end.dirStart, dirLen, func(i int) string { return r.File[i].Name })
+	if err != nil {
+		return nil, err
+	}
+	a := &Archive{
+		blob: b,
+		size: size,
+		r:    r,
+		lim:  lim,
+		root: vfs.FileInfo{FName: ".", FMode: fs.ModeDir | 0o555},
+	}
+	a.index(spans, next)
+	return a, nil
+}
+
+// zipErr turns an archive/zip error into one matching vfs.ErrCorrupt,
+// unless the context or the blob failed.
+func zipErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	if errors.Is(err, zip.ErrFormat) || errors.Is(err, zip.ErrAlgorithm) || errors.Is(err, zip.ErrChecksum) ||
+		err == io.EOF || err == io.ErrUnexpectedEOF || strings.HasPrefix(err.Error(), "zip: ") {
+		return vfs.Corruptf("%v", err)
+	}
+	return err
+}
+
+// openReaderAt is the io.ReaderAt kept by the *zip.Reader.
+type openReaderAt struct {
+	b      vfs.Blob
+	ctx    context.Context
+	opened atomic.Bool
+}
+
+func (r *openReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	ctx := r.ctx
+	if r.opened.Load() {
+		ctx = context.WithoutCancel(ctx)
+	}
+	return r.b.ReadAt(ctx, p, off)
+}
+
+// index builds the sorted name index, as archive/zip's initFileList does,
+// applying the naming rules of the package documentation.
+func (a *Archive) index(spans []span, next []int64) {
+	byName := make(map[string]int, len(a.r.File))
+	var ents []entry
+	hidden := make([]bool, len(a.r.File))
+	owner := make([]int, 0, len(a.r.File)) // CD index of each entry, -1 if implicit
+	for i, f := range a.r.File {
+		name, isDir, ok := cleanName(f)
+		if !ok {
+			hidden[i] = true
+			continue
+		}
+		e := entry{file: f, hdr: spans[i].start, next: next[i]}
+		e.dir, e.base = split(name)
+		e.info = fileInfo(e.base, f, isDir)
+		if j, dup := byName[name]; dup {
+			old := &ents[j]
+			if old.info.IsDir() && !isDir {
+				hidden[i] = true // a directory beats a file
+				continue
+			}
+			if owner[j] >= 0 {
+				hidden[owner[j]] = true // the later record wins
+			}
+			*old, owner[j] = e, i
+		} else {
+			byName[name] = len(ents)
+			ents = append(ents, e)
+			owner = append(owner, i)
+		}
+		// Every ancestor is a directory. Once one exists, all of its
+		// ancestors do too.
+		for p := parent(name); p != "."; p = parent(p) {
+			if j, ok := byName[p]; ok {
+				if !ents[j].info.IsDir() {
+					hidden[owner[j]] = true
+					ents[j] = implicitDir(p)
+					owner[j] = -1
+				}
+				break
+			}
+			byName[p] = len(ents)
+			ents = append(ents, implicitDir(p))
+			owner = append(owner, -1)
+		}
+	}
+	slices.SortFunc(ents, func(x, y entry) int {
+		return cmp.Or(strings.Compare(x.dir, y.dir), strings.Compare(x.base, y.base))
+	})
+	a.ents = ents
+	for i, h := range hidden {
+		if h {
+			a.unreachable = append(a.unreachable, a.r.File[i])
+		}
+	}
+}
+
+func implicitDir(name string) entry {
+	e := entry{}
+	e.dir, e.base = split(name)
+	e.info = vfs.FileInfo{FName: e.base, FMode: fs.ModeDir | 0o555}
+	return e
+}
+
+// cleanName returns the fs name of f, whether it is a directory, and
+// whether the name is safe to expose.
+func cleanName(f *zip.File) (name string, isDir, ok bool) {
+	name = f.Name
+	isDir = f.Mode().IsDir()
+	if strings.HasSuffix(name, "/") {
+		name, isDir = name[:len(name)-1], true
+	}
+	return name, isDir, safeName(name)
+}
+
+// safeName reports whether name may be exposed: an fs.ValidPath name other
+// than "." (no empty, "." or ".." element, no leading or trailing slash,
+// valid UTF-8) without backslash, NUL or a drive letter ("C:") in front.
+func safeName(name string) bool {
+	if name == "." || !fs.ValidPath(name) || strings.ContainsAny(name, "\\\x00") {
+		return false
+	}
+	if len(name) >= 2 && name[1] == ':' && ('a' <= name[0]|0x20 && name[0]|0x20 <= 'z') {
+		return false
+	}
+	return true
+}
+
+func fileInfo(base string, f *zip.File, isDir bool) vfs.FileInfo {
+	fi := vfs.FileInfo{FName: base, FModTime: f.Modified, FSys: &f.FileHeader}
+	if isDir {
+		fi.FMode = fs.ModeDir | 0o555
+		return fi
+	}
+	fi.FSize = int64(min(f.UncompressedSize64, 1<<63-1))
+	m := f.Mode()
+	perm := m.Perm()
+	if perm == 0 {
+		perm = 0o444
+	}
+	fi.FMode = perm
+	if m&fs.ModeSymlink != 0 {
+		fi.FMode |= fs.ModeSymlink
+	}
+	return fi
+}
+
+func split(name string) (dir, base string) {
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		return name[:i], name[i+1:]
+	}
+	return ".", name
+}
+
+func parent(name string) string {
+	dir, _ := split(name)
+	return dir
+}
+
+// lookup finds name, an fs.ValidPath name other than ".".
+func (a *Archive) lookup(name string) *entry {
+	dir, base := split(name)
+	i, ok := slices.BinarySearchFunc(a.ents, name, func(e entry, _ string) int {
+		return cmp.Or(strings.Compare(e.dir, dir), strings.Compare(e.base, base))
+	})
+	if !ok {
+		return nil
+	}
+	return &a.ents[i]
+}
+
+// Stat describes the named file or directory. A symbolic link is described,
+// not followed. Sys returns the member's *zip.FileHeader (nil for the root
+// and for directories that only the names of members imply).
+func (a *Archive) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
+	}
+	if name == "." {
+		fi := a.root
+		return &fi, nil
+	}
+	e := a.lookup(name)
+	if e == nil {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+	}
+	fi := e.info
+	return &fi, nil
+}
+
+// ReadDir lists the named directory, sorted by name.
+func (a *Archive) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
+	}
+	if name != "." {
+		e := a.lookup(name)
+		if e == nil {
+			return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+		}
+		if !e.info.IsDir() {
+			return nil, &fs.PathError{Op: "readdir", Path: name, Err: vfs.ErrNotDir}
+		}
+	}
+	// Children are contiguous: the index is sorted by directory first.
+	lo, _ := slices.BinarySearchFunc(a.ents, name, func(e entry, dir string) int {
+		return strings.Compare(e.dir, dir)
+	})
+	hi, _ := slices.BinarySearchFunc(a.ents[lo:], name, func(e entry, dir string) int {
+		return cmp.Or(strings.Compare(e.dir, dir), -1)
+	})
+	hi += lo
+	infos := make([]vfs.FileInfo, hi-lo)
+	list := make([]fs.DirEntry, hi-lo)
+	for i := range infos {
+		infos[i] = a.ents[lo+i].info
+		list[i] = &infos[i]
+	}
+	return list, nil
+}
+
+// OpenBlob opens the named member for random access. A STORED member is a
+// section of the archive's blob, read with no copy; a DEFLATE member is
+// decompressed as it is read, and the blob returned implements io.Closer
+// to give its decompressor back.
+func (a *Archive) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	if name == "." {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: vfs.ErrIsDir}
+	}
+	e := a.lookup(name)
+	if e == nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	b, err := a.openEntry(ctx, name, e)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return b, nil
+}
+
+// Method names, for messages.
+var methodNames = map[uint16]string{
+	1: "Shrink", 6: "Implode", 9: "Deflate64", 12: "bzip2", 14: "LZMA",
+	19: "LZ77", 93: "Zstandard", 95: "XZ", 96: "JPEG", 97: "WavPack", 98: "PPMd", 99: "AES",
+}
+
+func (a *Archive) openEntry(ctx context.Context, name string, e *entry) (vfs.Blob, error) {
+	if e.info.IsDir() {
+		return nil, vfs.ErrIsDir
+	}
+	if e.info.FMode&fs.ModeSymlink != 0 {
+		return nil, fmt.Errorf("symbolic link: links in zip archives are not followed: %w (%w)", vfs.ErrUnsafePath, fs.ErrInvalid)
+	}
+	f := e.file
+	if f.Flags&1 != 0 {
+		return nil, fmt.Errorf("member is encrypted: %w", errors.ErrUnsupported)
+	}
+	usize, csize := f.UncompressedSize64, f.CompressedSize64
+	if usize > uint64(a.lim.MaxFileSize) {
+		return nil, vfs.Limitf("declared size %d is over the limit of %d bytes (raise Options.Limits.MaxFileSize)", usize, a.lim.MaxFileSize)
+	}
+	switch f.Method {
+	case zip.Store:
+		if csize != usize {
+			return nil, vfs.Corruptf("stored member has compressed size %d and size %d", csize, usize)
+		}
+	case zip.Deflate:
+		if r := uint64(a.lim.MaxRatio); csize <= (1<<64-1)/r && usize > csize*r {
+			return nil, vfs.Limitf("declared size %d from %d compressed bytes is a ratio over the limit of %d:1 (raise Options.Limits.MaxRatio)",
+				usize, csize, a.lim.MaxRatio)
+		}
+	default:
+		m := methodNames[f.Method]
+		if m != "" {
+			m = " (" + m + ")"
+		}
+		return nil, fmt.Errorf("compression method %d%s: %w", f.Method, m, errors.ErrUnsupported)
+	}
+	off, err := a.dataOffset(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	fi := e.info
+	if f.Method == zip.Store {
+		return vfs.SectionBlob(a.blob, off, int64(usize), &fi), nil
+	}
+	return &compressedBlob{
+		dec: newInflater(member{
+			src: a.blob, off: off, size: int64(csize), usize: int64(usize), crc: f.CRC32, name: name,
+		}),
+		info: &fi,
+	}, nil
+}
+
+// dataOffset reads the local header of e, as (*zip.File).DataOffset does
+// but with the caller's context, and checks that the data stays clear of
+// the next entry.
+func (a *Archive) dataOffset(ctx context.Context, e *entry) (int64, error) {
+	var b [localHeaderLen]byte
+	if _, err := a.blob.ReadAt(ctx, b[:], e.hdr); err != nil {
+		return 0, truncated("local file header", e.hdr, err)
+	}
+	le := binary.LittleEndian
+	if le.Uint32(b[:]) != localHeaderSig {
+		return 0, vfs.Corruptf("no local file header at offset %d", e.hdr)
+	}
+	off := e.hdr + localHeaderLen + int64(le.Uint16(b[26:])) + int64(le.Uint16(b[28:]))
+	end := off + int64(e.file.CompressedSize64)
+	if end > e.next || end > a.size {
+		return 0, vfs.Corruptf("data [%d, %d) runs into the next entry or past the end (at %d)", off, end, min(e.next, a.size))
+	}
+	return off, nil
+}
+
+// Unreachable returns the central directory entries that no name reaches:
+// unsafe names, and the entries that the duplicate rule hides, in central
+// directory order.
+func (a *Archive) Unreachable() []*zip.File { return slices.Clone(a.unreachable) }
+
+// As sets target, a **zip.Reader, to the archive/zip reader of the archive
+// and reports whether it did. The reader reads the blob with the values of
+// the context given to Open, without its cancellation; its File.Open
+// follows archive/zip's rules, not this package's.
+func (a *Archive) As(target any) bool {
+	if t, ok := target.(**zip.Reader); ok {
+		*t = a.r
+		return true
+	}
+	return false
+}

@@ -1,0 +1,91 @@
+// Package zipadapter implements the zip: adapter of pipefs: it serves the
+// members of a zip archive, read through a [vfs.Blob], as a [vfs.Tree].
+//
+// Importing the package registers the "zip" adapter scheme and the "zip"
+// format signature (an end of central directory record at the end of the
+// file, see [Match]) in [vfs.DefaultRegistry]. [Open] is the same core for
+// programs that hold a blob and want an [*Archive] directly.
+//
+// The archive is parsed with archive/zip, so zip64, data descriptors,
+// comments and archives with a prefix (self-extracting archives, with or
+// without offsets fixed by "zip -A") are read as archive/zip reads them.
+//
+// # Random access, nothing extracted
+//
+// A STORED member is a section of the archive's blob ([vfs.SectionBlob]):
+// reading it reads the parent at an offset, with no copy and no buffer, so
+// a zip stored in a zip stored in a zip costs no more than the innermost
+// read. STORED members are served as they are: a ReadAt cannot check a
+// CRC-32 over the whole member, so none is checked.
+//
+// A DEFLATE member is decompressed as it is read. A read at or after the
+// decoder's position continues the stream; a read before it starts over
+// from the member's start. When a read reaches the declared size, the
+// stream must end there and its CRC-32 must match the central directory
+// (unless that CRC-32 is 0, which archive/zip also treats as "not set"):
+// a longer or shorter stream, a bad CRC-32 or malformed deflate data is an
+// error matching [vfs.ErrCorrupt], returned instead of the data, and every
+// later read of that blob returns it too. Other compression methods and
+// encrypted members give an error matching [errors.ErrUnsupported] that
+// names the method.
+//
+// # Concurrency and ownership
+//
+// An [*Archive] and the blobs it returns are safe for concurrent use. The
+// reads of one DEFLATE member are serialised: concurrent readers far apart
+// in the same member take turns and restart each other. The blob returned
+// for a DEFLATE member implements io.Closer, which returns its decompressor
+// to a shared pool (it can still be read afterwards).
+//
+// The archive does not own the blob it reads: it never closes it, and the
+// blob must stay readable while the archive or any member blob is in use.
+// [Archive.As] reaches the underlying *zip.Reader.
+//
+// # Names
+//
+// Names follow io/fs: slash-separated, no leading or trailing slash. A
+// member whose name is not safe (a "..", "." or empty element, a leading
+// "/", a backslash, a NUL byte, a drive letter such as "C:", invalid
+// UTF-8) is never reachable: it is left out of the tree, and
+// [Archive.Unreachable] lists it. Every parent directory of a member
+// exists, whether or not the archive has an entry for it; directories and
+// the root have mode fs.ModeDir|0555, files the permission bits of their
+// header (0444 when it has none).
+//
+// Duplicate names follow one rule, that of extracting in order: the last
+// central directory entry with a name wins. When a file and a directory
+// have the same name, whether the directory is an entry ("a/") or implied
+// by a member ("a/b"), the directory wins. Hidden entries are listed by
+// [Archive.Unreachable].
+//
+// Symbolic links (entries whose mode says so) are listed and described
+// with fs.ModeSymlink, and never followed: opening one gives an error that
+// matches both [vfs.ErrUnsafePath] and fs.ErrInvalid. Stat().Sys() of a
+// member, link or explicit directory returns its *zip.FileHeader; it is nil
+// for the root and for implied directories.
+//
+// # Limits
+//
+// The limits of [vfs.Options].Limits apply, and each error matches
+// [vfs.ErrLimit] and names the Limits field to raise:
+//
+//   - MaxEntries: the number of central directory records, counted before
+//     archive/zip allocates anything for them. [Open] fails.
+//   - MaxNameLength: the length of every name in the central directory.
+//     [Open] fails.
+//   - MaxFileSize: the declared uncompressed size of a member. Opening
+//     that member fails; the rest of the archive stays readable.
+//   - MaxRatio: the declared uncompressed size over the compressed size of
+//     a DEFLATE member. Opening that member fails.
+//
+// A DEFLATE member never yields more than its declared size, so the two
+// last limits bound the work of every read.
+//
+// Entries whose bytes overlap (from local header to the end of the
+// compressed data, as the central directory declares them), or overlap the
+// central directory, make [Open] fail with an error matching
+// [vfs.ErrCorrupt] that names both: this is the "better zip bomb", which
+// reuses one compressed kernel for many entries. Sizes and offsets that
+// point past the end of the archive, and truncation anywhere, are errors
+// matching [vfs.ErrCorrupt].
+package zipadapter
