@@ -52,13 +52,6 @@ func detectFile(ctx context.Context, reg *Registry, b Blob) (SubURL, error) {
 			matched = append(matched, f)
 		}
 	}
-	names := func(fs []*Format) string {
-		s := make([]string, len(fs))
-		for i, f := range fs {
-			s[i] = f.Name
-		}
-		return strings.Join(s, ", ")
-	}
 	switch len(matched) {
 	case 1:
 		p, err := Parse("memory:|" + matched[0].Adapter)
@@ -67,9 +60,9 @@ func detectFile(ctx context.Context, reg *Registry, b Blob) (SubURL, error) {
 		}
 		return p[1], nil
 	case 0:
-		return SubURL{}, fmt.Errorf("%w: no registered format matches (tried %s)", ErrUnknownFormat, names(cands))
+		return SubURL{}, fmt.Errorf("%w: no registered format matches (tried %s)", ErrUnknownFormat, formatNames(cands))
 	default:
-		return SubURL{}, fmt.Errorf("%w: several formats match: %s; name one with an adapter", ErrUnknownFormat, names(matched))
+		return SubURL{}, fmt.Errorf("%w: several formats match: %s; name one with an adapter", ErrUnknownFormat, formatNames(matched))
 	}
 }
 
@@ -101,4 +94,44 @@ func readFull(ctx context.Context, b Blob, n int, off int64) ([]byte, error) {
 		err = Corruptf("file is shorter than its size: read %d of %d bytes at %d", m, n, off)
 	}
 	return nil, err
+}
+
+// DetectDir returns the adapter sub-URL of the one registered directory
+// format that matches t, among those with Dataset equal to dataset. It
+// returns ok false when none matches, and an error matching
+// ErrUnknownFormat when several do.
+func (g *Registry) DetectDir(ctx context.Context, t Tree, dataset bool) (u SubURL, ok bool, err error) {
+	var matched []*Format
+	for _, f := range g.Formats() {
+		if f.Input != KindDirectory || f.Dataset != dataset {
+			continue
+		}
+		m, err := f.MatchDir(ctx, t)
+		if err != nil {
+			return SubURL{}, false, fmt.Errorf("detecting %s: %w", f.Name, err)
+		}
+		if m {
+			matched = append(matched, f)
+		}
+	}
+	switch len(matched) {
+	case 0:
+		return SubURL{}, false, nil
+	case 1:
+		p, err := Parse("memory:|" + matched[0].Adapter)
+		if err != nil {
+			return SubURL{}, false, err
+		}
+		return p[1], true, nil
+	default:
+		return SubURL{}, false, fmt.Errorf("%w: several formats match: %s; name one with an adapter", ErrUnknownFormat, formatNames(matched))
+	}
+}
+
+func formatNames(fs []*Format) string {
+	s := make([]string, len(fs))
+	for i, f := range fs {
+		s[i] = f.Name
+	}
+	return strings.Join(s, ", ")
 }

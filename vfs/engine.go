@@ -133,8 +133,45 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 			return nil, err
 		}
 	}
+	if want == KindDirectory && (o == nil || !o.NoDetect) && len(r.p) < lim.MaxDepth {
+		// A directory that is a store (ocdbt, icechunk) opens as the
+		// store's tree, unless an adapter already reads it.
+		if err := r.detectStore(ctx, reg, o, &loc); err != nil {
+			return nil, err
+		}
+	}
 	r.loc = loc
 	return r, nil
+}
+
+// detectStore appends the directory format that loc matches, if any.
+func (r *result) detectStore(ctx context.Context, reg *Registry, o *Options, loc *Location) error {
+	if last := r.p[len(r.p)-1]; !IsRootScheme(last.Scheme) {
+		if base, _, ok := SchemeKinds(last.Scheme); ok && base == KindDirectory {
+			return nil // the last adapter already reads a directory
+		}
+	}
+	u, ok, err := reg.DetectDir(ctx, SubTree(loc.Tree, clean(loc.Path)), false)
+	if err != nil {
+		return stageErr(r.p, len(r.p)-1, err)
+	}
+	if !ok {
+		return nil
+	}
+	r.p = r.p.Append(u)
+	out, err := r.openAdapter(ctx, reg, o, len(r.p)-1, *loc)
+	if err != nil {
+		return err
+	}
+	isDir, info, err := r.kindOf(ctx, &out)
+	if err != nil {
+		return stageErr(r.p, len(r.p)-1, err)
+	}
+	if !isDir {
+		return stageErr(r.p, len(r.p)-1, ErrNotDir)
+	}
+	r.info, *loc = info, out
+	return nil
 }
 
 // kindOf reports whether loc is a directory. A tree location that names a

@@ -53,6 +53,12 @@ type Format struct {
 	Match func(head, tail []byte, size int64) bool
 	// MatchDir reports whether a directory input has this format.
 	MatchDir func(ctx context.Context, t Tree) (bool, error)
+	// Dataset marks a directory format whose adapter presents a dataset
+	// inside an ordinary tree (zarr, n5): it is appended only when a
+	// dataset is asked for. A directory format without it (ocdbt,
+	// icechunk) is a store whose files are its internals, so OpenFS
+	// appends it to a directory location that matches.
+	Dataset bool
 }
 
 // A Registry holds roots, adapters and formats. The zero value is an empty

@@ -1,0 +1,182 @@
+// Package fileroot registers the "file:" root: read-only access to the local
+// filesystem.
+//
+// A "file:" sub-URL names an absolute local path ("file:/p", "file:///p" and
+// "file://localhost/p" are the same). When the path is a directory the
+// stage is a tree confined to that directory: names are resolved with
+// os.Root, so nothing under it can reach outside through ".." or symbolic
+// links (a link that leaves the directory fails with an error matching
+// vfs.ErrUnsafePath and fs.ErrPermission). When the path is a regular file
+// the stage is that file. Another host ("file://server/share") is refused
+// at open. Nothing is ever written.
+//
+// Trees and blobs are safe for concurrent use; a blob owns its *os.File and
+// closes it when closed.
+package fileroot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/pipefs/pipefs/vfs"
+)
+
+func init() {
+	vfs.RegisterRoot(&vfs.Root{Scheme: "file", Open: open})
+}
+
+func open(ctx context.Context, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
+	if h := u.Host(); h != "" && !strings.EqualFold(h, "localhost") {
+		return vfs.Location{}, fmt.Errorf("remote file hosts are not supported (host %q): %w", h, errors.ErrUnsupported)
+	}
+	name := "/" + u.Key()
+	if u.Key() == "." {
+		name = "/"
+	}
+	return OpenPath(ctx, name)
+}
+
+// OpenPath returns the location of the local path name: a tree confined to
+// it when it is a directory, a blob when it is a regular file.
+func OpenPath(ctx context.Context, name string) (vfs.Location, error) {
+	if err := ctx.Err(); err != nil {
+		return vfs.Location{}, err
+	}
+	info, err := os.Stat(name)
+	if err != nil {
+		return vfs.Location{}, mapErr(err)
+	}
+	if info.IsDir() {
+		root, err := os.OpenRoot(name)
+		if err != nil {
+			return vfs.Location{}, mapErr(err)
+		}
+		return vfs.Location{Tree: &Tree{root: root}, Path: "."}, nil
+	}
+	if !info.Mode().IsRegular() {
+		return vfs.Location{}, fmt.Errorf("%s is not a regular file or directory: %w", name, fs.ErrInvalid)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return vfs.Location{}, mapErr(err)
+	}
+	return vfs.Location{Blob: &blob{f: f, info: info}}, nil
+}
+
+// Tree is a local directory, confined with os.Root.
+type Tree struct {
+	root *os.Root
+}
+
+var _ vfs.Tree = (*Tree)(nil)
+
+// Close closes the directory handle.
+func (t *Tree) Close() error { return t.root.Close() }
+
+// As sets *target to the *os.Root of the tree when target is a **os.Root.
+func (t *Tree) As(target any) bool {
+	if p, ok := target.(**os.Root); ok {
+		*p = t.root
+		return true
+	}
+	return false
+}
+
+// Stat describes name, following links that stay inside the tree.
+func (t *Tree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	info, err := t.root.Stat(name)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return info, nil
+}
+
+// ReadDir lists the directory name, sorted by name.
+func (t *Tree) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f, err := t.root.Open(name)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return ents, nil
+}
+
+// OpenBlob opens the regular file name.
+func (t *Tree) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f, err := t.root.Open(name)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, mapErr(err)
+	}
+	if info.IsDir() {
+		f.Close()
+		return nil, vfs.ErrIsDir
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file: %w", name, fs.ErrInvalid)
+	}
+	return &blob{f: f, info: info}, nil
+}
+
+type blob struct {
+	f    *os.File
+	info fs.FileInfo
+}
+
+func (b *blob) Stat() fs.FileInfo { return b.info }
+func (b *blob) Close() error      { return b.f.Close() }
+
+func (b *blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	return b.f.ReadAt(p, off)
+}
+
+// As sets *target to the *os.File when target is a **os.File.
+func (b *blob) As(target any) bool {
+	if p, ok := target.(**os.File); ok {
+		*p = b.f
+		return true
+	}
+	return false
+}
+
+// mapErr strips the *fs.PathError that os adds (the engine names the path
+// in its own namespace) and marks escapes from the root.
+func mapErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	// os.Root reports escapes with an unexported error whose text is
+	// fixed: "path escapes from parent".
+	if strings.Contains(err.Error(), "escapes from parent") {
+		return fmt.Errorf("%w: %w (link or name leads outside the directory)", vfs.ErrUnsafePath, fs.ErrPermission)
+	}
+	return err
+}

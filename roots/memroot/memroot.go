@@ -1,0 +1,242 @@
+// Package memroot registers the "memory:" root: one process-wide, in-memory
+// store of files that tests and programs write through this package's API
+// and read through pipelines.
+//
+// "memory:", "memory:/" and "memory://" name the store's root;
+// "memory:a/b", "memory:/a/b" and "memory://a/b" name the key "a/b".
+// Directories are implicit (every parent of a key is one) or made with
+// MkdirAll. A file is a snapshot: readers keep the bytes they opened even if
+// the key is written again. The store is safe for concurrent use.
+package memroot
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pipefs/pipefs/vfs"
+)
+
+func init() {
+	vfs.RegisterRoot(&vfs.Root{Scheme: "memory", Open: func(ctx context.Context, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
+		if err := ctx.Err(); err != nil {
+			return vfs.Location{}, err
+		}
+		return vfs.Location{Tree: store, Path: u.Key()}, nil
+	}})
+}
+
+var store = &Store{files: map[string]*entry{}, dirs: map[string]time.Time{}}
+
+// Default returns the process-wide store that "memory:" reads.
+func Default() *Store { return store }
+
+// WriteFile stores data (copied) under name in the process-wide store,
+// replacing what was there. name is an fs.ValidPath name.
+func WriteFile(name string, data []byte) error { return store.WriteFile(name, data) }
+
+// MkdirAll makes the directory name and its parents in the process-wide
+// store.
+func MkdirAll(name string) error { return store.MkdirAll(name) }
+
+// RemoveAll removes name and everything below it from the process-wide
+// store; "." empties the store.
+func RemoveAll(name string) error { return store.RemoveAll(name) }
+
+// Store is an in-memory tree of files. It implements vfs.Tree.
+type Store struct {
+	mu    sync.RWMutex
+	files map[string]*entry
+	dirs  map[string]time.Time // explicit directories
+}
+
+type entry struct {
+	data []byte
+	mod  time.Time
+}
+
+var _ vfs.Tree = (*Store)(nil)
+
+func bad(op, name string) error {
+	return &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+}
+
+// WriteFile stores a copy of data under name.
+func (s *Store) WriteFile(name string, data []byte) error {
+	if !fs.ValidPath(name) || name == "." {
+		return bad("write", name)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.isDirLocked(name) {
+		return &fs.PathError{Op: "write", Path: name, Err: vfs.ErrIsDir}
+	}
+	for d := path.Dir(name); d != "."; d = path.Dir(d) {
+		if _, ok := s.files[d]; ok {
+			return &fs.PathError{Op: "write", Path: name, Err: fmt.Errorf("%w: %s", vfs.ErrNotDir, d)}
+		}
+	}
+	s.files[name] = &entry{slices.Clone(data), time.Now()}
+	return nil
+}
+
+// MkdirAll makes the directory name and its parents.
+func (s *Store) MkdirAll(name string) error {
+	if !fs.ValidPath(name) {
+		return bad("mkdir", name)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for d := name; d != "."; d = path.Dir(d) {
+		if _, ok := s.files[d]; ok {
+			return &fs.PathError{Op: "mkdir", Path: name, Err: fmt.Errorf("%w: %s", vfs.ErrNotDir, d)}
+		}
+	}
+	now := time.Now()
+	for d := name; d != "."; d = path.Dir(d) {
+		if _, ok := s.dirs[d]; !ok {
+			s.dirs[d] = now
+		}
+	}
+	return nil
+}
+
+// RemoveAll removes name and everything below it; "." empties the store.
+func (s *Store) RemoveAll(name string) error {
+	if !fs.ValidPath(name) {
+		return bad("remove", name)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range []map[string]*entry{s.files} {
+		for k := range m {
+			if under(k, name) {
+				delete(m, k)
+			}
+		}
+	}
+	for k := range s.dirs {
+		if under(k, name) {
+			delete(s.dirs, k)
+		}
+	}
+	return nil
+}
+
+// under reports whether k is name or below it.
+func under(k, name string) bool {
+	return name == "." || k == name || strings.HasPrefix(k, name+"/")
+}
+
+func (s *Store) isDirLocked(name string) bool {
+	if name == "." {
+		return true
+	}
+	if _, ok := s.dirs[name]; ok {
+		return true
+	}
+	for k := range s.files {
+		if strings.HasPrefix(k, name+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func dirInfo(name string, mod time.Time) *vfs.FileInfo {
+	return &vfs.FileInfo{FName: path.Base(name), FMode: fs.ModeDir | 0o755, FModTime: mod}
+}
+
+func fileInfo(name string, e *entry) *vfs.FileInfo {
+	return &vfs.FileInfo{FName: path.Base(name), FSize: int64(len(e.data)), FMode: 0o644, FModTime: e.mod}
+}
+
+// Stat describes name.
+func (s *Store) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if e, ok := s.files[name]; ok {
+		return fileInfo(name, e), nil
+	}
+	if s.isDirLocked(name) {
+		return dirInfo(name, s.dirs[name]), nil
+	}
+	return nil, fs.ErrNotExist
+}
+
+// ReadDir lists the directory name, sorted by name.
+func (s *Store) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if _, ok := s.files[name]; ok {
+		return nil, vfs.ErrNotDir
+	}
+	if !s.isDirLocked(name) {
+		return nil, fs.ErrNotExist
+	}
+	prefix := name + "/"
+	if name == "." {
+		prefix = ""
+	}
+	seen := map[string]fs.DirEntry{}
+	child := func(k string) (string, bool) {
+		if !strings.HasPrefix(k, prefix) {
+			return "", false
+		}
+		rest := k[len(prefix):]
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			return rest[:i], true
+		}
+		return rest, false
+	}
+	for k, e := range s.files {
+		if c, isDir := child(k); c != "" {
+			if isDir {
+				seen[c] = dirInfo(c, s.dirs[prefix+c])
+			} else {
+				seen[c] = fileInfo(c, e)
+			}
+		}
+	}
+	for k, mod := range s.dirs {
+		if c, _ := child(k); c != "" {
+			if _, ok := seen[c]; !ok {
+				seen[c] = dirInfo(c, mod)
+			}
+		}
+	}
+	out := make([]fs.DirEntry, 0, len(seen))
+	for _, e := range seen {
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return out, nil
+}
+
+// OpenBlob opens the file name. The blob reads the bytes stored when it
+// was opened.
+func (s *Store) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if e, ok := s.files[name]; ok {
+		return vfs.BytesBlob(e.data, fileInfo(name, e)), nil
+	}
+	if s.isDirLocked(name) {
+		return nil, vfs.ErrIsDir
+	}
+	return nil, fs.ErrNotExist
+}

@@ -1,0 +1,204 @@
+package vfs
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"strings"
+	"testing"
+)
+
+// testTree is a map of files, for tests of the engine.
+type testTree map[string]string
+
+func (t testTree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
+	if name == "." {
+		return &FileInfo{FName: ".", FMode: fs.ModeDir | 0o555}, nil
+	}
+	if s, ok := t[name]; ok {
+		return &FileInfo{FName: name, FSize: int64(len(s)), FMode: 0o444}, nil
+	}
+	for k := range t {
+		if strings.HasPrefix(k, name+"/") {
+			return &FileInfo{FName: name, FMode: fs.ModeDir | 0o555}, nil
+		}
+	}
+	return nil, fs.ErrNotExist
+}
+
+func (t testTree) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
+	return nil, errors.ErrUnsupported
+}
+
+func (t testTree) OpenBlob(ctx context.Context, name string) (Blob, error) {
+	s, ok := t[name]
+	if !ok {
+		if _, err := t.Stat(ctx, name); err == nil {
+			return nil, ErrIsDir
+		}
+		return nil, fs.ErrNotExist
+	}
+	return BytesBlob([]byte(s), &FileInfo{FName: name, FSize: int64(len(s)), FMode: 0o444}), nil
+}
+
+// newTestRegistry returns a registry with a "memory" root over files, and
+// two vendor adapters: "test.pass" (a file to itself) and "test.dir" (a
+// file to a one-file tree).
+func newTestRegistry(files testTree) *Registry {
+	g := new(Registry)
+	g.RegisterRoot(&Root{Scheme: "memory", Open: func(ctx context.Context, u SubURL, o *Options) (Location, error) {
+		return Location{Tree: files, Path: u.Key()}, nil
+	}})
+	g.RegisterAdapter(&Adapter{Scheme: "test.pass", Input: KindFile, Open: func(ctx context.Context, in Location, u SubURL, o *Options) (Location, error) {
+		return in, nil
+	}})
+	g.RegisterAdapter(&Adapter{Scheme: "test.dir", Input: KindFile, Open: func(ctx context.Context, in Location, u SubURL, o *Options) (Location, error) {
+		b, err := readFull(ctx, in.Blob, int(in.Blob.Stat().Size()), 0)
+		if err != nil {
+			return Location{}, err
+		}
+		return Location{Tree: testTree{"inner": string(b)}, Path: u.Key()}, nil
+	}})
+	return g
+}
+
+func TestRegisterDuplicatePanics(t *testing.T) {
+	g := newTestRegistry(nil)
+	for name, f := range map[string]func(){
+		"root": func() {
+			g.RegisterRoot(&Root{Scheme: "memory", Open: func(context.Context, SubURL, *Options) (Location, error) { return Location{}, nil }})
+		},
+		"adapter": func() {
+			g.RegisterAdapter(&Adapter{Scheme: "test.pass", Input: KindFile, Open: func(context.Context, Location, SubURL, *Options) (Location, error) { return Location{}, nil }})
+		},
+		"nil root": func() { g.RegisterRoot(nil) },
+		"adapter root": func() {
+			g.RegisterRoot(&Root{Scheme: "zip", Open: func(context.Context, SubURL, *Options) (Location, error) { return Location{}, nil }})
+		},
+		"bad scheme": func() {
+			g.RegisterRoot(&Root{Scheme: "tar", Open: func(context.Context, SubURL, *Options) (Location, error) { return Location{}, nil }})
+		},
+		"upper scheme": func() {
+			g.RegisterAdapter(&Adapter{Scheme: "Zip", Input: KindFile, Open: func(context.Context, Location, SubURL, *Options) (Location, error) { return Location{}, nil }})
+		},
+		"format twice": func() {
+			f := &Format{Name: "x", Adapter: "test.pass:", Input: KindFile, Magic: "x"}
+			g.RegisterFormat(f)
+			g.RegisterFormat(f)
+		},
+		"format no sig": func() { g.RegisterFormat(&Format{Name: "y", Adapter: "test.pass:", Input: KindFile}) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		})
+	}
+}
+
+func TestUnknownScheme(t *testing.T) {
+	o := &Options{Registry: newTestRegistry(testTree{"a": "x"})}
+	_, err := OpenFile(context.Background(), "memory:a|gzip:", o)
+	if !errors.Is(err, ErrUnknownScheme) {
+		t.Fatalf("OpenFile = %v, want ErrUnknownScheme", err)
+	}
+	var se *StageError
+	if !errors.As(err, &se) || se.Index != 1 || se.URL != "gzip:" {
+		t.Errorf("OpenFile error = %v, want a StageError for sub-URL 1 gzip:", err)
+	}
+	for _, s := range []string{"memory, test.dir, test.pass", "forgotten import"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not contain %q", err, s)
+		}
+	}
+	if _, err := OpenFile(context.Background(), "file:/x", o); !errors.Is(err, ErrUnknownScheme) {
+		t.Errorf("OpenFile(file:/x) = %v, want ErrUnknownScheme", err)
+	}
+}
+
+func TestStageErrorNamesFailingSubURL(t *testing.T) {
+	o := &Options{Registry: newTestRegistry(testTree{"d/a": "abc"})}
+	tests := []struct {
+		pipeline string
+		index    int
+		url      string
+		is       error
+	}{
+		{"memory:d/missing|test.pass:", 0, "memory:d/missing", fs.ErrNotExist},
+		{"memory:d/a|test.dir:nope", 1, "test.dir:nope", fs.ErrNotExist},
+		{"memory:d|test.pass:", 0, "memory:d", ErrIsDir},
+	}
+	for _, tc := range tests {
+		_, err := OpenFile(context.Background(), tc.pipeline, o)
+		var se *StageError
+		if !errors.As(err, &se) || se.Index != tc.index || se.URL != tc.url || !errors.Is(err, tc.is) {
+			t.Errorf("OpenFile(%q) = %v, want a StageError at %d %q matching %v", tc.pipeline, err, tc.index, tc.url, tc.is)
+			continue
+		}
+		var pe *fs.PathError
+		if !errors.As(err, &pe) || pe.Op != "open" || !strings.Contains(err.Error(), tc.url) {
+			t.Errorf("OpenFile(%q) = %v, want a *fs.PathError naming %q", tc.pipeline, err, tc.url)
+		}
+	}
+}
+
+func TestDetection(t *testing.T) {
+	files := testTree{"ab": "ABxx", "ac": "ACxx", "zz": "zzzz", "empty": ""}
+	g := newTestRegistry(files)
+	g.RegisterFormat(&Format{Name: "first", Adapter: "test.dir", Input: KindFile, Magic: "AB"})
+	g.RegisterFormat(&Format{Name: "second", Adapter: "test.dir", Input: KindFile, Magic: "A?"})
+	g.RegisterFormat(&Format{Name: "tail", Adapter: "test.dir", Input: KindFile, Tail: 2, Match: func(head, tail []byte, size int64) bool { return string(tail) == "zz" }})
+	o := &Options{Registry: g}
+	ctx := context.Background()
+
+	fsys, err := OpenFS(ctx, "memory:ac", o)
+	if err != nil {
+		t.Fatalf("OpenFS(memory:ac) = %v", err)
+	}
+	if got, want := fsys.Pipeline().String(), "memory:ac|test.dir:"; got != want {
+		t.Errorf("resolved pipeline = %q, want %q", got, want)
+	}
+	if b, err := fsys.ReadFile("inner"); err != nil || string(b) != "ACxx" {
+		t.Errorf("ReadFile(inner) = %q, %v", b, err)
+	}
+	fsys.Close()
+
+	if _, err := OpenFS(ctx, "memory:zz", o); err != nil {
+		t.Errorf("OpenFS(memory:zz) = %v, want the tail format", err)
+	}
+	for i := 0; i < 20; i++ { // never depends on map order
+		_, err := OpenFS(ctx, "memory:ab", o)
+		if !errors.Is(err, ErrUnknownFormat) || !strings.Contains(err.Error(), "first, second") {
+			t.Fatalf("OpenFS(memory:ab) = %v, want ErrUnknownFormat naming first, second", err)
+		}
+	}
+	if _, err := OpenFS(ctx, "memory:empty", o); !errors.Is(err, ErrUnknownFormat) || !strings.Contains(err.Error(), "first, second, tail") {
+		t.Errorf("OpenFS(memory:empty) = %v, want ErrUnknownFormat listing the candidates", err)
+	}
+	if _, err := OpenFS(ctx, "memory:ac", &Options{Registry: g, NoDetect: true}); !errors.Is(err, ErrNotDir) {
+		t.Errorf("OpenFS(memory:ac) with NoDetect = %v, want ErrNotDir", err)
+	}
+}
+
+func TestMaxDepth(t *testing.T) {
+	g := newTestRegistry(testTree{"a": "x"})
+	o := &Options{Registry: g, Limits: Limits{MaxDepth: 3}}
+	if _, err := OpenFile(context.Background(), "memory:a|test.pass:|test.pass:", o); err != nil {
+		t.Errorf("3 sub-URLs under MaxDepth 3: %v", err)
+	}
+	if _, err := OpenFile(context.Background(), "memory:a|test.pass:|test.pass:|test.pass:", o); !errors.Is(err, ErrLimit) {
+		t.Errorf("4 sub-URLs under MaxDepth 3: %v, want ErrLimit", err)
+	}
+}
+
+func TestCancelledOpen(t *testing.T) {
+	o := &Options{Registry: newTestRegistry(testTree{"a": "x"})}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := OpenFile(ctx, "memory:a", o); !errors.Is(err, context.Canceled) {
+		t.Errorf("OpenFile with a cancelled context = %v, want context.Canceled", err)
+	}
+}
