@@ -1,0 +1,122 @@
+package vfs_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"testing"
+
+	_ "github.com/pipefs/pipefs/adapters/rangeadapter"
+	"github.com/pipefs/pipefs/roots/memroot"
+	"github.com/pipefs/pipefs/vfs"
+)
+
+func TestByteRangeOverMemory(t *testing.T) {
+	ctx := context.Background()
+	if err := memroot.WriteFile("engine-test/digits.txt", []byte("0123456789")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { memroot.RemoveAll("engine-test") })
+
+	f, err := vfs.OpenFile(ctx, "memory:/engine-test/digits.txt|byte-range:2-7", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got, want := f.URL(), "memory:/engine-test/digits.txt|byte-range:2-7"; got != want {
+		t.Errorf("URL() = %q, want %q", got, want)
+	}
+	b, err := io.ReadAll(f)
+	if err != nil || string(b) != "23456" {
+		t.Errorf("ReadAll = %q, %v, want %q", b, err, "23456")
+	}
+	buf := make([]byte, 4)
+	if n, err := f.ReadAt(buf, 3); n != 2 || err != io.EOF || string(buf[:n]) != "56" {
+		t.Errorf("ReadAt(4, 3) = %d, %v, %q; want 2, EOF, \"56\"", n, err, buf[:n])
+	}
+	if off, err := f.Seek(-1, io.SeekEnd); off != 4 || err != nil {
+		t.Errorf("Seek(-1, End) = %d, %v", off, err)
+	}
+	info, _ := f.Stat()
+	if o, ok := info.Sys().(*vfs.Origin); !ok || o.URL != f.URL() {
+		t.Errorf("Stat().Sys() = %#v, want an *Origin with URL %q", info.Sys(), f.URL())
+	}
+
+	empty, err := vfs.OpenFile(ctx, "memory:/engine-test/digits.txt|byte-range:10-10", nil)
+	if err != nil {
+		t.Fatalf("empty range at the end: %v", err)
+	}
+	if empty.Size() != 0 {
+		t.Errorf("empty range size = %d", empty.Size())
+	}
+	empty.Close()
+
+	_, err = vfs.OpenFile(ctx, "memory:/engine-test/digits.txt|byte-range:5-11", nil)
+	var se *vfs.StageError
+	if !errors.Is(err, fs.ErrInvalid) || !errors.As(err, &se) || se.Index != 1 {
+		t.Errorf("range past the end: %v, want fs.ErrInvalid at sub-URL 1", err)
+	}
+}
+
+func TestMemoryFS(t *testing.T) {
+	ctx := context.Background()
+	for name, data := range map[string]string{
+		"engine-fs/a.txt":       "a",
+		"engine-fs/d/b.txt":     "bb",
+		"engine-fs/d/e/c.txt":   "ccc",
+		"engine-fs/odd name|%x": "odd",
+	} {
+		if err := memroot.WriteFile(name, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { memroot.RemoveAll("engine-fs") })
+
+	fsys, err := vfs.OpenFS(ctx, "memory:/engine-fs/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	if got, want := fsys.URL("d/b.txt"), "memory:/engine-fs/d/b.txt"; got != want {
+		t.Errorf("URL(d/b.txt) = %q, want %q", got, want)
+	}
+	odd := fsys.URL("odd name|%x")
+	f, err := vfs.OpenFile(ctx, odd, nil)
+	if err != nil {
+		t.Fatalf("OpenFile(%q) = %v", odd, err)
+	}
+	if b, _ := io.ReadAll(f); string(b) != "odd" {
+		t.Errorf("OpenFile(%q) reads %q", odd, b)
+	}
+	f.Close()
+
+	sub, err := fs.Sub(fsys, "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sub.(*vfs.FS).URL("e/c.txt"), "memory:/engine-fs/d/e/c.txt"; got != want {
+		t.Errorf("Sub(d).URL(e/c.txt) = %q, want %q", got, want)
+	}
+	if b, err := fs.ReadFile(sub, "e/c.txt"); err != nil || string(b) != "ccc" {
+		t.Errorf("Sub(d) ReadFile(e/c.txt) = %q, %v", b, err)
+	}
+	_, err = fsys.Open("missing")
+	var pe *fs.PathError
+	if !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &pe) || pe.Op != "open" || pe.Path != "missing" {
+		t.Errorf("Open(missing) = %v, want a PathError{open, missing} matching ErrNotExist", err)
+	}
+	var se *vfs.StageError
+	if !errors.As(err, &se) || se.URL != "memory:/engine-fs/missing" {
+		t.Errorf("Open(missing) = %v, want a StageError naming memory:/engine-fs/missing", err)
+	}
+	if _, err := fsys.Open("../x"); !errors.Is(err, fs.ErrInvalid) {
+		t.Errorf("Open(../x) = %v, want ErrInvalid", err)
+	}
+	if _, err := vfs.OpenFS(ctx, "memory:/engine-fs/a.txt", &vfs.Options{NoDetect: true}); !errors.Is(err, vfs.ErrNotDir) {
+		t.Errorf("OpenFS of a file without detection = %v, want ErrNotDir", err)
+	}
+	if _, err := vfs.OpenFile(ctx, "memory:/engine-fs/d", nil); !errors.Is(err, vfs.ErrIsDir) {
+		t.Errorf("OpenFile of a directory = %v, want ErrIsDir", err)
+	}
+}
