@@ -201,11 +201,14 @@ func (z *inflater) readAt(ctx context.Context, p []byte, off int64) (int, error)
 
 // fill reads exactly len(p) decompressed bytes.
 func (z *inflater) fill(st *inflateState, p []byte) error {
-	n, err := io.ReadFull(st.fr, p)
-	st.crc = crc32.Update(st.crc, crc32.IEEETable, p[:n])
-	st.pos += int64(n)
-	if err != nil {
-		return z.fail(st, err)
+	for len(p) > 0 {
+		n, err := st.fr.Read(p)
+		st.crc = crc32.Update(st.crc, crc32.IEEETable, p[:n])
+		st.pos += int64(n)
+		p = p[n:]
+		if err != nil && (len(p) > 0 || err != io.EOF) {
+			return z.fail(st, err)
+		}
 	}
 	return nil
 }

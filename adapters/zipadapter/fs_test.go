@@ -3,9 +3,9 @@ package zipadapter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
-	"fmt"
 	"path"
 
 	"github.com/pipefs/pipefs/vfs"
