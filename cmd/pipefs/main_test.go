@@ -1,0 +1,526 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pipefs/pipefs/roots/memroot"
+)
+
+func TestMain(m *testing.M) {
+	// Listings print local time; pin it so that expected output is exact.
+	time.Local = time.UTC
+	os.Exit(m.Run())
+}
+
+// result is what one run of the command line gave.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// runCLI runs the command line args in-process.
+func runCLI(t *testing.T, args ...string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), args, &stdout, &stderr)
+	return result{stdout.String(), stderr.String(), code}
+}
+
+// mustRun runs args and fails the test unless they succeed.
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	r := runCLI(t, args...)
+	if r.code != 0 {
+		t.Fatalf("pipefs %q: exit %d, stderr:\n%s", args, r.code, r.stderr)
+	}
+	if r.stderr != "" {
+		t.Errorf("pipefs %q: stderr:\n%s", args, r.stderr)
+	}
+	return r.stdout
+}
+
+// modTime is the modification time of every zip entry the tests build.
+var modTime = time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// An entry is one member of a test zip; a name ending in "/" is a
+// directory.
+type entry struct {
+	name, body string
+	store      bool // stored rather than deflated
+}
+
+// zipOf builds a zip archive in memory.
+func zipOf(t testing.TB, entries ...entry) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, e := range entries {
+		h := &zip.FileHeader{Name: e.name, Method: zip.Deflate, Modified: modTime}
+		if e.store {
+			h.Method = zip.Store
+		}
+		if strings.HasSuffix(e.name, "/") {
+			h.Method = zip.Store
+			h.SetMode(fs.ModeDir | 0o755)
+		} else {
+			h.SetMode(0o644)
+		}
+		w, err := zw.CreateHeader(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write([]byte(e.body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// site puts a small nested archive in the memory store under dir and
+// returns the pipeline of its zip file:
+//
+//	README.txt            "hello, world\n"
+//	docs/guide.md         "# Guide\n"
+//	docs/api/ref.txt      "ref\n"
+//	data/inner.zip        (stored) hello.txt "deep hello\n"
+func site(t *testing.T, dir string) string {
+	t.Helper()
+	inner := zipOf(t, entry{name: "hello.txt", body: "deep hello\n"})
+	outer := zipOf(t,
+		entry{name: "README.txt", body: "hello, world\n"},
+		entry{name: "data/"},
+		entry{name: "data/inner.zip", body: string(inner), store: true},
+		entry{name: "docs/"},
+		entry{name: "docs/api/"},
+		entry{name: "docs/api/ref.txt", body: "ref\n"},
+		entry{name: "docs/guide.md", body: "# Guide\n"},
+	)
+	name := dir + "/site.zip"
+	if err := memroot.WriteFile(name, outer); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { memroot.RemoveAll(dir) })
+	return "memory:" + name
+}
+
+func TestUsage(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string // a part of stderr
+	}{
+		{"unknown flag", []string{"ls", "--bogus", "memory:"}, 2, "pipefs: unknown flag: --bogus"},
+		{"unknown short flag", []string{"ls", "-z", "memory:"}, 2, "pipefs: unknown shorthand flag: 'z' in -z"},
+		{"no argument", []string{"ls"}, 2, "pipefs: accepts 1 arg(s), received 0"},
+		{"too many arguments", []string{"stat", "memory:a", "memory:b"}, 2, "pipefs: accepts 1 arg(s), received 2"},
+		{"cat without arguments", []string{"cat"}, 2, "pipefs: requires at least 1 arg(s), only received 0"},
+		{"unknown command", []string{"frobnicate"}, 2, `pipefs: unknown command "frobnicate" for "pipefs"`},
+		{"usage hint", []string{"tree"}, 2, "Run 'pipefs tree --help' for usage."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runCLI(t, tc.args...)
+			if r.code != tc.code {
+				t.Errorf("pipefs %q: exit %d, want %d", tc.args, r.code, tc.code)
+			}
+			if !strings.Contains(r.stderr, tc.stderr) {
+				t.Errorf("pipefs %q: stderr = %q, want it to contain %q", tc.args, r.stderr, tc.stderr)
+			}
+			if r.stdout != "" {
+				t.Errorf("pipefs %q: stdout = %q, want nothing", tc.args, r.stdout)
+			}
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	for _, cmd := range []string{"resolve", "ls", "tree", "cat", "cp", "stat", "serve"} {
+		t.Run(cmd, func(t *testing.T) {
+			out := mustRun(t, cmd, "--help")
+			for _, want := range []string{"Usage:\n  pipefs " + cmd, "Examples:\n  pipefs " + cmd, "--no-detect"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("pipefs %s --help does not contain %q:\n%s", cmd, want, out)
+				}
+			}
+		})
+	}
+	if out := mustRun(t); !strings.Contains(out, "Available Commands:") {
+		t.Errorf("pipefs with no arguments does not list the commands:\n%s", out)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		out  string
+		code int
+	}{
+		{
+			name: "canonical",
+			args: []string{"FILE:/d/a.zip|ZIP", "memory://x.zip|zip:a/b.txt", "file:/d/a.zip|zip:x.zip|..:y.txt"},
+			out:  "file:/d/a.zip|zip:\nmemory://x.zip|zip:a/b.txt\nfile:/d/y.txt\n",
+		},
+		{
+			name: "invalid ones still print every line",
+			args: []string{"tar:x", "file:/d/a.zip", "file:/x|", "zip://x"},
+			out: `error: invalid pipeline: sub-URL 0 "tar:x": ` + "\n" +
+				"file:/d/a.zip\n" +
+				"error: \n" +
+				"error: \n",
+			code: 1,
+		},
+		{
+			name: "relative",
+			args: []string{"--base", "file:/d/a.zip|zip:docs/index.html", "img/logo.png", "../b.txt", "..:b.zip|zip:c.txt", "", "memory:x"},
+			out:  "file:/d/a.zip|zip:docs/img/logo.png\nfile:/d/a.zip|zip:b.txt\nfile:/d/b.zip|zip:c.txt\nfile:/d/a.zip|zip:docs/index.html\nmemory:x\n",
+		},
+		{
+			name: "relative climbs no higher than the container",
+			args: []string{"--base", "file:/d/a.zip|zip:docs/index.html", "../../../etc/passwd"},
+			out:  "file:/d/a.zip|zip:etc/passwd\n",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runCLI(t, append([]string{"resolve"}, tc.args...)...)
+			if r.code != tc.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", r.code, tc.code, r.stderr)
+			}
+			checkLines(t, r.stdout, tc.out)
+		})
+	}
+}
+
+// checkLines compares output line by line; a wanted line ending in ": " or
+// equal to "error: " is a prefix.
+func checkLines(t *testing.T, got, want string) {
+	t.Helper()
+	g := strings.Split(got, "\n")
+	w := strings.Split(want, "\n")
+	if len(g) != len(w) {
+		t.Errorf("output:\n%s\nwant lines:\n%s", got, want)
+		return
+	}
+	for i := range w {
+		if strings.HasSuffix(w[i], ": ") {
+			if !strings.HasPrefix(g[i], w[i]) {
+				t.Errorf("line %d = %q, want prefix %q", i+1, g[i], w[i])
+			}
+			continue
+		}
+		if g[i] != w[i] {
+			t.Errorf("line %d = %q, want %q", i+1, g[i], w[i])
+		}
+	}
+}
+
+func TestResolveBadBase(t *testing.T) {
+	r := runCLI(t, "resolve", "--base", "zip:x", "a")
+	if r.code != 1 || !strings.HasPrefix(r.stderr, "pipefs: --base: invalid pipeline") {
+		t.Errorf("resolve with a bad base: exit %d, stderr %q; want 1 and a message about --base", r.code, r.stderr)
+	}
+}
+
+func TestResolveDetect(t *testing.T) {
+	zipURL := site(t, "cli/resolve")
+	out := mustRun(t, "resolve", "--detect",
+		zipURL,
+		zipURL+"|zip:data/inner.zip",
+		zipURL+"|zip:docs",
+		zipURL+"|zip:README.txt",
+		"MEMORY:cli/resolve/",
+	)
+	want := zipURL + "|zip:\n" +
+		zipURL + "|zip:data/inner.zip|zip:\n" +
+		zipURL + "|zip:docs\n" +
+		zipURL + "|zip:README.txt\n" +
+		"memory:cli/resolve/\n"
+	if out != want {
+		t.Errorf("resolve --detect:\n%s\nwant:\n%s", out, want)
+	}
+
+	r := runCLI(t, "resolve", "--detect", zipURL+"|zip:nope.txt")
+	if r.code != 1 || !strings.HasPrefix(r.stdout, `error: `) || !strings.Contains(r.stdout, `sub-URL 1 "zip:nope.txt"`) {
+		t.Errorf("resolve --detect of a missing member: exit %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+func TestLs(t *testing.T) {
+	zipURL := site(t, "cli/ls")
+	if err := memroot.WriteFile("cli/ls/notes.txt", []byte("notes")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		out  string
+	}{
+		{"container file", []string{zipURL}, "README.txt\ndata/\ndocs/\n"},
+		{"explicit adapter", []string{zipURL + "|zip:"}, "README.txt\ndata/\ndocs/\n"},
+		{"subdirectory", []string{zipURL + "|zip:docs/"}, "api/\nguide.md\n"},
+		{"subdirectory without slash", []string{zipURL + "|zip:docs"}, "api/\nguide.md\n"},
+		{"nested", []string{zipURL + "|zip:data/inner.zip"}, "hello.txt\n"},
+		{"memory directory", []string{"memory:cli/ls"}, "notes.txt\nsite.zip\n"},
+		{"plain file", []string{"memory:cli/ls/notes.txt"}, "memory:cli/ls/notes.txt\n"},
+		{"member file", []string{zipURL + "|zip:docs/guide.md"}, zipURL + "|zip:docs/guide.md\n"},
+		{"no-detect lists the zip as a file", []string{"--no-detect", zipURL}, zipURL + "\n"},
+		{
+			"recursive",
+			[]string{"-R", zipURL},
+			"README.txt\ndata/\ndata/inner.zip\ndocs/\ndocs/api/\ndocs/api/ref.txt\ndocs/guide.md\n",
+		},
+		{"recursive subdirectory", []string{"ls", zipURL + "|zip:docs/", "-R"}, "api/\napi/ref.txt\nguide.md\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := tc.args
+			if args[0] != "ls" {
+				args = append([]string{"ls"}, args...)
+			}
+			if out := mustRun(t, args...); out != tc.out {
+				t.Errorf("pipefs %q:\n%s\nwant:\n%s", args, out, tc.out)
+			}
+		})
+	}
+}
+
+func TestLsLong(t *testing.T) {
+	zipURL := site(t, "cli/lslong")
+	out := mustRun(t, "ls", "-l", zipURL)
+	want := "" +
+		"13  -rw-r--r--  2024-01-02 03:04:05  README.txt\n" +
+		" -  dr-xr-xr-x  2024-01-02 03:04:05  data/\n" +
+		" -  dr-xr-xr-x  2024-01-02 03:04:05  docs/\n"
+	if out != want {
+		t.Errorf("ls -l:\n%s\nwant:\n%s", out, want)
+	}
+
+	innerSize := len(zipOf(t, entry{name: "hello.txt", body: "deep hello\n"}))
+	out = mustRun(t, "ls", "-lR", zipURL)
+	want = "" +
+		" 13  -rw-r--r--  2024-01-02 03:04:05  README.txt\n" +
+		"  -  dr-xr-xr-x  2024-01-02 03:04:05  data/\n" +
+		strconv.Itoa(innerSize) + "  -rw-r--r--  2024-01-02 03:04:05  data/inner.zip\n" +
+		"  -  dr-xr-xr-x  2024-01-02 03:04:05  docs/\n" +
+		"  -  dr-xr-xr-x  2024-01-02 03:04:05  docs/api/\n" +
+		"  4  -rw-r--r--  2024-01-02 03:04:05  docs/api/ref.txt\n" +
+		"  8  -rw-r--r--  2024-01-02 03:04:05  docs/guide.md\n"
+	if innerSize < 100 || innerSize > 999 {
+		t.Fatalf("inner.zip is %d bytes; the expected columns assume 3 digits", innerSize)
+	}
+	if out != want {
+		t.Errorf("ls -lR:\n%s\nwant:\n%s", out, want)
+	}
+
+	out = mustRun(t, "ls", "-l", zipURL+"|zip:docs/guide.md")
+	want = "8  -rw-r--r--  2024-01-02 03:04:05  " + zipURL + "|zip:docs/guide.md\n"
+	if out != want {
+		t.Errorf("ls -l of a file:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+func TestLsErrors(t *testing.T) {
+	zipURL := site(t, "cli/lserr")
+	tests := []struct {
+		name   string
+		args   []string
+		stderr string // a part of stderr
+	}{
+		{"missing member", []string{"ls", zipURL + "|zip:nope/"}, `sub-URL 1 "zip:nope/"`},
+		{"missing file", []string{"ls", "memory:cli/lserr/nope.zip|zip:"}, `sub-URL 0 "memory:cli/lserr/nope.zip"`},
+		{"not a zip", []string{"ls", zipURL + "|zip:README.txt|zip:"}, `sub-URL 2 "zip:"`},
+		{"invalid", []string{"ls", "memory:x|zip://y"}, `invalid pipeline: sub-URL 1 "zip://y"`},
+		{"unknown scheme", []string{"ls", "acme.thing:x"}, `acme.thing`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runCLI(t, tc.args...)
+			if r.code != 1 {
+				t.Errorf("pipefs %q: exit %d, want 1", tc.args, r.code)
+			}
+			if !strings.HasPrefix(r.stderr, "pipefs: ") || !strings.Contains(r.stderr, tc.stderr) || strings.Count(r.stderr, "\n") != 1 {
+				t.Errorf("pipefs %q: stderr = %q, want one line \"pipefs: ...\" containing %q", tc.args, r.stderr, tc.stderr)
+			}
+			if r.stdout != "" {
+				t.Errorf("pipefs %q: stdout = %q, want nothing", tc.args, r.stdout)
+			}
+		})
+	}
+}
+
+func TestCat(t *testing.T) {
+	zipURL := site(t, "cli/cat")
+	out := mustRun(t, "cat", zipURL+"|zip:README.txt", zipURL+"|zip:data/inner.zip|zip:hello.txt", zipURL+"|zip:docs/guide.md")
+	if want := "hello, world\ndeep hello\n# Guide\n"; out != want {
+		t.Errorf("cat = %q, want %q", out, want)
+	}
+
+	// A failure is reported and the other files are still copied.
+	r := runCLI(t, "cat", zipURL+"|zip:README.txt", zipURL+"|zip:nope.txt", zipURL+"|zip:docs", zipURL+"|zip:docs/api/ref.txt")
+	if r.code != 1 {
+		t.Errorf("cat with failures: exit %d, want 1", r.code)
+	}
+	if want := "hello, world\nref\n"; r.stdout != want {
+		t.Errorf("cat with failures: stdout = %q, want %q", r.stdout, want)
+	}
+	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+	if len(lines) != 2 ||
+		!strings.HasPrefix(lines[0], "pipefs: ") || !strings.Contains(lines[0], `sub-URL 1 "zip:nope.txt"`) || !strings.Contains(lines[0], "not exist") ||
+		!strings.HasPrefix(lines[1], "pipefs: ") || !strings.Contains(lines[1], `"zip:docs"`) || !strings.Contains(lines[1], "is a directory") {
+		t.Errorf("cat with failures: stderr:\n%s\nwant a line naming zip:nope.txt (does not exist) and one naming zip:docs (is a directory)", r.stderr)
+	}
+}
+
+func TestCp(t *testing.T) {
+	zipURL := site(t, "cli/cp")
+	dir := t.TempDir()
+
+	mustRun(t, "cp", zipURL+"|zip:docs/guide.md", dir)
+	mustRun(t, "cp", zipURL+"|zip:data/inner.zip|zip:hello.txt", dir+"/renamed.txt")
+	for name, want := range map[string]string{"guide.md": "# Guide\n", "renamed.txt": "deep hello\n"} {
+		got, err := os.ReadFile(dir + "/" + name)
+		if err != nil || string(got) != want {
+			t.Errorf("cp wrote %s = %q, %v; want %q", name, got, err, want)
+		}
+	}
+	if out := mustRun(t, "cp", zipURL+"|zip:README.txt", "-"); out != "hello, world\n" {
+		t.Errorf("cp to - = %q", out)
+	}
+
+	r := runCLI(t, "cp", zipURL+"|zip:nope", dir+"/nope")
+	if r.code != 1 || !strings.Contains(r.stderr, `sub-URL 1 "zip:nope"`) {
+		t.Errorf("cp of a missing member: exit %d, stderr %q", r.code, r.stderr)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 2 {
+		t.Errorf("after cp, %s holds %d files, want 2 (no partial file)", dir, len(ents))
+	}
+}
+
+func TestTree(t *testing.T) {
+	zipURL := site(t, "cli/tree")
+	innerSize := len(zipOf(t, entry{name: "hello.txt", body: "deep hello\n"}))
+	out := mustRun(t, "tree", zipURL)
+	want := zipURL + "|zip:\n" +
+		"├── README.txt (13)\n" +
+		"├── data/\n" +
+		"│   └── inner.zip (" + strconv.Itoa(innerSize) + ")\n" +
+		"└── docs/\n" +
+		"    ├── api/\n" +
+		"    │   └── ref.txt (4)\n" +
+		"    └── guide.md (8)\n" +
+		"\n" +
+		"3 directories, 4 files\n"
+	if out != want {
+		t.Errorf("tree:\n%s\nwant:\n%s", out, want)
+	}
+
+	out = mustRun(t, "tree", zipURL+"|zip:data/inner.zip")
+	want = zipURL + "|zip:data/inner.zip|zip:\n└── hello.txt (11)\n\n0 directories, 1 file\n"
+	if out != want {
+		t.Errorf("tree of a nested zip:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+func TestStat(t *testing.T) {
+	zipURL := site(t, "cli/stat")
+	out := mustRun(t, "stat", zipURL+"|zip:docs/guide.md")
+	for _, want := range []string{
+		"Name:     guide.md\n",
+		"Type:     regular file\n",
+		"Size:     8\n",
+		"Mode:     -rw-r--r--\n",
+		"Modified: 2024-01-02T03:04:05Z\n",
+		"URL:      " + zipURL + "|zip:docs/guide.md\n",
+		"Header:   ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stat output does not contain %q:\n%s", want, out)
+		}
+	}
+
+	out = mustRun(t, "stat", zipURL+"|zip:docs")
+	if !strings.Contains(out, "Type:     directory\n") {
+		t.Errorf("stat of a directory:\n%s", out)
+	}
+	// stat detects nothing: the zip file itself.
+	out = mustRun(t, "stat", zipURL)
+	if !strings.Contains(out, "Name:     site.zip\nType:     regular file\n") {
+		t.Errorf("stat of the zip file:\n%s", out)
+	}
+}
+
+func TestStatZipHeader(t *testing.T) {
+	zipURL := site(t, "cli/statzip")
+	out := mustRun(t, "stat", zipURL+"|zip:docs/guide.md")
+	if !strings.Contains(out, "Header:   *zip.FileHeader\n") {
+		t.Skipf("the zip adapter does not expose a *zip.FileHeader:\n%s", out)
+	}
+	for _, want := range []string{
+		`\n  Name: +docs/guide\.md\n`,
+		`\n  Method: +Deflate \(8\)\n`,
+		`\n  Modified: +2024-01-02T03:04:05Z\n`,
+		`\n  CRC32: +0fa67ba2\n`, // crc32.ChecksumIEEE([]byte("# Guide\n"))
+		`\n  CompressedSize64: +\d+\n`,
+		`\n  UncompressedSize64: 8\n`,
+	} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("stat output does not match %s:\n%s", want, out)
+		}
+	}
+}
+
+func TestStatJSON(t *testing.T) {
+	zipURL := site(t, "cli/statjson")
+	out := mustRun(t, "stat", "--json", zipURL+"|zip:README.txt")
+	for _, want := range []string{
+		`"name": "README.txt"`,
+		`"size": 13`,
+		`"mode": "-rw-r--r--"`,
+		`"isDir": false`,
+		`"modTime": "2024-01-02T03:04:05Z"`,
+		`"url": "` + zipURL + `|zip:README.txt"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stat --json does not contain %s:\n%s", want, out)
+		}
+	}
+}
+
+func TestErrorNamesSubURL(t *testing.T) {
+	zipURL := site(t, "cli/errors")
+	r := runCLI(t, "stat", zipURL+"|zip:data/inner.zip|zip:missing.txt")
+	if r.code != 1 {
+		t.Errorf("exit %d, want 1", r.code)
+	}
+	if !strings.HasPrefix(r.stderr, "pipefs: ") || !strings.Contains(r.stderr, `sub-URL 2 "zip:missing.txt"`) {
+		t.Errorf("stderr = %q, want it to name sub-URL 2 \"zip:missing.txt\"", r.stderr)
+	}
+}
+
+func TestCanceled(t *testing.T) {
+	zipURL := site(t, "cli/canceled")
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	if code := run(ctx, []string{"cat", zipURL + "|zip:README.txt"}, &stdout, &stderr); code != 1 {
+		t.Errorf("cat with a canceled context: exit %d, want 1", code)
+	}
+	if !strings.Contains(stderr.String(), "context canceled") {
+		t.Errorf("stderr = %q, want context canceled", stderr.String())
+	}
+}
