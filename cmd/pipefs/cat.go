@@ -4,8 +4,6 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-
-	"github.com/pipefs/pipefs/vfs"
 )
 
 func newCatCmd(g *globals) *cobra.Command {
@@ -35,9 +33,9 @@ and goes on with the next one; the exit status is then 1.`,
 	}
 }
 
-// cat copies the file location that pipeline names to w.
-func (g *globals) cat(cmd *cobra.Command, pipeline string, w io.Writer) error {
-	f, err := vfs.OpenFile(cmd.Context(), pipeline, g.options())
+// cat copies the file location that the argument arg names to w.
+func (g *globals) cat(cmd *cobra.Command, arg string, w io.Writer) error {
+	f, err := g.openFile(cmd.Context(), arg)
 	if err != nil {
 		return err
 	}

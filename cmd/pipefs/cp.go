@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
-
-	"github.com/pipefs/pipefs/vfs"
 )
 
 func newCpCmd(g *globals) *cobra.Command {
@@ -26,7 +24,7 @@ copy leaves no partial file behind.`,
   pipefs cp 'memory:x.bin' - | sha256sum`,
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := vfs.OpenFile(cmd.Context(), args[0], g.options())
+			f, err := g.openFile(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}

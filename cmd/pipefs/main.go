@@ -15,8 +15,11 @@
 //	stat     describe a location: size, mode, time, URL and archive header
 //	serve    serve a directory location over HTTP
 //
-// A container file given where a directory is wanted ("file:/d/a.zip") is
-// opened through its detected format ("file:/d/a.zip|zip:"); --no-detect
+// A relative pipeline ("testdata/demo.zip|zip:README.txt") is resolved
+// against the current directory, so it means
+// "file:$PWD/testdata/demo.zip|zip:README.txt". A container file given
+// where a directory is wanted ("file:/d/a.zip") is opened through its
+// detected format ("file:/d/a.zip|zip:"); --no-detect
 // turns that off. Quote pipelines in the shell: "|" is a shell pipe.
 //
 // Errors are printed as "pipefs: message", where the message names the
@@ -30,8 +33,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -83,6 +89,38 @@ type globals struct {
 	noDetect bool
 }
 
+// pipeline returns the canonical text of the pipeline that the argument
+// arg names. A relative pipeline ("testdata/demo.zip|zip:README.txt") is
+// resolved against the current directory, as a "file:" URL.
+func (g *globals) pipeline(arg string) (string, error) {
+	p, err := cwd().Resolve(arg)
+	if err != nil {
+		return "", err
+	}
+	return p.String(), nil
+}
+
+// cwd returns the current directory as a "file:" pipeline ending in "/",
+// or nil when it is unknown (then only absolute pipelines resolve).
+func cwd() vfs.Pipeline {
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil
+	}
+	dir = filepath.ToSlash(dir)
+	if !strings.HasPrefix(dir, "/") {
+		dir = "/" + dir // a Windows drive letter
+	}
+	if !strings.HasSuffix(dir, "/") {
+		dir += "/"
+	}
+	p, err := vfs.Parse("file:" + (&url.URL{Path: dir}).EscapedPath())
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
 // options returns the open options that the global flags ask for.
 func (g *globals) options() *vfs.Options {
 	return &pipefs.Options{NoDetect: g.noDetect}
@@ -101,12 +139,16 @@ and lists, reads or serves what they name. Each "|"-separated sub-URL
 opens a layer over the one before it: "file:" and "memory:" are roots,
 "zip:" and "byte-range:" adapters. Nothing is extracted to disk.
 
-A container file given where a directory is wanted is opened through
-its detected format: "file:/d/a.zip" lists as "file:/d/a.zip|zip:".
+A relative pipeline is resolved against the current directory:
+"testdata/demo.zip|zip:README.txt" means
+"file:$PWD/testdata/demo.zip|zip:README.txt". A container file given
+where a directory is wanted is opened through its detected format:
+"file:/d/a.zip" lists as "file:/d/a.zip|zip:".
 
 Quote pipelines in the shell, since "|" is a shell pipe.`,
-		Example: `  pipefs ls -l 'file:/data/a.zip|zip:docs/'
-  pipefs cat 'file:/data/a.zip|zip:README.txt'
+		Example: `  pipefs tree testdata/demo.zip
+  pipefs ls -l 'file:/data/a.zip|zip:docs/'
+  pipefs cat 'testdata/demo.zip|zip:data/inner.zip|zip:deep.zip|zip:hello.txt'
   pipefs resolve --base 'file:/data/a.zip|zip:docs/index.html' '../img/logo.png'`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -179,9 +221,13 @@ func (l *location) Close() error {
 	return l.file.Close()
 }
 
-// openLocation opens the location that pipeline names, as a directory when
+// openLocation opens the location that the argument arg names, as a directory when
 // it is one or a container file (detection permitting), else as a file.
-func (g *globals) openLocation(ctx context.Context, pipeline string) (*location, error) {
+func (g *globals) openLocation(ctx context.Context, arg string) (*location, error) {
+	pipeline, err := g.pipeline(arg)
+	if err != nil {
+		return nil, err
+	}
 	fsys, err := vfs.OpenFS(ctx, pipeline, g.options())
 	if err == nil {
 		return &location{fsys: fsys}, nil
@@ -195,4 +241,13 @@ func (g *globals) openLocation(ctx context.Context, pipeline string) (*location,
 		return nil, err
 	}
 	return &location{file: f}, nil
+}
+
+// openFile opens the file location that the argument arg names.
+func (g *globals) openFile(ctx context.Context, arg string) (*vfs.File, error) {
+	pipeline, err := g.pipeline(arg)
+	if err != nil {
+		return nil, err
+	}
+	return vfs.OpenFile(ctx, pipeline, g.options())
 }

@@ -97,6 +97,17 @@ func zipOf(t testing.TB, entries ...entry) []byte {
 //	data/inner.zip        (stored) hello.txt "deep hello\n"
 func site(t *testing.T, dir string) string {
 	t.Helper()
+	name := dir + "/site.zip"
+	if err := memroot.WriteFile(name, siteZip(t)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { memroot.RemoveAll(dir) })
+	return "memory:" + name
+}
+
+// siteZip builds the zip of site.
+func siteZip(t *testing.T) []byte {
+	t.Helper()
 	inner := zipOf(t, entry{name: "hello.txt", body: "deep hello\n"})
 	outer := zipOf(t,
 		entry{name: "README.txt", body: "hello, world\n"},
@@ -107,12 +118,7 @@ func site(t *testing.T, dir string) string {
 		entry{name: "docs/api/ref.txt", body: "ref\n"},
 		entry{name: "docs/guide.md", body: "# Guide\n"},
 	)
-	name := dir + "/site.zip"
-	if err := memroot.WriteFile(name, outer); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { memroot.RemoveAll(dir) })
-	return "memory:" + name
+	return outer
 }
 
 func TestUsage(t *testing.T) {
@@ -522,5 +528,40 @@ func TestCanceled(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "context canceled") {
 		t.Errorf("stderr = %q, want context canceled", stderr.String())
+	}
+}
+
+func TestRelativeArgs(t *testing.T) {
+	dir := t.TempDir() + "/a b|c"
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/site.zip", siteZip(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	abs := "file:" + strings.NewReplacer(" ", "%20", "|", "%7C").Replace(dir)
+
+	if out, want := mustRun(t, "resolve", "site.zip", "./site.zip|zip:docs/", "../x"), abs+"/site.zip\n"+abs+"/site.zip|zip:docs/\n"+strings.TrimSuffix(abs, "/a%20b%7Cc")+"/x\n"; out != want {
+		t.Errorf("resolve of relative pipelines:\n%s\nwant:\n%s", out, want)
+	}
+	if out, want := mustRun(t, "resolve", "--detect", "site.zip"), abs+"/site.zip|zip:\n"; out != want {
+		t.Errorf("resolve --detect site.zip = %q, want %q", out, want)
+	}
+	if out, want := mustRun(t, "ls", "site.zip"), "README.txt\ndata/\ndocs/\n"; out != want {
+		t.Errorf("ls site.zip = %q, want %q", out, want)
+	}
+	if out, want := mustRun(t, "cat", "site.zip|zip:data/inner.zip|zip:hello.txt"), "deep hello\n"; out != want {
+		t.Errorf("cat = %q, want %q", out, want)
+	}
+	if out, want := mustRun(t, "stat", "site.zip|zip:README.txt"), "URL:      "+abs+"/site.zip|zip:README.txt\n"; !strings.Contains(out, want) {
+		t.Errorf("stat:\n%s\nwant a line %q", out, want)
+	}
+	if out := mustRun(t, "tree", "."); !strings.HasPrefix(out, abs+"/\n└── site.zip (") {
+		t.Errorf("tree . =\n%s", out)
+	}
+	r := runCLI(t, "cat", "nope.zip|zip:a")
+	if r.code != 1 || !strings.Contains(r.stderr, `sub-URL 0 "`+abs+`/nope.zip"`) {
+		t.Errorf("cat of a missing relative file: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

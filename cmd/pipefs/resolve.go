@@ -19,9 +19,11 @@ func newResolveCmd(g *globals) *cobra.Command {
 pipeline, or "error: message" when it is invalid. The exit status is 1
 when any argument failed; every line is printed anyway.
 
-With --base, each argument is a relative pipeline (a path, then adapters)
-resolved against BASE, the way a link in a document is resolved against
-the document's URL.
+An argument may be a relative pipeline (a path, then adapters), resolved
+the way a link in a document is resolved against the document's URL:
+against BASE with --base, else against the current directory (so
+"testdata/demo.zip" is "file:$PWD/testdata/demo.zip"). An absolute
+pipeline stands for itself.
 
 With --detect, each pipeline is also opened and printed as resolved by
 format detection: "file:/d/a.zip" prints "file:/d/a.zip|zip:".`,
@@ -35,10 +37,10 @@ format detection: "file:/d/a.zip" prints "file:/d/a.zip|zip:".`,
   pipefs resolve --detect file:/d/a.zip`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var b vfs.Pipeline
+			b := cwd()
 			if base != "" {
 				var err error
-				if b, err = vfs.Parse(base); err != nil {
+				if b, err = b.Resolve(base); err != nil {
 					return fmt.Errorf("--base: %w", err)
 				}
 			}
@@ -64,16 +66,10 @@ format detection: "file:/d/a.zip" prints "file:/d/a.zip|zip:".`,
 	return cmd
 }
 
-// resolve returns the canonical text of arg, resolved against base when
-// base is not nil, and opened to detect its formats when detect is set.
+// resolve returns the canonical text of arg resolved against base, opened
+// to detect its formats when detect is set.
 func (g *globals) resolve(ctx context.Context, base vfs.Pipeline, arg string, detect bool) (string, error) {
-	var p vfs.Pipeline
-	var err error
-	if base != nil {
-		p, err = base.Resolve(arg)
-	} else {
-		p, err = vfs.Parse(arg)
-	}
+	p, err := base.Resolve(arg)
 	if err != nil || !detect {
 		return p.String(), err
 	}

@@ -28,7 +28,11 @@ method, compressed size, CRC-32 and the like). No format is detected:
   pipefs stat --json 'memory:notes/todo.txt'`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := vfs.Open(cmd.Context(), args[0], g.options())
+			pipeline, err := g.pipeline(args[0])
+			if err != nil {
+				return err
+			}
+			f, err := vfs.Open(cmd.Context(), pipeline, g.options())
 			if err != nil {
 				return err
 			}
