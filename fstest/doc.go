@@ -1,0 +1,75 @@
+// Package fstest is the conformance kit of pipefs: the checks that every
+// root and adapter passes, and helpers that build test fixtures.
+//
+// It is not the standard library's testing/fstest, which it runs first and
+// then goes beyond; import that one under another name when both are
+// needed.
+//
+// # Checking a driver
+//
+// A driver's test writes a known tree, names the pipeline that opens it,
+// and calls [Run] with the files the tree must hold:
+//
+//	func TestConformance(t *testing.T) {
+//		files := map[string][]byte{"a.txt": []byte("hello"), "d/b.txt": []byte("world")}
+//		fstest.Run(t, fstest.Case{Pipeline: "memory:/" + fstest.MapFiles(t, files) + "/", Files: files, Exhaustive: true})
+//	}
+//
+// An adapter stacks itself on a fixture in the memory root:
+//
+//	zipped := fstest.MapFiles(t, map[string][]byte{"a.zip": fstest.ZipBytes(files, zip.Deflate)})
+//	fstest.Run(t, fstest.Case{Pipeline: "memory:/" + zipped + "/a.zip|zip:", Files: files})
+//
+// The test must import the packages that register the pipeline's schemes
+// (the module's root package registers them all), or pass a registry in
+// [Case.Options].
+//
+// # Checks
+//
+// Run opens the pipeline with vfs.OpenFS and runs each group of checks as
+// a subtest named as below; [Case.Skip] takes the same names.
+//
+//   - testfs: testing/fstest.TestFS with every expected name.
+//   - contents: every expected file reads back its bytes through ReadFile,
+//     fs.ReadFile and Open+Read; Stat gives its size, name and kind; every
+//     expected directory lists its expected children, with entries whose
+//     Info agrees; with [Case.Exhaustive], the tree holds nothing else.
+//   - readat: io.ReaderAt on one shared *vfs.File: edge cases (zero
+//     length, across the end, at and past the end, negative offset), then
+//     goroutines reading at random offsets (from a fixed seed) while
+//     another reads the file with Read. A short read must return exactly
+//     io.EOF, a full read before the end nil.
+//   - seek: io.Seeker: every whence, negative results rejected with the
+//     offset unchanged, Read after Seek, Seek past the end then Read gives
+//     io.EOF, ReadAt leaves the offset alone.
+//   - errors: a missing name fails Open, Stat, ReadDir, ReadFile and Sub
+//     with a *fs.PathError (Op "open", "stat", "readdir", "readfile",
+//     "sub"; Path the name) matching fs.ErrNotExist, whose cause is a
+//     *vfs.StageError naming the innermost sub-URL; invalid names ("",
+//     "/x", "../x", "a//b", ...) match fs.ErrInvalid; a directory read as a
+//     file matches vfs.ErrIsDir, a file listed or Sub'ed as a directory
+//     vfs.ErrNotDir.
+//   - url: for every name, URL(name) is canonical (vfs.Parse returns it
+//     unchanged), Stat and ReadDir entries carry it in a *vfs.Origin, and
+//     opening it on its own with vfs.OpenFile or vfs.OpenFS gives the
+//     same bytes or the same listing.
+//   - context: WithContext of a cancelled or expired context fails every
+//     method with the context's error and leaves the original alone; a
+//     file or directory whose context is cancelled after opening fails to
+//     read; opening the pipeline with a cancelled context fails.
+//   - sub: Sub of each directory passes testing/fstest.TestFS with the
+//     expected names below it, reads the same bytes, has URL(".") equal
+//     to the parent's URL(dir), and reports errors in its own names.
+//   - close: a closed file fails Read, ReadAt, Seek, Stat and Close with
+//     fs.ErrClosed; a closed directory fails ReadDir; an FS closes once.
+//
+// Failure messages have the form "ReadAt(17, 4) = \"abc\", EOF; want
+// \"abcd\"". Checks that open a pipeline or a file per name sample a big
+// tree rather than visiting every name.
+//
+// # Fixtures
+//
+// [MapFiles] writes files into the memory root under a prefix of their own
+// and removes them when the test ends. [ZipBytes] and [ZipBytesFunc] build
+// zip archives with archive/zip.
+package fstest
