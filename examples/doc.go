@@ -1,0 +1,15 @@
+// Package examples holds small runnable programs that use pipefs with the
+// standard library, one in each directory:
+//
+//   - serve: http.FileServerFS over a pipeline
+//   - walk: fs.WalkDir and fs.Glob over a pipeline
+//   - templates: html/template.ParseFS over templates in a zip
+//   - cat: io.Copy of a file inside nested zips
+//
+// Run them from the repository root, for example
+//
+//	go run ./examples/cat "file:$PWD/testdata/demo.zip|zip:data/inner.zip|zip:deep.zip|zip:hello.txt"
+//
+// This package has no code of its own; its test builds every example and
+// runs them against testdata/demo.zip.
+package examples
