@@ -126,3 +126,26 @@ func (b *bytesBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error
 	}
 	return n, nil
 }
+
+// A Prefetcher is a Blob that can fetch a range ahead of reading it, so
+// that a reader that knows what it will read next (an archive's directory,
+// a member with its header) pays one request for it.
+type Prefetcher interface {
+	Prefetch(ctx context.Context, off, n int64) error
+}
+
+// Prefetch asks b to fetch [off, off+n) ahead of reads, through any
+// sections, when the blob underneath is a Prefetcher. It is a hint: it does
+// nothing for other blobs.
+func Prefetch(ctx context.Context, b Blob, off, n int64) error {
+	if s, ok := b.(*section); ok {
+		if off >= s.n {
+			return nil
+		}
+		return Prefetch(ctx, s.parent, s.off+off, min(n, s.n-off))
+	}
+	if p, ok := b.(Prefetcher); ok {
+		return p.Prefetch(ctx, off, n)
+	}
+	return nil
+}

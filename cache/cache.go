@@ -1,0 +1,408 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"sync"
+	"sync/atomic"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/pipefs/pipefs/vfs"
+)
+
+// A Source fetches byte ranges of one version of an object.
+type Source interface {
+	// ReadRange returns a reader of the n bytes at off. The reader must
+	// return exactly n bytes, or an error: a short body is an error
+	// (io.ErrUnexpectedEOF), never data. The caller closes it.
+	ReadRange(ctx context.Context, off, n int64) (io.ReadCloser, error)
+}
+
+// Config sets the sizes of a Cache. Zero fields mean their defaults.
+type Config struct {
+	// BlockSize is the unit of caching and fetching. Default 256 KiB:
+	// large enough that a small archive member and its local header come
+	// in one block, small enough that a random read of a few KiB fetches
+	// little more.
+	BlockSize int64
+	// Budget bounds the bytes held, for all objects together. Default
+	// 256 MiB.
+	Budget int64
+	// MaxReadahead bounds how far sequential readahead grows. Default
+	// 16 MiB.
+	MaxReadahead int64
+	// MaxRequest bounds the bytes of one range request. Default 64 MiB.
+	MaxRequest int64
+}
+
+func (c Config) withDefaults() Config {
+	if c.BlockSize <= 0 {
+		c.BlockSize = 256 << 10
+	}
+	if c.Budget <= 0 {
+		c.Budget = 256 << 20
+	}
+	if c.MaxReadahead <= 0 {
+		c.MaxReadahead = 16 << 20
+	}
+	if c.MaxRequest <= 0 {
+		c.MaxRequest = 64 << 20
+	}
+	c.MaxRequest = max(c.MaxRequest, c.BlockSize)
+	return c
+}
+
+// A Cache holds blocks of remote objects in an LRU bounded in bytes.
+type Cache struct {
+	cfg Config
+	lru *lru.Cache[blockKey, []byte]
+
+	mu       sync.Mutex
+	inflight map[blockKey]*flight
+}
+
+type blockKey struct {
+	obj string
+	idx int64
+}
+
+// A flight is one block being fetched.
+type flight struct {
+	done chan struct{}
+	data []byte
+	err  error
+}
+
+// New returns a cache with the given sizes.
+func New(cfg Config) *Cache {
+	cfg = cfg.withDefaults()
+	n := int(max(cfg.Budget/cfg.BlockSize, 1))
+	l, err := lru.New[blockKey, []byte](n)
+	if err != nil {
+		panic(err) // only for n <= 0, excluded above
+	}
+	return &Cache{cfg: cfg, lru: l, inflight: map[blockKey]*flight{}}
+}
+
+// Default is the process-wide cache that the remote roots use.
+var Default = New(Config{})
+
+// Config returns the cache's sizes, defaults filled in.
+func (c *Cache) Config() Config { return c.cfg }
+
+// Purge drops every cached block.
+func (c *Cache) Purge() { c.lru.Purge() }
+
+// Len returns the number of cached blocks.
+func (c *Cache) Len() int { return c.lru.Len() }
+
+// Stats counts what a Blob's reads cost. The fields are updated atomically;
+// read them with Snapshot.
+type Stats struct {
+	hits, misses, requests, bytes atomic.Int64
+}
+
+// Counts is a snapshot of Stats.
+type Counts struct {
+	Hits     int64 // blocks served from the cache
+	Misses   int64 // blocks fetched
+	Requests int64 // range requests made
+	Bytes    int64 // bytes fetched
+}
+
+// Snapshot returns the current counts.
+func (s *Stats) Snapshot() Counts {
+	return Counts{s.hits.Load(), s.misses.Load(), s.requests.Load(), s.bytes.Load()}
+}
+
+// String formats the counts for people.
+func (c Counts) String() string {
+	return fmt.Sprintf("%d requests, %d bytes fetched, %d block hits, %d misses", c.Requests, c.Bytes, c.Hits, c.Misses)
+}
+
+// Blob returns a vfs.Blob that reads src through c. key must name the
+// object and its version (canonical URL plus ETag or generation); info
+// gives the name and the size. stats may be nil.
+func (c *Cache) Blob(src Source, key string, info fs.FileInfo, stats *Stats) *Blob {
+	if stats == nil {
+		stats = new(Stats)
+	}
+	return &Blob{c: c, src: src, key: key, info: info, size: info.Size(), stats: stats}
+}
+
+// Blob is a cached view of one version of a remote object. It implements
+// vfs.Blob and vfs.Prefetcher.
+type Blob struct {
+	c     *Cache
+	src   Source
+	key   string
+	info  fs.FileInfo
+	size  int64
+	stats *Stats
+
+	mu   sync.Mutex
+	next int64 // where a sequential read would continue
+	ra   int64 // current readahead in bytes
+	pins []pin // bytes known without a fetch, such as the suffix read at open
+}
+
+type pin struct {
+	off  int64
+	data []byte
+}
+
+var (
+	_ vfs.Blob       = (*Blob)(nil)
+	_ vfs.Prefetcher = (*Blob)(nil)
+)
+
+// Stat returns the info given to Cache.Blob.
+func (b *Blob) Stat() fs.FileInfo { return b.info }
+
+// Stats returns the counters of the blob.
+func (b *Blob) Stats() *Stats { return b.stats }
+
+// Pin keeps data, the bytes at off, with the blob (outside the LRU): reads
+// inside it need no fetch. Roots pin the suffix they read when opening an
+// object, which holds a zip's end records and often its central directory.
+// data must not be modified afterwards.
+func (b *Blob) Pin(off int64, data []byte) {
+	b.mu.Lock()
+	b.pins = append(b.pins, pin{off, data})
+	b.mu.Unlock()
+}
+
+func (b *Blob) pinned(p []byte, off int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, pn := range b.pins {
+		if off >= pn.off && off+int64(len(p)) <= pn.off+int64(len(pn.data)) {
+			copy(p, pn.data[off-pn.off:])
+			return true
+		}
+	}
+	return false
+}
+
+// ReadAt reads len(p) bytes at off, fetching the missing blocks.
+func (b *Blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("cache: negative offset %d: %w", off, fs.ErrInvalid)
+	}
+	if off >= b.size {
+		return 0, io.EOF
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	n := int(min(int64(len(p)), b.size-off))
+	q := p[:n]
+	if b.pinned(q, off) {
+		b.stats.hits.Add(1)
+	} else {
+		bs := b.c.cfg.BlockSize
+		first, last := off/bs, (off+int64(n)-1)/bs
+		fetchLast := min(last+b.readahead(off, int64(n))/bs, (b.size-1)/bs)
+		blocks, err := b.blocks(ctx, first, last, fetchLast)
+		if err != nil {
+			return 0, err
+		}
+		for i, blk := range blocks {
+			start := (first + int64(i)) * bs
+			lo := max(off, start) - start
+			hi := min(off+int64(n), start+int64(len(blk))) - start
+			if lo > int64(len(blk)) || hi > int64(len(blk)) {
+				return 0, vfs.Corruptf("cache: block %d of %s is short", first+int64(i), b.info.Name())
+			}
+			copy(q[max(start-off, 0):], blk[lo:hi])
+		}
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// readahead returns how many bytes past a read at off to fetch: nothing
+// for random reads, doubling (up to MaxReadahead) while reads continue
+// where the last one ended.
+func (b *Blob) readahead(off, n int64) int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if off == b.next && off > 0 {
+		b.ra = min(max(2*b.ra, b.c.cfg.BlockSize), b.c.cfg.MaxReadahead)
+	} else {
+		b.ra = 0
+	}
+	b.next = off + n
+	return b.ra
+}
+
+// Prefetch makes sure the bytes [off, off+n) are cached, fetching the
+// missing blocks in as few requests as possible. Archive readers call it
+// with the ranges they are about to read (a central directory, a member
+// and its local header) so that each costs one request.
+func (b *Blob) Prefetch(ctx context.Context, off, n int64) error {
+	off = max(off, 0)
+	n = min(n, b.size-off)
+	if n <= 0 {
+		return nil
+	}
+	if n <= 1<<20 && b.pinned(make([]byte, n), off) {
+		return nil
+	}
+	bs := b.c.cfg.BlockSize
+	_, err := b.blocks(ctx, off/bs, (off+n-1)/bs, (off+n-1)/bs)
+	return err
+}
+
+// blocks returns blocks first..last, fetching the missing ones among
+// first..fetchLast (the tail beyond last is readahead).
+func (b *Blob) blocks(ctx context.Context, first, last, fetchLast int64) ([][]byte, error) {
+	for {
+		out, retry, err := b.tryBlocks(ctx, first, last, fetchLast)
+		if !retry {
+			return out, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (b *Blob) tryBlocks(ctx context.Context, first, last, fetchLast int64) (out [][]byte, retry bool, err error) {
+	c := b.c
+	out = make([][]byte, last-first+1)
+	waits := map[int64]*flight{}
+	var runs [][2]int64 // [start, end] block indexes this call fetches
+	add := func(i int64) {
+		c.inflight[blockKey{b.key, i}] = &flight{done: make(chan struct{})}
+		if n := len(runs); n > 0 && runs[n-1][1] == i-1 && (i-runs[n-1][0]+1)*c.cfg.BlockSize <= c.cfg.MaxRequest {
+			runs[n-1][1] = i
+		} else {
+			runs = append(runs, [2]int64{i, i})
+		}
+	}
+	c.mu.Lock()
+	for i := first; i <= last; i++ {
+		k := blockKey{b.key, i}
+		if data, ok := c.lru.Get(k); ok {
+			out[i-first] = data
+			b.stats.hits.Add(1)
+		} else if f, ok := c.inflight[k]; ok {
+			waits[i] = f
+		} else {
+			add(i)
+		}
+	}
+	// Readahead starts only where the block after the read is missing,
+	// and stops at the first block already cached or on its way: so a
+	// sequential reader fetches a large run each time it reaches the end
+	// of what it has, instead of one block per read.
+	for i := last + 1; i <= fetchLast; i++ {
+		k := blockKey{b.key, i}
+		if c.lru.Contains(k) || c.inflight[k] != nil {
+			break
+		}
+		add(i)
+	}
+	c.mu.Unlock()
+
+	// Fetch the runs in parallel; this goroutine takes the first.
+	var wg sync.WaitGroup
+	errs := make([]error, len(runs))
+	for j := range runs {
+		if j == 0 {
+			continue
+		}
+		wg.Go(func() { errs[j] = b.fetchRun(ctx, runs[j][0], runs[j][1]) })
+	}
+	if len(runs) > 0 {
+		errs[0] = b.fetchRun(ctx, runs[0][0], runs[0][1])
+	}
+	wg.Wait()
+	for _, e := range errs {
+		if e != nil {
+			return nil, false, e
+		}
+	}
+	for _, r := range runs {
+		for i := max(r[0], first); i <= min(r[1], last); i++ {
+			data, ok := c.lru.Peek(blockKey{b.key, i})
+			if !ok {
+				// Evicted already under a tiny budget: fetch again.
+				return nil, true, nil
+			}
+			out[i-first] = data
+		}
+	}
+	for i, f := range waits {
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		}
+		if f.err != nil {
+			if isContextErr(f.err) && ctx.Err() == nil {
+				return nil, true, nil // the fetcher gave up, not us
+			}
+			return nil, false, f.err
+		}
+		out[i-first] = f.data
+		b.stats.hits.Add(1)
+	}
+	return out, false, nil
+}
+
+// fetchRun fetches blocks first..last in one request and publishes them.
+func (b *Blob) fetchRun(ctx context.Context, first, last int64) (err error) {
+	c := b.c
+	bs := c.cfg.BlockSize
+	off := first * bs
+	end := min((last+1)*bs, b.size)
+	blocks := make([][]byte, 0, last-first+1)
+	defer func() {
+		c.mu.Lock()
+		for i := first; i <= last; i++ {
+			k := blockKey{b.key, i}
+			f := c.inflight[k]
+			delete(c.inflight, k)
+			if err == nil {
+				f.data = blocks[i-first]
+				c.lru.Add(k, f.data)
+			} else {
+				f.err = err
+			}
+			close(f.done)
+		}
+		c.mu.Unlock()
+	}()
+	b.stats.requests.Add(1)
+	rc, err := b.src.ReadRange(ctx, off, end-off)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	for i := first; i <= last; i++ {
+		blk := make([]byte, min(bs, b.size-i*bs))
+		m, err := io.ReadFull(rc, blk)
+		b.stats.bytes.Add(int64(m))
+		if err != nil {
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				err = vfs.Corruptf("%s: short body at %d: %v", b.info.Name(), i*bs+int64(m), io.ErrUnexpectedEOF)
+			}
+			return err
+		}
+		blocks = append(blocks, blk)
+		b.stats.misses.Add(1)
+	}
+	return nil
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
