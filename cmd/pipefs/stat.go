@@ -145,7 +145,7 @@ func headerFields(h any) []field {
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		fv := v.Field(i)
-		if !sf.IsExported() || fv.IsZero() {
+		if !sf.IsExported() || fv.IsZero() || fv.Kind() == reflect.Slice && fv.Len() == 0 {
 			continue
 		}
 		var s string
