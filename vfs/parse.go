@@ -78,6 +78,25 @@ func MustParse(s string) Pipeline {
 	return p
 }
 
+// ParseAdapter parses a single adapter sub-URL, such as "zip", "zip:a/b" or
+// "zarr3:", with every check of [Parse] that does not depend on its base:
+// kind checks and "..:" need a whole pipeline, so ".." is rejected here.
+// The result is canonical (lower-case scheme, colon added). It is meant
+// for registering adapters and formats; every error is a [*SyntaxError].
+func ParseAdapter(s string) (SubURL, error) {
+	if strings.IndexByte(s, '|') >= 0 {
+		return SubURL{}, &SyntaxError{Input: s, Index: -1, Msg: `an adapter is a single sub-URL; a raw "|" always splits`}
+	}
+	u, msg := parseSubURL(s, false)
+	if msg == "" && u.Scheme == dotdot {
+		msg = `".." is not an adapter on its own: it removes the adapter before it`
+	}
+	if msg != "" {
+		return SubURL{}, &SyntaxError{Input: s, Index: 0, Sub: s, Msg: msg}
+	}
+	return u, nil
+}
+
 // An item is a sub-URL with its index in the text that was parsed.
 type item struct {
 	u     SubURL

@@ -3,6 +3,7 @@ package vfs
 import (
 	"io/fs"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -226,6 +227,31 @@ func TestSyntaxErrorFields(t *testing.T) {
 		}
 		if se.Index != tc.index || se.Sub != tc.sub || se.Input != tc.in || se.Msg == "" {
 			t.Errorf("Parse(%q) error = %+v, want Index %d, Sub %q", tc.in, se, tc.index, tc.sub)
+		}
+	}
+}
+
+func TestParseAdapter(t *testing.T) {
+	for _, tc := range []struct{ in, want, err string }{
+		{in: "zip", want: "zip:"},
+		{in: "ZIP:a/b", want: "zip:a/b"},
+		{in: "zarr3:", want: "zarr3:"},
+		{in: "ocdbt:@v1/p", want: "ocdbt://v1/p"},
+		{in: "pipefs.tar", want: "pipefs.tar:"},
+		{in: "acme.thing://[x]/p?q", want: "acme.thing://[x]/p?q"},
+		{in: "file:/x", err: "root scheme"},
+		{in: "..:x", err: "not an adapter on its own"},
+		{in: "zip:|zarr3:", err: "single sub-URL"},
+		{in: "zip://x", err: "takes no authority"},
+		{in: "tar:", err: "unknown scheme"},
+		{in: "", err: "empty sub-URL"},
+	} {
+		u, err := ParseAdapter(tc.in)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("ParseAdapter(%q) = %q, %v; want error containing %q", tc.in, u, err, tc.err)
+		case tc.err == "" && (err != nil || u.String() != tc.want):
+			t.Errorf("ParseAdapter(%q) = %q, %v; want %q", tc.in, u, err, tc.want)
 		}
 	}
 }
