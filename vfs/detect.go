@@ -54,11 +54,7 @@ func detectFile(ctx context.Context, reg *Registry, b Blob) (SubURL, error) {
 	}
 	switch len(matched) {
 	case 1:
-		p, err := Parse("memory:|" + matched[0].Adapter)
-		if err != nil {
-			return SubURL{}, err
-		}
-		return p[1], nil
+		return parseAdapter(matched[0].Adapter)
 	case 0:
 		return SubURL{}, fmt.Errorf("%w: no registered format matches (tried %s)", ErrUnknownFormat, formatNames(cands))
 	default:
@@ -118,11 +114,8 @@ func (g *Registry) DetectDir(ctx context.Context, t Tree, dataset bool) (u SubUR
 	case 0:
 		return SubURL{}, false, nil
 	case 1:
-		p, err := Parse("memory:|" + matched[0].Adapter)
-		if err != nil {
-			return SubURL{}, false, err
-		}
-		return p[1], true, nil
+		u, err := parseAdapter(matched[0].Adapter)
+		return u, err == nil, err
 	default:
 		return SubURL{}, false, fmt.Errorf("%w: several formats match: %s; name one with an adapter", ErrUnknownFormat, formatNames(matched))
 	}

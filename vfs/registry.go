@@ -162,8 +162,7 @@ func (g *Registry) RegisterFormat(f *Format) {
 	default:
 		panic(fmt.Sprintf("vfs: RegisterFormat %q: Input must be KindFile or KindDirectory", f.Name))
 	}
-	p, err := Parse("memory:|" + f.Adapter)
-	if err != nil || len(p) != 2 {
+	if _, err := parseAdapter(f.Adapter); err != nil {
 		panic(fmt.Sprintf("vfs: RegisterFormat %q: bad adapter %q: %v", f.Name, f.Adapter, err))
 	}
 	g.mu.Lock()
@@ -215,4 +214,17 @@ func (g *Registry) adapter(scheme string) (*Adapter, error) {
 		return nil, g.unknown(scheme)
 	}
 	return a, nil
+}
+
+// parseAdapter parses one adapter sub-URL on its own. It is parsed after a
+// vendor root, whose kind is unknown, so that no base kind is assumed.
+func parseAdapter(s string) (SubURL, error) {
+	p, err := Parse("pipefs.adapter:|" + s)
+	if err != nil {
+		return SubURL{}, err
+	}
+	if len(p) != 2 {
+		return SubURL{}, fmt.Errorf("%q is not one adapter sub-URL", s)
+	}
+	return p[1], nil
 }
