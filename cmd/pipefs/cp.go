@@ -6,21 +6,25 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/spf13/cobra"
 )
 
 func newCpCmd(g *globals) *cobra.Command {
-	var verbose bool
+	var verbose, progress bool
 	cmd := &cobra.Command{
 		Use:   "cp URL DEST",
 		Short: "Copy a file location to a local file",
 		Long: `cp copies the file location that URL names to the local path DEST, or
 to standard output when DEST is "-". When DEST is an existing directory,
 the file keeps its name inside it. An existing file is replaced; a failed
-copy leaves no partial file behind.`,
+copy leaves no partial file behind. --progress shows the bytes copied,
+updated a few times a second.`,
 		Example: `  pipefs cp 'file:/data/a.zip|zip:data/inner.zip|zip:deep.zip' /tmp/
-  pipefs cp -v 'file:/data/a.zip|zip:README.txt' README.txt
+  pipefs cp -P 'file:/data/big.zip|zip:disk.img' disk.img
   pipefs cp 'memory:x.bin' - | sha256sum`,
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -37,7 +41,13 @@ copy leaves no partial file behind.`,
 			if st, err := os.Stat(dest); err == nil && st.IsDir() {
 				dest = filepath.Join(dest, f.Name())
 			}
-			n, err := copyToFile(dest, f)
+			var r io.Reader = f
+			if progress {
+				p := newProgress(cmd.ErrOrStderr(), f.Size())
+				defer p.stop()
+				r = io.TeeReader(f, p)
+			}
+			n, err := copyToFile(dest, r)
 			if err != nil {
 				return err
 			}
@@ -48,6 +58,7 @@ copy leaves no partial file behind.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "print what was copied to standard error")
+	cmd.Flags().BoolVarP(&progress, "progress", "P", false, "show the bytes copied on standard error as the copy goes")
 	return cmd
 }
 
@@ -72,4 +83,56 @@ func copyToFile(dest string, r io.Reader) (n int64, err error) {
 		return n, err
 	}
 	return n, os.Rename(tmp.Name(), dest)
+}
+
+// progressInterval is how often --progress updates its line.
+const progressInterval = 200 * time.Millisecond
+
+// A progressMeter counts the bytes written to it and shows the count on a
+// terminal line, rewritten in place, until stopped.
+type progressMeter struct {
+	w     io.Writer
+	total int64
+	n     atomic.Int64
+	done  chan struct{}
+	wg    sync.WaitGroup
+}
+
+func newProgress(w io.Writer, total int64) *progressMeter {
+	p := &progressMeter{w: w, total: total, done: make(chan struct{})}
+	p.wg.Go(func() {
+		t := time.NewTicker(progressInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				p.show("")
+			case <-p.done:
+				return
+			}
+		}
+	})
+	return p
+}
+
+func (p *progressMeter) Write(b []byte) (int, error) {
+	p.n.Add(int64(len(b)))
+	return len(b), nil
+}
+
+// show rewrites the progress line, ending it with end.
+func (p *progressMeter) show(end string) {
+	n := p.n.Load()
+	pct := 100
+	if p.total > 0 {
+		pct = int(n * 100 / p.total)
+	}
+	fmt.Fprintf(p.w, "\r%d / %d bytes (%d%%)%s", n, p.total, pct, end)
+}
+
+// stop ends the progress line with the final count.
+func (p *progressMeter) stop() {
+	close(p.done)
+	p.wg.Wait()
+	p.show("\n")
 }

@@ -4,12 +4,15 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/pipefs/pipefs/roots/memroot"
@@ -407,13 +410,21 @@ func TestCp(t *testing.T) {
 		t.Errorf("cp to - = %q", out)
 	}
 
-	r := runCLI(t, "cp", zipURL+"|zip:nope", dir+"/nope")
+	r := runCLI(t, "cp", "--progress", zipURL+"|zip:docs/api/ref.txt", dir+"/ref.txt")
+	if r.code != 0 || !strings.HasSuffix(r.stderr, "\r4 / 4 bytes (100%)\n") {
+		t.Errorf("cp --progress: exit %d, stderr %q; want it to end with the full count", r.code, r.stderr)
+	}
+	if got, err := os.ReadFile(dir + "/ref.txt"); err != nil || string(got) != "ref\n" {
+		t.Errorf("cp --progress wrote %q, %v", got, err)
+	}
+
+	r = runCLI(t, "cp", zipURL+"|zip:nope", dir+"/nope")
 	if r.code != 1 || !strings.Contains(r.stderr, `sub-URL 1 "zip:nope"`) {
 		t.Errorf("cp of a missing member: exit %d, stderr %q", r.code, r.stderr)
 	}
 	ents, _ := os.ReadDir(dir)
-	if len(ents) != 2 {
-		t.Errorf("after cp, %s holds %d files, want 2 (no partial file)", dir, len(ents))
+	if len(ents) != 3 {
+		t.Errorf("after cp, %s holds %d files, want 3 (no partial file)", dir, len(ents))
 	}
 }
 
@@ -563,5 +574,24 @@ func TestRelativeArgs(t *testing.T) {
 	r := runCLI(t, "cat", "nope.zip|zip:a")
 	if r.code != 1 || !strings.Contains(r.stderr, `sub-URL 0 "`+abs+`/nope.zip"`) {
 		t.Errorf("cat of a missing relative file: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestCopyToFileFailure(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/old.txt", []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	_, err := copyToFile(dir+"/old.txt", io.MultiReader(strings.NewReader("partial"), iotest.ErrReader(boom)))
+	if !errors.Is(err, boom) {
+		t.Errorf("copyToFile with a failing reader: %v, want %v", err, boom)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("after a failed copy, the directory holds %d files, want 1", len(ents))
+	}
+	if got, _ := os.ReadFile(dir + "/old.txt"); string(got) != "old" {
+		t.Errorf("a failed copy replaced the file with %q", got)
 	}
 }
