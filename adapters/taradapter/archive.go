@@ -1,0 +1,397 @@
+package taradapter
+
+import (
+	"archive/tar"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/pipefs/pipefs/vfs"
+)
+
+// An Archive is a tar archive read through a blob: a [vfs.Tree] whose
+// files are the archive's members. It is safe for concurrent use. See the
+// package documentation for the naming, link and duplicate rules.
+type Archive struct {
+	blob vfs.Blob
+	lim  vfs.Limits
+	sh   *shared
+}
+
+var _ vfs.Tree = (*Archive)(nil)
+
+// shared holds the index of one archive, built once at first use and
+// shared by every Archive over the same archive (see cache.go).
+type shared struct {
+	mu     sync.Mutex
+	done   atomic.Pointer[built]
+	key    cacheKey // in the cache; zero when not cached
+	weight int      // entries charged to the cache; guarded by the cache's mutex
+}
+
+// built is the outcome of a scan: an index, or the error that a scan of
+// the same bytes under the same limits would give again.
+type built struct {
+	idx *index
+	err error
+}
+
+// scans counts the scans of archives, for tests.
+var scans atomic.Int64
+
+// Open scans the tar archive in b and returns it. ctx bounds the reads
+// that Open does; later reads take the context of their own call. o may
+// be nil. The archive does not own b: b must stay readable while the
+// archive and the blobs it returned are used, and the caller closes it.
+// Open builds a private index; the pipefs.tar: adapter shares one index
+// per archive across the process instead.
+//
+// Errors match vfs.ErrCorrupt for a malformed archive and vfs.ErrLimit
+// when o's limits are exceeded.
+func Open(ctx context.Context, b vfs.Blob, o *vfs.Options) (*Archive, error) {
+	a := &Archive{blob: b, lim: o.EffectiveLimits(), sh: new(shared)}
+	if _, err := a.index(ctx); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// openShared returns an Archive over b whose index comes from the
+// process-wide cache when url is not empty. It does no I/O.
+func openShared(b vfs.Blob, url string, o *vfs.Options) *Archive {
+	a := &Archive{blob: b, lim: o.EffectiveLimits()}
+	if url == "" {
+		a.sh = new(shared)
+	} else {
+		a.sh = indexes.get(keyOf(url, b, a.lim))
+	}
+	return a
+}
+
+// index returns the archive's index, scanning the archive if no Archive
+// sharing it has done so yet. A scan that fails because of ctx or the
+// blob (an I/O error) is retried by the next call; a malformed archive or
+// a limit fails every call the same way.
+func (a *Archive) index(ctx context.Context) (*index, error) {
+	if r := a.sh.done.Load(); r != nil {
+		return r.idx, r.err
+	}
+	a.sh.mu.Lock()
+	defer a.sh.mu.Unlock()
+	if r := a.sh.done.Load(); r != nil {
+		return r.idx, r.err
+	}
+	scans.Add(1)
+	size := a.blob.Stat().Size()
+	if size < 0 {
+		return nil, vfs.Corruptf("negative archive size %d", size)
+	}
+	sc, err := scan(ctx, vfs.ReaderAt(ctx, a.blob), size, a.lim)
+	if err != nil {
+		if errors.Is(err, vfs.ErrCorrupt) || errors.Is(err, vfs.ErrLimit) {
+			a.sh.done.Store(&built{err: err})
+		}
+		return nil, err
+	}
+	idx := buildIndex(sc)
+	a.sh.done.Store(&built{idx: idx})
+	indexes.charge(a.sh, len(idx.ents))
+	return idx, nil
+}
+
+// maxHops bounds the symbolic links followed to resolve one name, as
+// Linux's MAXSYMLINKS does: a loop fails instead of spinning.
+const maxHops = 40
+
+var (
+	errEscape = fmt.Errorf("symbolic link leads out of the archive: %w (%w)", vfs.ErrUnsafePath, fs.ErrInvalid)
+	errLoop   = vfs.Corruptf("more than %d symbolic links to follow (a loop?)", maxHops)
+)
+
+// resolve returns the entry that name (an fs.ValidPath name) leads to,
+// following symbolic links in every element; nil means the root. When
+// the last element is a link that leaves the archive, it returns that
+// link's entry with an error matching vfs.ErrUnsafePath.
+func (x *index) resolve(name string) (*entry, error) {
+	if name == "." {
+		return nil, nil
+	}
+	// Fast path: names with no link in them. The ancestors of an entry
+	// are directories (see buildIndex), so a hit is the answer.
+	if e := x.lookup(name); e != nil && e.kind != kindSymlink {
+		return e, nil
+	}
+	comps := strings.Split(name, "/")
+	cur := "."
+	var e *entry
+	for hops := 0; len(comps) > 0; {
+		p := join(cur, comps[0])
+		comps = comps[1:]
+		if e = x.lookup(p); e == nil {
+			return nil, fs.ErrNotExist
+		}
+		switch e.kind {
+		case kindDir:
+			cur = p
+			continue
+		case kindSymlink:
+		default:
+			if len(comps) > 0 {
+				return nil, fmt.Errorf("%q is not a directory: %w", p, fs.ErrNotExist)
+			}
+			return e, nil
+		}
+		if hops++; hops > maxHops {
+			return nil, errLoop
+		}
+		if e.link == "" {
+			return nil, fmt.Errorf("symbolic link %q is empty: %w", p, fs.ErrNotExist)
+		}
+		escape := func() (*entry, error) {
+			if len(comps) == 0 {
+				return e, errEscape
+			}
+			return nil, errEscape
+		}
+		if strings.HasPrefix(e.link, "/") {
+			return escape()
+		}
+		var stack []string
+		if cur != "." {
+			stack = strings.Split(cur, "/")
+		}
+		for _, t := range strings.Split(e.link, "/") {
+			switch t {
+			case "", ".":
+			case "..":
+				if len(stack) == 0 {
+					return escape()
+				}
+				stack = stack[:len(stack)-1]
+			default:
+				stack = append(stack, t)
+			}
+		}
+		comps, cur, e = append(stack, comps...), ".", nil
+	}
+	return e, nil
+}
+
+// named returns a copy of e's description (the root's when e is nil)
+// named base.
+func (x *index) named(e *entry, base string) *vfs.FileInfo {
+	fi := x.root
+	if e != nil {
+		fi = e.info
+	}
+	fi.FName = base
+	return &fi
+}
+
+func baseName(name string) string {
+	_, b := split(name)
+	return b
+}
+
+// Stat describes the named file or directory, following symbolic links
+// that stay inside the archive. A link that leaves the archive is
+// described as the link it is (fs.ModeSymlink). Sys returns the member's
+// *tar.Header; it is nil for the root (unless the archive has a "./"
+// entry) and for directories that only the names of members imply.
+func (a *Archive) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
+	}
+	x, err := a.index(ctx)
+	if err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+	}
+	e, err := x.resolve(name)
+	if err != nil && (e == nil || !errors.Is(err, vfs.ErrUnsafePath)) {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+	}
+	return x.named(e, baseName(name)), nil
+}
+
+// ReadDir lists the named directory, sorted by name. Links are listed as
+// links (their Info describes the link, not its target).
+func (a *Archive) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
+	}
+	x, err := a.index(ctx)
+	if err != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
+	}
+	e, err := x.resolve(name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
+	}
+	dir := "."
+	if e != nil {
+		if e.kind != kindDir {
+			return nil, &fs.PathError{Op: "readdir", Path: name, Err: vfs.ErrNotDir}
+		}
+		dir = join(e.dir, e.base)
+	}
+	ents := x.children(dir)
+	infos := make([]vfs.FileInfo, len(ents))
+	list := make([]fs.DirEntry, len(ents))
+	for i := range ents {
+		infos[i] = ents[i].info
+		list[i] = &infos[i]
+	}
+	return list, nil
+}
+
+// OpenBlob opens the named member for random access, following symbolic
+// links that stay inside the archive and hard links. A member is a
+// section of the archive's blob, read with no copy; a sparse member reads
+// its data regions from the archive and its holes as zeros.
+func (a *Archive) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	x, err := a.index(ctx)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	e, err := x.resolve(name)
+	if err == nil {
+		var b vfs.Blob
+		if b, err = a.openEntry(x, e, baseName(name)); err == nil {
+			return b, nil
+		}
+	}
+	return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+}
+
+func (a *Archive) openEntry(x *index, e *entry, base string) (vfs.Blob, error) {
+	if e == nil || e.kind == kindDir {
+		return nil, vfs.ErrIsDir
+	}
+	switch e.kind {
+	case kindSpecial:
+		return nil, fmt.Errorf("%s is not a regular file and has no data: %w", typeName(e.info.FMode), errors.ErrUnsupported)
+	case kindBroken:
+		return nil, vfs.Corruptf("hard link to %q, which is not a file earlier in the archive", e.link)
+	}
+	info := x.named(e, base)
+	if info.FSize > a.lim.MaxFileSize {
+		return nil, vfs.Limitf("size %d is over the limit of %d bytes (raise Options.Limits.MaxFileSize)", info.FSize, a.lim.MaxFileSize)
+	}
+	if e.frags != nil {
+		return &sparseBlob{parent: a.blob, off: e.off, frags: e.frags, info: info}, nil
+	}
+	return vfs.SectionBlob(a.blob, e.off, info.FSize, info), nil
+}
+
+func typeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "block device"
+	case m&fs.ModeNamedPipe != 0:
+		return "FIFO"
+	}
+	return "special file"
+}
+
+// Unreachable returns the headers that no name reaches, in archive order
+// as far as the duplicate rule allows: unsafe names, entries hidden by a
+// later one of the same name or by a directory, replaced "./" entries. It
+// scans the archive if that was not done yet.
+func (a *Archive) Unreachable(ctx context.Context) ([]*tar.Header, error) {
+	x, err := a.index(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(x.unreachable), nil
+}
+
+// GlobalHeaders returns the pax global headers of the archive, in order.
+// Their records are not merged into the members' headers (archive/tar
+// does not merge them either).
+func (a *Archive) GlobalHeaders(ctx context.Context) ([]*tar.Header, error) {
+	x, err := a.index(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(x.globals), nil
+}
+
+// As sets target, a **tar.Header, to the header of the explicit root
+// entry ("./") if the archive has one, and reports whether it did.
+func (a *Archive) As(target any) bool {
+	if t, ok := target.(**tar.Header); ok {
+		if r := a.sh.done.Load(); r != nil && r.idx != nil {
+			if h := r.idx.rootHeader(); h != nil {
+				*t = h
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sparseBlob reads a sparse member: data regions from the archive, holes
+// as zeros.
+type sparseBlob struct {
+	parent vfs.Blob
+	off    int64 // offset of the packed data in parent
+	frags  []fragment
+	info   fs.FileInfo
+}
+
+func (b *sparseBlob) Stat() fs.FileInfo { return b.info }
+
+func (b *sparseBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, &fs.PathError{Op: "read", Path: b.info.Name(), Err: fs.ErrInvalid}
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	size := b.info.Size()
+	if off >= size {
+		return 0, io.EOF
+	}
+	end := off + min(int64(len(p)), size-off)
+	i := sort.Search(len(b.frags), func(i int) bool { return b.frags[i].Offset+b.frags[i].Length > off })
+	for pos := off; pos < end; {
+		if i < len(b.frags) && b.frags[i].Offset <= pos {
+			f := b.frags[i]
+			k := min(end, f.Offset+f.Length) - pos
+			dst := p[pos-off : pos-off+k]
+			n, err := b.parent.ReadAt(ctx, dst, b.off+f.Packed+pos-f.Offset)
+			if n < len(dst) {
+				if err == nil || err == io.EOF {
+					err = vfs.Corruptf("%s: truncated: sparse data at %d ends early", b.info.Name(), b.off+f.Packed)
+				}
+				return int(pos-off) + n, err
+			}
+			pos += k
+			i++
+			continue
+		}
+		next := end
+		if i < len(b.frags) {
+			next = min(end, b.frags[i].Offset)
+		}
+		clear(p[pos-off : next-off])
+		pos = next
+	}
+	n := int(end - off)
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}

@@ -1,0 +1,131 @@
+// Package taradapter implements the pipefs.tar: adapter of pipefs: it
+// serves the members of a tar archive, read through a [vfs.Blob], as a
+// [vfs.Tree].
+//
+// Importing the package registers the "pipefs.tar" adapter scheme and the
+// "tar" format signature (a header block with a valid checksum, see
+// [Match]) in [vfs.DefaultRegistry]. [Open] is the same core for programs
+// that hold a blob and want an [*Archive] directly.
+//
+// The archive is parsed with archive/tar, so ustar, pax (long names and
+// link names, any records), GNU (long names "L" and "K", base-256
+// numbers), old GNU and V7 archives are read as archive/tar reads them.
+//
+// # Random access, nothing extracted
+//
+// A regular member is a section of the archive's blob ([vfs.SectionBlob]):
+// reading it reads the parent at an offset, with no copy and no buffer.
+// Over a compressed stream that has random access (gzip: or zstd: with
+// checkpoints), a read seeks through its checkpoints. The data offsets
+// come from the scan: archive/tar reads headers block by block straight
+// from its reader, so the position of that reader right after Next is the
+// offset of the member's data; it skips data by seeking, so the scan reads
+// headers and little else.
+//
+// Sparse members (old GNU type "S", and the GNU pax formats 0.0, 0.1 and
+// 1.0, as GNU tar and bsdtar write them) are served with random access
+// too: the scan recovers the sparse map that archive/tar parsed but does
+// not expose (from the pax records, from the old GNU header and its
+// extension blocks, or from the text before the data in format 1.0), and
+// ReadAt reads the data regions from the archive and fills holes with
+// zeros. Restarting archive/tar's sequential reader for every ReadAt
+// would have cost a read of all the data before the offset.
+//
+// # The index, built once per archive
+//
+// The first call that needs the index (Stat, ReadDir or OpenBlob; opening
+// the adapter does no I/O) scans the archive once; later calls are binary
+// searches in a sorted slice. The pipefs.tar: adapter shares indexes
+// across the process: they are cached, keyed by the canonical pipeline of
+// the archive file, its size and modification time, and the limits that
+// shape a scan, so a later open of the same archive reads nothing until a
+// member is read. The cache keeps at most 256 indexes and, beyond the
+// most recent one, 4 Mi entries in all (about 1 GiB), evicting the least
+// recently used; an evicted index stays with the archives that hold it. A
+// scan that fails because of the context or an I/O error is tried again
+// by the next call; a malformed archive or a limit fails every call with
+// the same error. [Open] builds a private index instead.
+//
+// # Concurrency and ownership
+//
+// An [*Archive] and the blobs it returns are safe for concurrent use.
+// The archive does not own the blob it reads: it never closes it, and the
+// blob must stay readable while the archive or any member blob is in use.
+//
+// # Names
+//
+// Names follow io/fs: slash-separated, no leading or trailing slash. The
+// leading "./" that "tar -C dir ." writes is removed, and an entry named
+// "./" describes the root. A member whose name is still not safe (a "..",
+// "." or empty element, a leading "/", a backslash, a drive letter such as
+// "C:", invalid UTF-8) is never reachable: it is left out of the tree,
+// and [Archive.Unreachable] lists it. (archive/tar refuses NUL in names.)
+// Every parent directory of a member exists, whether or not the archive
+// has an entry for it; implied directories have mode fs.ModeDir|0555,
+// others the permission bits of their header.
+//
+// Duplicate names follow tar semantics, those of extracting in order: the
+// last entry with a name wins. One exception keeps the tree a tree: when
+// a file, link or device and a directory have the same name, whether the
+// directory is an entry ("a/") or implied by a member ("a/b"), the
+// directory wins. Hidden entries are listed by [Archive.Unreachable].
+//
+// # Links and special files
+//
+// A hard link reads as its target did at the link's place in the archive,
+// as extraction in order would leave it: a target overwritten by a later
+// entry keeps its old bytes for the link, and chains resolve since each
+// link copies a target that is already resolved. A hard link whose target
+// is not an earlier file (missing, later in the archive, a directory, a
+// loop) is listed as an empty regular file, and opening it fails with an
+// error matching [vfs.ErrCorrupt]. A hard link to a symbolic link is that
+// symbolic link.
+//
+// A symbolic link whose target stays inside the archive is followed by
+// Stat and OpenBlob, and in every element of a name ("link/x"); a
+// relative target resolves against the link's directory, and at most 40
+// links are followed for one name (more is a loop, an error matching
+// [vfs.ErrCorrupt]). A link whose target is absolute, or whose ".."
+// elements climb above the root at any point, is never followed: Stat
+// describes it as a link (fs.ModeSymlink) and opening it fails with an
+// error matching [vfs.ErrUnsafePath] and fs.ErrInvalid. ReadDir lists
+// every link as a link: its Info describes the link itself (mode
+// fs.ModeSymlink, size the target's length), as os.Lstat does.
+//
+// Character and block devices and FIFOs are listed with their mode bits
+// (fs.ModeDevice, fs.ModeCharDevice, fs.ModeNamedPipe); opening one fails
+// with an error matching errors.ErrUnsupported.
+//
+// Stat().Sys() of a member returns its *tar.Header, with its pax records
+// in PAXRecords; it is nil for implied directories and for the root unless
+// the archive has a "./" entry. Pax global headers are not members:
+// [Archive.GlobalHeaders] returns them, and their records are not merged
+// into the members' headers (archive/tar does not merge them either).
+//
+// # Errors and limits
+//
+// A truncated archive is an error matching [vfs.ErrCorrupt], wherever it
+// ends: inside a header, inside data, or exactly between two members
+// (an archive must end with at least one zero block; archive/tar alone
+// would take such a truncated archive for a shorter one). So are a bad
+// header checksum, a size that runs past the end of the archive or into
+// what follows (the next header then fails its checksum), and a malformed
+// sparse map.
+//
+// The limits of [vfs.Options].Limits apply, and each error matches
+// [vfs.ErrLimit] and names the Limits field to raise:
+//
+//   - MaxEntries: the number of headers (members and global headers).
+//     The scan fails.
+//   - MaxNameLength: the length of every member name and link name,
+//     long or not. The scan fails. A pax header or GNU long name is read
+//     whole before its length is known, but archive/tar refuses any over
+//     1 MiB (an error matching [vfs.ErrLimit]), so a huge pax record costs
+//     at most 1 MiB, briefly.
+//   - MaxFileSize: the size of a member. Opening that member fails; the
+//     rest of the archive stays readable.
+//
+// The names and pax records an index keeps are capped at 256 MiB per
+// archive, and a pax 1.0 sparse map at 16 MiB (errors matching
+// [vfs.ErrLimit]).
+package taradapter
