@@ -16,7 +16,12 @@ type Pipeline []SubURL
 // A SubURL is one "|"-separated layer of a pipeline.
 //
 // All text fields hold the text exactly as written (percent escapes keep
-// their spelling); use the accessor methods for decoded values.
+// their spelling); use the accessor methods ([SubURL.Key],
+// [SubURL.DecodedPath], [SubURL.Host], [SubURL.Bucket], [SubURL.Version],
+// [SubURL.Range], [SubURL.Pointer]) for decoded values. The Authority of
+// s3 and gs is the bucket, and that of ocdbt and icechunk the version; a
+// memory:// sub-URL has no host, so its Authority is always empty and the
+// text after "//" is its Path.
 type SubURL struct {
 	Scheme       string // lower case, never empty
 	HasAuthority bool   // the sub-URL has "//" after the colon
@@ -50,6 +55,8 @@ type SyntaxError struct {
 	Msg   string // what is wrong
 }
 
+// Error returns the message, naming the offending sub-URL by its index and
+// text.
 func (e *SyntaxError) Error() string {
 	if e.Index < 0 {
 		return fmt.Sprintf("invalid pipeline %q: %s", e.Input, e.Msg)
