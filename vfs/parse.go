@@ -557,6 +557,9 @@ func isCommitTime(s string) bool {
 // checkIcechunkRef checks an icechunk REF: branch.NAME, tag.NAME or a
 // snapshot id.
 func checkIcechunkRef(ref string) string {
+	if strings.ContainsAny(ref, "[]") {
+		return `"[" and "]" are allowed only around an IPv6 literal host and in a vendor authority; write %5B and %5D`
+	}
 	for _, prefix := range []string{"branch.", "tag."} {
 		if name, ok := strings.CutPrefix(ref, prefix); ok {
 			if name == "" {
