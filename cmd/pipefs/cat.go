@@ -16,7 +16,8 @@ and goes on with the next one; the exit status is then 1.`,
 		Example: `  pipefs cat 'file:/data/a.zip|zip:README.txt'
   pipefs cat 'file:/data/a.zip|zip:data/inner.zip|zip:deep.zip|zip:hello.txt'
   pipefs cat 'file:/data/big.bin|byte-range:0-512' | xxd`,
-		Args: args(cobra.MinimumNArgs(1)),
+		Args:              args(cobra.MinimumNArgs(1)),
+		ValidArgsFunction: g.completeURLs(-1, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			failed := false
 			for _, arg := range args {

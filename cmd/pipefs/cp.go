@@ -26,7 +26,8 @@ updated a few times a second.`,
 		Example: `  pipefs cp 'file:/data/a.zip|zip:data/inner.zip|zip:deep.zip' /tmp/
   pipefs cp -P 'file:/data/big.zip|zip:disk.img' disk.img
   pipefs cp 'memory:x.bin' - | sha256sum`,
-		Args: args(cobra.ExactArgs(2)),
+		Args:              args(cobra.ExactArgs(2)),
+		ValidArgsFunction: g.completeURLs(1, true),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := g.openFile(cmd.Context(), args[0])
 			if err != nil {

@@ -29,7 +29,8 @@ to URL. -l adds the size, mode and modification time before each path
 		Example: `  pipefs ls 'file:/data/a.zip'
   pipefs ls -l 'file:/data/a.zip|zip:docs/'
   pipefs ls -lR 'memory:site/'`,
-		Args: args(cobra.ExactArgs(1)),
+		Args:              args(cobra.ExactArgs(1)),
+		ValidArgsFunction: g.completeURLs(1, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			loc, err := g.openLocation(cmd.Context(), args[0])
 			if err != nil {

@@ -595,3 +595,30 @@ func TestCopyToFileFailure(t *testing.T) {
 		t.Errorf("a failed copy replaced the file with %q", got)
 	}
 }
+
+func TestComplete(t *testing.T) {
+	zipURL := site(t, "cli/complete")
+	tests := []struct {
+		name string
+		args []string
+		out  string // completions, then the directive
+	}{
+		{"into a zip", []string{"ls", zipURL + "|zip:"}, zipURL + "|zip:README.txt\n" + zipURL + "|zip:data/\n" + zipURL + "|zip:docs/\n:6\n"},
+		{"a prefix", []string{"cat", zipURL + "|zip:do"}, zipURL + "|zip:docs/\n:6\n"},
+		{"a subdirectory", []string{"stat", zipURL + "|zip:docs/g"}, zipURL + "|zip:docs/guide.md\n:6\n"},
+		{"a nested zip", []string{"tree", zipURL + "|zip:data/in"}, zipURL + "|zip:data/inner.zip\n" + zipURL + "|zip:data/inner.zip|zip:\n:6\n"},
+		{"the memory root", []string{"ls", "memory:cli/complete/s"}, zipURL + "\n" + zipURL + "|zip:\n:6\n"},
+		{"a local path", []string{"ls", "testd"}, ":0\n"},
+		{"a second argument", []string{"ls", zipURL, "x"}, ":4\n"},
+		{"the destination of cp", []string{"cp", zipURL, "x"}, ":0\n"},
+		{"a missing directory", []string{"ls", "memory:cli/complete/nope.zip|zip:"}, ":5\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runCLI(t, append([]string{"__complete"}, tc.args...)...)
+			if r.code != 0 || r.stdout != tc.out {
+				t.Errorf("complete %q: exit %d\n%s\nwant:\n%s", tc.args, r.code, r.stdout, tc.out)
+			}
+		})
+	}
+}

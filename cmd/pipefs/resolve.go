@@ -35,7 +35,8 @@ format detection: "file:/d/a.zip" prints "file:/d/a.zip|zip:".`,
   file:/d/b.zip|zip:
 
   pipefs resolve --detect file:/d/a.zip`,
-		Args: args(cobra.MinimumNArgs(1)),
+		Args:              args(cobra.MinimumNArgs(1)),
+		ValidArgsFunction: g.completeURLs(-1, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b := cwd()
 			if base != "" {

@@ -38,7 +38,8 @@ accepting connections and waits for the requests in flight.`,
 		Example: `  pipefs serve 'file:/data/site.zip'
   pipefs serve --addr :8000 'file:/data/a.zip|zip:site/'
   curl -r 0-99 http://127.0.0.1:8080/README.txt`,
-		Args: args(cobra.ExactArgs(1)),
+		Args:              args(cobra.ExactArgs(1)),
+		ValidArgsFunction: g.completeURLs(1, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			loc, err := g.openLocation(ctx, args[0])

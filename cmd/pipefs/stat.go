@@ -26,7 +26,8 @@ method, compressed size, CRC-32 and the like). No format is detected:
 "file:/d/a.zip" describes the zip file itself.`,
 		Example: `  pipefs stat 'file:/data/a.zip|zip:README.txt'
   pipefs stat --json 'memory:notes/todo.txt'`,
-		Args: args(cobra.ExactArgs(1)),
+		Args:              args(cobra.ExactArgs(1)),
+		ValidArgsFunction: g.completeURLs(1, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pipeline, err := g.pipeline(args[0])
 			if err != nil {

@@ -23,7 +23,8 @@ first line is the resolved pipeline, with detected adapters written out.`,
       └── guide.md (2048)
 
   1 directory, 2 files`,
-		Args: args(cobra.ExactArgs(1)),
+		Args:              args(cobra.ExactArgs(1)),
+		ValidArgsFunction: g.completeURLs(1, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			loc, err := g.openLocation(cmd.Context(), args[0])
 			if err != nil {
