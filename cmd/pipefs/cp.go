@@ -25,7 +25,7 @@ copy leaves no partial file behind. --progress shows the bytes copied,
 updated a few times a second.`,
 		Example: `  pipefs cp 'file:/data/a.zip|zip:data/inner.zip|zip:deep.zip' /tmp/
   pipefs cp -P 'file:/data/big.zip|zip:disk.img' disk.img
-  pipefs cp 'memory:x.bin' - | sha256sum`,
+  pipefs cp 'testdata/demo.zip|zip:data/inner.zip' - | sha256sum`,
 		Args:              args(cobra.ExactArgs(2)),
 		ValidArgsFunction: g.completeURLs(1, true),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -28,7 +28,7 @@ to URL. -l adds the size, mode and modification time before each path
 (directories show "-" for the size).`,
 		Example: `  pipefs ls 'file:/data/a.zip'
   pipefs ls -l 'file:/data/a.zip|zip:docs/'
-  pipefs ls -lR 'memory:site/'`,
+  pipefs ls -lR 'testdata/demo.zip|zip:data/inner.zip'`,
 		Args:              args(cobra.ExactArgs(1)),
 		ValidArgsFunction: g.completeURLs(1, false),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -25,7 +25,7 @@ its raw header where there is one (for a zip member: the compression
 method, compressed size, CRC-32 and the like). No format is detected:
 "file:/d/a.zip" describes the zip file itself.`,
 		Example: `  pipefs stat 'file:/data/a.zip|zip:README.txt'
-  pipefs stat --json 'memory:notes/todo.txt'`,
+  pipefs stat --json 'testdata/demo.zip|zip:docs/guide.md'`,
 		Args:              args(cobra.ExactArgs(1)),
 		ValidArgsFunction: g.completeURLs(1, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
