@@ -110,6 +110,15 @@ func (s *scanReader) readAt(p []byte, off int64) error {
 	return err
 }
 
+// zeroBlock reports whether the block at off is all zeros.
+func (s *scanReader) zeroBlock(off int64) (bool, error) {
+	var blk [blockSize]byte
+	if err := s.readAt(blk[:], off); err != nil {
+		return false, err
+	}
+	return blk == [blockSize]byte{}, nil
+}
+
 // scan reads the whole archive in r (size bytes) and returns its raw
 // members in archive order. ctx is checked between headers.
 func scan(ctx context.Context, r io.ReaderAt, size int64, lim vfs.Limits) (*scanned, error) {
@@ -126,15 +135,19 @@ func scan(ctx context.Context, r io.ReaderAt, size int64, lim vfs.Limits) (*scan
 		// of Next, so the position now may be inside that data.
 		start := next
 		hdr, err := tr.Next()
-		if err == io.EOF {
-			if s.pos <= start {
-				// archive/tar accepts an archive that ends right after
-				// a member, with no end-of-archive zero block; so does
-				// a truncation at a member boundary. Refuse both: a
-				// truncated archive must not pass for a shorter one.
+		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+			// archive/tar reports io.EOF for an archive that ends
+			// right after a member with no end-of-archive zero block,
+			// and for one cut inside the padding of a pax header or
+			// long name. Refuse both: a truncated archive must not
+			// pass for a shorter one. What follows a whole zero block
+			// (a second one, cut short) does not matter.
+			if zero, zerr := s.zeroBlock(start); zerr == nil && zero {
+				break
+			}
+			if err == io.EOF {
 				return nil, vfs.Corruptf("truncated: no end-of-archive marker at offset %d", start)
 			}
-			break
 		}
 		if err != nil {
 			return nil, tarErr(ctx, err, start)

@@ -57,7 +57,7 @@ func Match(head, tail []byte, size int64) bool {
 		return false
 	}
 	switch b[156] {
-	case 0, '0', '1', '2':
+	case 0, '0', '1', '2', '3', '4', '5', '6', '7':
 	default:
 		return false
 	}
