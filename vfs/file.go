@@ -3,6 +3,7 @@ package vfs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"sync"
@@ -27,12 +28,11 @@ type File struct {
 	closed bool
 
 	// directories
-	tree    Tree
-	full    string
-	dirP    Pipeline
-	ents    []fs.DirEntry
-	entsErr error
-	listed  bool
+	tree   Tree
+	full   string
+	dirP   Pipeline
+	ents   []fs.DirEntry
+	listed bool
 }
 
 var (
@@ -115,6 +115,14 @@ func (f *File) Size() int64 { return f.info.Size() }
 // Blob returns the driver blob of a regular file, nil for a directory.
 func (f *File) Blob() Blob { return f.blob }
 
+// notRegular is the error of reading a file that has no bytes.
+func (f *File) notRegular() error {
+	if f.tree != nil {
+		return ErrIsDir
+	}
+	return fmt.Errorf("%w: not a regular file (%v)", fs.ErrInvalid, f.info.Mode().Type())
+}
+
 func (f *File) isClosed() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -132,7 +140,7 @@ func (f *File) err(op string, err error) error {
 // ReadAt reads len(p) bytes at off, as io.ReaderAt.
 func (f *File) ReadAt(p []byte, off int64) (int, error) {
 	if f.blob == nil {
-		return 0, f.err("read", ErrIsDir)
+		return 0, f.err("read", f.notRegular())
 	}
 	if off < 0 {
 		return 0, f.err("read", errors.New("negative offset"))
@@ -153,7 +161,7 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 // Read reads from the current offset.
 func (f *File) Read(p []byte) (int, error) {
 	if f.blob == nil {
-		return 0, f.err("read", ErrIsDir)
+		return 0, f.err("read", f.notRegular())
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -180,7 +188,7 @@ func (f *File) Read(p []byte) (int, error) {
 // Seek sets the offset of the next Read, as io.Seeker.
 func (f *File) Seek(offset int64, whence int) (int64, error) {
 	if f.blob == nil {
-		return 0, f.err("seek", ErrIsDir)
+		return 0, f.err("seek", f.notRegular())
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -152,6 +152,11 @@ func (f *FS) OpenFile(name string) (*File, error) {
 	if info.IsDir() {
 		return newDir(f.ctx, f.tree, full, name, f.urlOf(name), info, nil), nil
 	}
+	if !info.Mode().IsRegular() {
+		// A link that is not followed, a device, a FIFO: it can be
+		// opened and described, as fs.FS requires, but not read.
+		return &File{ctx: f.ctx, name: name, url: url, info: wrapInfo(info, name, url)}, nil
+	}
 	b, err := f.tree.OpenBlob(f.ctx, full)
 	if err != nil {
 		return nil, f.fail("open", name, err)

@@ -483,10 +483,14 @@ func isDottedQuad(s string) bool {
 }
 
 // checkGSBucket checks a Google Cloud Storage bucket name (SPEC section 3).
+//
+// Decision: SPEC section 3 asks for 3 to 222 characters, but its own
+// section 5 example resolves gs://b/p/outer.zip, so buckets of 1 and 2
+// characters are accepted; the other rules apply to them unchanged.
 func checkGSBucket(b string) string {
 	n := len(b)
-	if n < 3 || n > 222 {
-		return fmt.Sprintf("gs bucket %q must be 3 to 222 characters", b)
+	if n < 1 || n > 222 {
+		return fmt.Sprintf("gs bucket %q must be 1 to 222 characters", b)
 	}
 	for i := 0; i < n; i++ {
 		if c := b[i]; !isLowerAlnum(c) && c != '_' && c != '.' && c != '-' {
