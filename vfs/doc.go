@@ -1,0 +1,77 @@
+// Package vfs is the core of pipefs: the URL pipeline grammar, the registry
+// of schemes and formats, the engine that opens a pipeline stage by stage,
+// and the portable FS and File types that callers hold.
+//
+// # Grammar
+//
+// [Parse] checks a pipeline such as
+//
+//	file:/d/a.zip|zip:inner/b.zip|zip:dir/f.txt
+//
+// against the syntax of every standard scheme (including those with no
+// implementation yet) and returns its canonical form; [Pipeline.Resolve]
+// resolves a relative pipeline or a "..:" against a base. Every error is a
+// [*SyntaxError] that gives the index and the text of the offending sub-URL
+// and matches [ErrSyntax] and fs.ErrInvalid. Where the spec is silent or
+// contradicts itself, the decisions are documented on Parse, Resolve,
+// [SubURL.Key] and [SubURL.Join]; one worth knowing here: gs buckets of 1 and
+// 2 characters are accepted, because the spec's own example uses gs://b.
+//
+// # Drivers
+//
+// Roots and adapters implement a small driver interface: a [Tree] (Stat,
+// ReadDir, OpenBlob) or a [Blob] (ReadAt with a context, Stat). A stage
+// yields a [Location], a tree and a path in it or a blob, which the engine
+// hands to the next adapter as the input it asks for. They register in init
+// with [RegisterRoot], [RegisterAdapter] and [RegisterFormat], on
+// [DefaultRegistry]; registering a scheme twice panics, and opening a
+// well-formed scheme that nobody registered fails with an error matching
+// [ErrUnknownScheme] that lists the registered ones. A [Registry] whose zero
+// value is empty lets a program keep its own set (Options.Registry).
+//
+// A layer never closes what is below it. The engine closes a pipeline's
+// trees and blobs, innermost first, when the [FS] or [File] that owns them
+// is closed.
+//
+// # FS and File
+//
+// [OpenFS] returns an [*FS] that implements fs.FS, fs.StatFS, fs.ReadDirFS,
+// fs.ReadFileFS and fs.SubFS. [Open] and [OpenFile] return a [*File]; a
+// regular file implements io.Reader, io.ReaderAt and io.Seeker, and ReadAt
+// is safe for concurrent use; a directory implements fs.ReadDirFile. A link
+// that is not followed, a device or a FIFO opens and describes itself but
+// cannot be read. Stat().Sys() is an [*Origin]: the canonical pipeline of
+// the file, and its raw header. FS.URL gives the canonical pipeline of any
+// name. io/fs has no context, so an FS carries one for its I/O;
+// [FS.WithContext] returns a copy with another.
+//
+// An FS is safe for concurrent use. Sub and WithContext share their
+// parent's pipeline; Close releases it for all of them.
+//
+// # Errors
+//
+// Every method returns *fs.PathError values with the standard op names.
+// Their cause is a [*StageError] naming the sub-URL that failed, and they
+// match fs.ErrNotExist, fs.ErrPermission and fs.ErrInvalid whatever the
+// backend said. Package sentinels cover the rest: [ErrUnknownScheme],
+// [ErrUnknownFormat], [ErrModified], [ErrLimit], [ErrUnsafePath],
+// [ErrCorrupt], [ErrIsDir], [ErrNotDir].
+//
+// # Format detection
+//
+// When a location is not of the kind wanted (OpenFS given a file), the
+// registered format signatures are tried in registration order, reading
+// only a prefix and a suffix of the file; exactly one match is appended as
+// an adapter, and this repeats until the kind fits, so "file:/x.zip" opens
+// as "file:/x.zip|zip:". No match, or several, is an error matching
+// [ErrUnknownFormat] that names the candidates. A directory that holds a
+// store (OCDBT, Icechunk) opens as that store. [FS.Pipeline] reports the
+// resolved pipeline. Options.NoDetect turns detection off.
+//
+// # Limits
+//
+// [Limits] bound what hostile input can claim: nesting depth, entries per
+// archive, name length, decompressed size and compression ratio. They are
+// on by default; hitting one is an error matching [ErrLimit] that names the
+// field to raise.
+package vfs
