@@ -266,3 +266,13 @@ func (f *File) Close() error {
 	}
 	return nil
 }
+
+// OpenPipelineFile is OpenFile for a parsed pipeline.
+func OpenPipelineFile(ctx context.Context, p Pipeline, o *Options) (*File, error) {
+	return openLocation(ctx, p, o, KindFile)
+}
+
+// OpenPipeline is Open for a parsed pipeline.
+func OpenPipeline(ctx context.Context, p Pipeline, o *Options) (*File, error) {
+	return openLocation(ctx, p, o, KindAny)
+}

@@ -14,6 +14,25 @@ type Options struct {
 	// file location, and OpenFile given a location of the wrong kind, append
 	// the one registered format whose signature matches (SPEC section 6).
 	NoDetect bool
+
+	// Schemes holds options of individual roots and adapters, keyed by
+	// scheme: each scheme's package documents the type it reads (for
+	// example a *s3root.Options under "s3"). Use SchemeOptions to read it.
+	Schemes map[string]any
+}
+
+// SchemeOptions returns the options of type T that o holds for scheme, and
+// the zero T when there are none (o may be nil). A value of another type is
+// ignored.
+func SchemeOptions[T any](o *Options, scheme string) T {
+	var zero T
+	if o == nil {
+		return zero
+	}
+	if v, ok := o.Schemes[scheme].(T); ok {
+		return v
+	}
+	return zero
 }
 
 // Limits bound the resources that hostile input can claim. A zero field
