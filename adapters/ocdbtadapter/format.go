@@ -281,7 +281,7 @@ func (d *decoder) dataFileTable(transitive string) []dataFile {
 
 // A ref is an indirect data reference: length bytes at offset in file.
 type ref struct {
-	file          dataFile
+	file           dataFile
 	offset, length uint64
 }
 
