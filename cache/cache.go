@@ -114,6 +114,13 @@ type Counts struct {
 	Bytes    int64 // bytes fetched
 }
 
+// AddRequest counts a request made outside the cache's own fetches (an
+// open, a resumed body).
+func (s *Stats) AddRequest() { s.requests.Add(1) }
+
+// AddBytes counts bytes fetched outside the cache's own block reads.
+func (s *Stats) AddBytes(n int64) { s.bytes.Add(n) }
+
 // Snapshot returns the current counts.
 func (s *Stats) Snapshot() Counts {
 	return Counts{s.hits.Load(), s.misses.Load(), s.requests.Load(), s.bytes.Load()}
