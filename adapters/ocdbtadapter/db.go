@@ -24,6 +24,12 @@ const cacheBytes = 32 << 20
 // a listing run forever.
 const maxVisits = 1 << 20
 
+// maxWork bounds the node entries one B+tree walk may examine: a listing
+// of a directory of Limits.MaxEntries (default 2^20) files examines about
+// that many, so 2^26 leaves ample room while keeping a walk over a hostile
+// tree to seconds.
+const maxWork = 1 << 26
+
 // A db is an opened database directory: its manifest, the data files read
 // so far and a cache of decoded nodes. It is shared by everything opened
 // from one manifest read and safe for concurrent use.

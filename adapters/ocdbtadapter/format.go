@@ -248,6 +248,7 @@ func (d *decoder) dataFileTable(transitive string) []dataFile {
 	}
 	files := make([]dataFile, n)
 	var prev []byte
+	total := 0
 	for i := range n {
 		prefix, suffix, base := lengths[i], lengths[n+i], lengths[2*n+i]
 		if prefix > uint64(len(prev)) {
@@ -260,6 +261,19 @@ func (d *decoder) dataFileTable(transitive string) []dataFile {
 		}
 		if base > prefix+suffix {
 			d.failf("data file %d: base path length %d exceeds path length %d", i, base, prefix+suffix)
+			return nil
+		}
+		// Shared prefixes let a small table name many long paths; cap
+		// what they expand to, as for keys.
+		if total += len(transitive) + int(prefix+suffix); total > maxKeyBytes {
+			d.err = vfs.Limitf("%s: data file paths expand to more than %d bytes", d.what, maxKeyBytes)
+			return nil
+		}
+		if len(transitive)+int(prefix+suffix) > maxKeyLength {
+			// Each node read through a base path prefixes its own
+			// table's paths with it; without a cap, a chain of nodes
+			// could grow paths without end.
+			d.err = vfs.Limitf("%s: data file path of %d bytes exceeds %d", d.what, len(transitive)+int(prefix+suffix), maxKeyLength)
 			return nil
 		}
 		s := d.bytes(suffix)

@@ -218,7 +218,8 @@ type walk struct {
 	t      *Tree
 	ctx    context.Context
 	lo     string // keys before lo do not matter
-	visits int
+	visits int    // nodes read
+	work   int    // entries examined
 	// enter is called for an interior entry whose keys are in [from, to)
 	// (to == "" with open: no upper bound) and all start with common.
 	enter func(from, to string, open bool, common string) action
@@ -248,6 +249,11 @@ func (w *walk) node(r ref, height uint8, prefix, to string, open bool) (bool, er
 	n, err := w.t.db.btreeNode(w.ctx, r, height)
 	if err != nil {
 		return true, err
+	}
+	// Nodes may share children, so a small hostile tree can describe
+	// more entries than any walk should examine: bound the work too.
+	if w.work += len(n.keys); w.work > maxWork {
+		return true, vfs.Limitf("a walk of the b+tree examined more than %d entries", maxWork)
 	}
 	for i, k := range n.keys {
 		if len(prefix)+len(k) > maxKeyLength {
