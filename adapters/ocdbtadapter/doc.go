@@ -87,8 +87,8 @@
 // and at most 64 MiB of expanded keys per node, inline values of at most
 // 1 MiB, version_tree_arity_log2 in 1..16, version-tree heights of at most
 // 63/arity_log2 - 1, node heights that decrease by exactly one per level
-// (so neither tree can hold a cycle), at most 2^20 nodes read by one
-// operation, and directory listings and version logs of at most
+// (so neither tree can hold a cycle), at most 2^20 nodes read and 2^26
+// entries examined by one operation, and directory listings and version logs of at most
 // Limits.MaxEntries entries. A data file path that would leave the
 // database directory is an error matching vfs.ErrUnsafePath. Violations
 // are errors matching vfs.ErrCorrupt (and fs.ErrInvalid) or vfs.ErrLimit.
