@@ -75,17 +75,6 @@ func stageErr(p Pipeline, i int, err error) error {
 	return &StageError{Index: i, URL: p[i].String(), Err: err}
 }
 
-// pathErr returns err as a *fs.PathError with op and path, keeping the
-// innermost stage information.
-func pathErr(op, path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		// Rewrite the path into the caller's namespace but keep the cause.
-		return &fs.PathError{Op: op, Path: path, Err: unwrapPath(err)}
-	}
-	return &fs.PathError{Op: op, Path: path, Err: err}
-}
-
 // unwrapPath strips an outer *fs.PathError so that its message is not
 // repeated, keeping any StageError around it.
 func unwrapPath(err error) error {
