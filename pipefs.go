@@ -22,6 +22,7 @@ import (
 	"github.com/pipefs/pipefs/vfs"
 
 	// The standard schemes.
+	_ "github.com/pipefs/pipefs/adapters/ocdbtadapter"
 	_ "github.com/pipefs/pipefs/adapters/rangeadapter"
 	_ "github.com/pipefs/pipefs/adapters/zipadapter"
 	_ "github.com/pipefs/pipefs/roots/fileroot"
