@@ -44,7 +44,7 @@ func callName(op, name string) string {
 // checkErrors checks the shape of errors: missing names, invalid names,
 // and directories and files used as the other kind.
 func checkErrors(t *testing.T, k *kit) {
-	t.Run("missing", func(t *testing.T) {
+	k.part(t, "errors", "missing", func(t *testing.T) {
 		names := []string{missingName, missingName + "/x"}
 		for _, d := range k.dirs {
 			if d != "." {
@@ -58,7 +58,7 @@ func checkErrors(t *testing.T, k *kit) {
 			}
 		}
 	})
-	t.Run("invalid", func(t *testing.T) {
+	k.part(t, "errors", "invalid", func(t *testing.T) {
 		for _, name := range invalidNames {
 			for _, o := range fsOps {
 				wantPathError(t, callName(o.op, name), o.call(k.fsys, name), o.op, name, fs.ErrInvalid)
@@ -68,7 +68,7 @@ func checkErrors(t *testing.T, k *kit) {
 			}
 		}
 	})
-	t.Run("dir-as-file", func(t *testing.T) {
+	k.part(t, "errors", "dir-as-file", func(t *testing.T) {
 		for _, dir := range k.dirs {
 			err := fsOps[3].call(k.fsys, dir)
 			wantPathError(t, callName("readfile", dir), err, "readfile", dir, vfs.ErrIsDir)
@@ -91,7 +91,7 @@ func checkErrors(t *testing.T, k *kit) {
 			f.Close()
 		}
 	})
-	t.Run("file-as-dir", func(t *testing.T) {
+	k.part(t, "errors", "file-as-dir", func(t *testing.T) {
 		for _, name := range k.sampleFiles(8) {
 			wantPathError(t, callName("readdir", name), fsOps[2].call(k.fsys, name), "readdir", name, vfs.ErrNotDir)
 			wantPathError(t, callName("sub", name), fsOps[4].call(k.fsys, name), "sub", name, vfs.ErrNotDir)

@@ -19,11 +19,11 @@ import (
 // nested directories and names that a URL must escape.
 func sample() map[string][]byte {
 	rng := rand.New(rand.NewPCG(1, 2))
-	big := make([]byte, 300_000)
+	big := make([]byte, 120_000)
 	for i := range big {
 		big[i] = "abcdefgh\n"[rng.IntN(9)] // compressible, but not trivially
 	}
-	random := make([]byte, 70_001)
+	random := make([]byte, 40_001)
 	for i := range random {
 		random[i] = byte(rng.Uint32())
 	}

@@ -38,38 +38,44 @@ type Case struct {
 	// directory that the tree lists beyond them is an error.
 	Exhaustive bool
 
-	// Skip names checks not to run (see the package documentation for
-	// the names), for a driver that cannot pass one yet. An unknown name
+	// Skip names checks not to run, for a driver that cannot pass one
+	// yet: a group such as "errors" or one part of it such as
+	// "errors/file-as-dir" (CheckNames lists them all). An unknown name
 	// fails the test.
 	Skip []string
 }
 
 // A check is one group of conformance checks, run as a subtest.
 type check struct {
-	name string
-	run  func(t *testing.T, k *kit)
+	name  string
+	run   func(t *testing.T, k *kit)
+	parts []string // subtests that Case.Skip can name one by one
 }
 
 // checks are the kit's checks in the order Run runs them. testing/fstest
 // comes first: when it fails, the rest explains why.
 var checks = []check{
-	{"testfs", checkTestFS},
-	{"contents", checkContents},
-	{"readat", checkReadAt},
-	{"seek", checkSeek},
-	{"errors", checkErrors},
-	{"url", checkURL},
-	{"context", checkContext},
-	{"sub", checkSub},
-	{"close", checkClose},
+	{name: "testfs", run: checkTestFS},
+	{name: "contents", run: checkContents},
+	{name: "readat", run: checkReadAt},
+	{name: "seek", run: checkSeek},
+	{name: "errors", run: checkErrors, parts: []string{"missing", "invalid", "dir-as-file", "file-as-dir"}},
+	{name: "url", run: checkURL},
+	{name: "context", run: checkContext},
+	{name: "sub", run: checkSub},
+	{name: "close", run: checkClose},
 }
 
-// CheckNames returns the names of the checks Run runs, in order; they are
+// CheckNames returns the names of the checks Run runs, in order, each
+// group followed by its parts ("errors", "errors/missing", ...); they are
 // the names of its subtests and the values Case.Skip accepts.
 func CheckNames() []string {
-	names := make([]string, len(checks))
-	for i, c := range checks {
-		names[i] = c.name
+	var names []string
+	for _, c := range checks {
+		names = append(names, c.name)
+		for _, p := range c.parts {
+			names = append(names, c.name+"/"+p)
+		}
 	}
 	return names
 }
@@ -81,6 +87,19 @@ type kit struct {
 	fsys  *vfs.FS
 	files []string // expected regular files, sorted
 	dirs  []string // expected directories, "." included, sorted
+	skip  map[string]bool
+}
+
+// part runs fn as the subtest name of the check group, unless Case.Skip
+// names it.
+func (k *kit) part(t *testing.T, group, name string, fn func(t *testing.T)) {
+	t.Helper()
+	t.Run(name, func(t *testing.T) {
+		if k.skip[group+"/"+name] {
+			t.Skip("skipped by Case.Skip")
+		}
+		fn(t)
+	})
 }
 
 // Run opens c.Pipeline with vfs.OpenFS, runs testing/fstest.TestFS on the
@@ -93,12 +112,12 @@ func Run(t *testing.T, c Case) {
 	if err != nil {
 		t.Fatalf("fstest.Run: %v", err)
 	}
-	skip := map[string]bool{}
+	k.skip = map[string]bool{}
 	for _, name := range c.Skip {
 		if !slices.Contains(CheckNames(), name) {
 			t.Fatalf("fstest.Run: Skip names unknown check %q; the checks are %s", name, strings.Join(CheckNames(), ", "))
 		}
-		skip[name] = true
+		k.skip[name] = true
 	}
 	fsys, err := vfs.OpenFS(t.Context(), c.Pipeline, c.Options)
 	if err != nil {
@@ -112,8 +131,8 @@ func Run(t *testing.T, c Case) {
 	k.fsys = fsys
 	for _, ch := range checks {
 		t.Run(ch.name, func(t *testing.T) {
-			if skip[ch.name] {
-				t.Skipf("skipped by Case.Skip")
+			if k.skip[ch.name] {
+				t.Skip("skipped by Case.Skip")
 			}
 			ch.run(t, k)
 		})
