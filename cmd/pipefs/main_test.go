@@ -553,11 +553,14 @@ func TestRelativeArgs(t *testing.T) {
 	t.Chdir(dir)
 	abs := "file:" + strings.NewReplacer(" ", "%20", "|", "%7C").Replace(dir)
 
-	if out, want := mustRun(t, "resolve", "site.zip", "./site.zip|zip:docs/", "../x"), abs+"/site.zip\n"+abs+"/site.zip|zip:docs/\n"+strings.TrimSuffix(abs, "/a%20b%7Cc")+"/x\n"; out != want {
+	if out, want := mustRun(t, "resolve", "--base", ".", "site.zip", "./site.zip|zip:docs/", "../x"), abs+"/site.zip\n"+abs+"/site.zip|zip:docs/\n"+strings.TrimSuffix(abs, "/a%20b%7Cc")+"/x\n"; out != want {
 		t.Errorf("resolve of relative pipelines:\n%s\nwant:\n%s", out, want)
 	}
-	if out, want := mustRun(t, "resolve", "--detect", "site.zip"), abs+"/site.zip|zip:\n"; out != want {
+	if out, want := mustRun(t, "resolve", "--base", ".", "--detect", "site.zip"), abs+"/site.zip|zip:\n"; out != want {
 		t.Errorf("resolve --detect site.zip = %q, want %q", out, want)
+	}
+	if r := runCLI(t, "resolve", "site.zip"); r.code != 1 || !strings.HasPrefix(r.stdout, "error: ") {
+		t.Errorf("resolve of a relative pipeline without --base: exit %d, stdout %q; want 1 and an error line", r.code, r.stdout)
 	}
 	if out, want := mustRun(t, "ls", "site.zip"), "README.txt\ndata/\ndocs/\n"; out != want {
 		t.Errorf("ls site.zip = %q, want %q", out, want)

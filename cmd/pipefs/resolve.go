@@ -19,11 +19,12 @@ func newResolveCmd(g *globals) *cobra.Command {
 pipeline, or "error: message" when it is invalid. The exit status is 1
 when any argument failed; every line is printed anyway.
 
-An argument may be a relative pipeline (a path, then adapters), resolved
-the way a link in a document is resolved against the document's URL:
-against BASE with --base, else against the current directory (so
-"testdata/demo.zip" is "file:$PWD/testdata/demo.zip"). An absolute
-pipeline stands for itself.
+Without --base, every argument must be an absolute pipeline, and resolve
+checks it exactly as the library's Parse does. With --base, an argument
+may be a relative pipeline (a path, then adapters), resolved the way a
+link in a document is resolved against the document's URL; an absolute
+pipeline stands for itself. BASE may itself be relative, to the current
+directory ("--base ." is the current directory as a "file:" URL).
 
 With --detect, each pipeline is also opened and printed as resolved by
 format detection: "file:/d/a.zip" prints "file:/d/a.zip|zip:".`,
@@ -38,10 +39,10 @@ format detection: "file:/d/a.zip" prints "file:/d/a.zip|zip:".`,
 		Args:              args(cobra.MinimumNArgs(1)),
 		ValidArgsFunction: g.completeURLs(-1, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b := cwd()
+			var b vfs.Pipeline // nil: arguments must be absolute
 			if base != "" {
 				var err error
-				if b, err = b.Resolve(base); err != nil {
+				if b, err = cwd().Resolve(base); err != nil {
 					return fmt.Errorf("--base: %w", err)
 				}
 			}
@@ -70,7 +71,13 @@ format detection: "file:/d/a.zip" prints "file:/d/a.zip|zip:".`,
 // resolve returns the canonical text of arg resolved against base, opened
 // to detect its formats when detect is set.
 func (g *globals) resolve(ctx context.Context, base vfs.Pipeline, arg string, detect bool) (string, error) {
-	p, err := base.Resolve(arg)
+	var p vfs.Pipeline
+	var err error
+	if base == nil {
+		p, err = vfs.Parse(arg)
+	} else {
+		p, err = base.Resolve(arg)
+	}
 	if err != nil || !detect {
 		return p.String(), err
 	}
