@@ -3,6 +3,7 @@ module github.com/pipefs/pipefs
 go 1.26
 
 require (
+	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/SaveTheRbtz/zstd-seekable-format-go/pkg v0.10.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/hashicorp/golang-lru/v2 v2.0.7 // indirect
