@@ -41,6 +41,7 @@ var bugs = []struct {
 	{"missing-untyped", []string{"errors"}, "want errors.Is(err, file does not exist)"},
 	{"lists-files", []string{"errors"}, `ReadDir("hello.txt") error = nil`},
 	{"unsorted", []string{"testfs"}, "testing/fstest.TestFS"},
+	{"root-ignores-path", []string{"url"}, `vfs.OpenFile(URL("hello.txt") = "pipefs.broken:/hello.txt") error = `},
 }
 
 // brokenFiles is the tree the child checks.
@@ -103,7 +104,11 @@ func TestBrokenChild(t *testing.T) {
 	prefix := fstest.MapFiles(t, brokenFiles)
 	reg := new(vfs.Registry)
 	reg.RegisterRoot(&vfs.Root{Scheme: "pipefs.broken", Open: func(ctx context.Context, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
-		return vfs.Location{Tree: &brokenTree{vfs.SubTree(memroot.Default(), prefix), bug}, Path: u.Key()}, nil
+		name := u.Key()
+		if bug == "root-ignores-path" {
+			name = "."
+		}
+		return vfs.Location{Tree: &brokenTree{vfs.SubTree(memroot.Default(), prefix), bug}, Path: name}, nil
 	}})
 	fstest.Run(t, fstest.Case{
 		Pipeline:   "pipefs.broken:/",
