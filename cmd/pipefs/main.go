@@ -176,6 +176,7 @@ Quote pipelines in the shell, since "|" is a shell pipe.`,
 		newCpCmd(g),
 		newStatCmd(g),
 		newServeCmd(g),
+		newLogCmd(g),
 	)
 	return root
 }
