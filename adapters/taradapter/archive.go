@@ -328,20 +328,6 @@ func (a *Archive) GlobalHeaders(ctx context.Context) ([]*tar.Header, error) {
 	return slices.Clone(x.globals), nil
 }
 
-// As sets target, a **tar.Header, to the header of the explicit root
-// entry ("./") if the archive has one, and reports whether it did.
-func (a *Archive) As(target any) bool {
-	if t, ok := target.(**tar.Header); ok {
-		if r := a.sh.done.Load(); r != nil && r.idx != nil {
-			if h := r.idx.rootHeader(); h != nil {
-				*t = h
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // sparseBlob reads a sparse member: data regions from the archive, holes
 // as zeros.
 type sparseBlob struct {

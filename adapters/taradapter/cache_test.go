@@ -123,11 +123,9 @@ func TestIndexSharedByEngine(t *testing.T) {
 // the newest index.
 func TestCacheBounds(t *testing.T) {
 	c := newIndexCache(4, 100)
-	var shs []*shared
 	for i := range 6 {
 		sh := c.get(cacheKey{url: fmt.Sprint(i)})
 		c.charge(sh, 40)
-		shs = append(shs, sh)
 	}
 	if c.lru.Len() != 2 || c.entries != 80 {
 		t.Errorf("cache holds %d indexes, %d entries; want 2, 80", c.lru.Len(), c.entries)

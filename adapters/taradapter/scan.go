@@ -277,14 +277,22 @@ func sparseMap(s *scanReader, hdr *tar.Header, start, dataOff int64) ([]fragment
 	bad := func(format string, args ...any) error {
 		return vfs.Corruptf("sparse member %q at offset %d: %s", hdr.Name, start, fmt.Sprintf(format, args...))
 	}
+	// The size field of the main header is what the data area holds
+	// (the packed data, after the map in format 1.0); archive/tar
+	// skips that much to reach the next header.
+	blk := make([]byte, blockSize)
+	main, err := mainHeader(s, start, blk)
+	if err != nil {
+		return nil, 0, err
+	}
+	raw, ok := parseNumeric(blk[124:136])
+	stored := raw - (dataOff - main - blockSize)
+	if !ok || stored < 0 {
+		return nil, 0, bad("bad size field")
+	}
 	var nums []int64
 	switch {
 	case hdr.Typeflag == tar.TypeGNUSparse:
-		blk := make([]byte, blockSize)
-		main, err := mainHeader(s, start, blk)
-		if err != nil {
-			return nil, 0, err
-		}
 		// Old GNU: 4 entries of (offset, length) at 386, "isextended"
 		// at 482; each extension block has 21 entries and its flag at
 		// 504. An entry whose offset starts with NUL ends the list.
@@ -318,11 +326,6 @@ func sparseMap(s *scanReader, hdr *tar.Header, start, dataOff int64) ([]fragment
 	case hdr.PAXRecords["GNU.sparse.major"] == "1":
 		// Format 1.0: the map is text at the start of the data area,
 		// in whole blocks, which archive/tar has already consumed.
-		blk := make([]byte, blockSize)
-		main, err := mainHeader(s, start, blk)
-		if err != nil {
-			return nil, 0, err
-		}
 		mapOff := main + blockSize
 		n := dataOff - mapOff
 		if n <= 0 || n%blockSize != 0 {
@@ -376,6 +379,9 @@ func sparseMap(s *scanReader, hdr *tar.Header, start, dataOff int64) ([]fragment
 		if f.Length > 0 {
 			frags = append(frags, f)
 		}
+	}
+	if packed != stored {
+		return nil, 0, bad("the sparse map covers %d bytes, the member stores %d", packed, stored)
 	}
 	return frags, packed, nil
 }
