@@ -42,7 +42,8 @@
 //   - seek: io.Seeker: every whence, negative results rejected with the
 //     offset unchanged, Read after Seek, Seek past the end then Read gives
 //     io.EOF, ReadAt leaves the offset alone.
-//   - errors: a missing name fails Open, Stat, ReadDir, ReadFile and Sub
+//   - errors (in parts: missing, invalid, dir-as-file, file-as-dir, which
+//     Case.Skip can name as "errors/missing" and so on): a missing name fails Open, Stat, ReadDir, ReadFile and Sub
 //     with a *fs.PathError (Op "open", "stat", "readdir", "readfile",
 //     "sub"; Path the name) matching fs.ErrNotExist, whose cause is a
 //     *vfs.StageError naming the innermost sub-URL; invalid names ("",
