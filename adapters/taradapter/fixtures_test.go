@@ -2,6 +2,7 @@ package taradapter
 
 import (
 	"archive/tar"
+	"archive/zip"
 	"bytes"
 	"context"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/vfs"
 
+	_ "github.com/pipefs/pipefs/adapters/zipadapter"
 	_ "github.com/pipefs/pipefs/roots/fileroot"
 	_ "github.com/pipefs/pipefs/roots/memroot"
 )
@@ -424,5 +426,30 @@ func checkFiles(t *testing.T, pipeline string, files map[string][]byte) {
 	}
 	for name := range seen {
 		t.Errorf("the tree lists %q, which is not expected", name)
+	}
+}
+
+// TestInZip reads a tar stored and deflated in a zip: the members of the
+// stored one are sections of a section of the zip file.
+func TestInZip(t *testing.T) {
+	gnu := readFixture(t, "posix-global.tar")
+	want := map[string][]byte{
+		"hello.txt": []byte("hello, tar\n"), "dir/a.txt": []byte("file a\n"),
+		"dir/sub/b.txt": []byte("file b in sub\n"), "dir/sub/bin.dat": srcFiles(t)["dir/sub/bin.dat"],
+		"dir/up": []byte("hello, tar\n"),
+	}
+	for _, m := range []uint16{zip.Store, zip.Deflate} {
+		prefix := fstest.MapFiles(t, map[string][]byte{"a.zip": fstest.ZipBytes(map[string][]byte{"in/a.tar": gnu}, m)})
+		base := "memory:/" + prefix + "/a.zip|zip:in/a.tar"
+		checkFiles(t, base+"|pipefs.tar:", want)
+		// Detection appends the adapter.
+		fsys, err := vfs.OpenFS(t.Context(), base, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fsys.Pipeline().String(); got != base+"|pipefs.tar:" {
+			t.Errorf("detected pipeline = %q, want %q", got, base+"|pipefs.tar:")
+		}
+		fsys.Close()
 	}
 }
