@@ -1,0 +1,49 @@
+// Package inflate serves random access into DEFLATE data (RFC 1951): a gzip
+// file, a zip member, any sequence of raw DEFLATE streams in a [vfs.Blob].
+//
+// # Checkpoints
+//
+// The first decode of a stream records a checkpoint, zran-style, about
+// every [Options.Spacing] bytes of output (default [DefaultSpacing]): the
+// compressed bit offset of a DEFLATE block boundary, the 32 KiB window of
+// output before it, and the running CRC-32 of its member. A later read at
+// offset off resumes at the last checkpoint at or before off and decodes at
+// most about Spacing bytes before it reaches off; it never decodes from the
+// start again. The index is built lazily: a read past the indexed part
+// extends it on its way, so a first sequential read builds it for free.
+//
+// The checkpoints of github.com/klauspost/compress/flate v1.20.3 report a
+// wrong compressed offset once a stream has passed a stored block (the
+// stored-block path counts its buffered bytes twice). This package keeps
+// the library unpatched: it counts the compressed bytes the decoder really
+// consumed, derives the few bit offsets the checkpoint can be at, and keeps
+// the one that decodes to the bytes the first pass produced after it (the
+// first 4 KiB, or fewer at the end of a member). A checkpoint that no
+// candidate reproduces is dropped, and the next block boundary is tried.
+//
+// # Sharing and memory
+//
+// Indexes live in a process-wide cache keyed by the caller's key (the
+// canonical pipeline of the input with its size and modification time), so
+// every open of the same data in the process reuses them. The cache is an
+// LRU bounded in bytes through checkpoint counts (about 32 KiB each; see
+// [SetCacheLimit]). A [Stream] holds a few idle decoders (cursors) for the
+// reads of one open file: a read that starts at or after where an idle
+// cursor stopped continues it, so io.Copy runs at the speed of the
+// underlying decoder, and a full sequential read runs in constant memory
+// (one decoder, its 64 KiB input buffer, and the index). Each concurrent
+// ReadAt holds its own decoder; at most [maxIdle] are kept per stream.
+//
+// # Verification and limits
+//
+// The CRC-32 and size of every member are handed to a [Framer] when its
+// DEFLATE data ends; resumed decoders carry the CRC from their checkpoint,
+// so the check runs whatever the read pattern, whenever a read reaches the
+// end of a member. Corrupt or truncated data gives an error matching
+// vfs.ErrCorrupt. Output beyond Limits.MaxFileSize, or more than
+// Limits.MaxRatio times the compressed bytes consumed (plus 64 KiB), gives
+// an error matching vfs.ErrLimit as soon as the decoder gets there. When
+// the input blob is itself decompressed (it implements [Compressed]), the
+// ratio is also checked against the compressed bytes at the bottom of the
+// nest, which stops a bomb hidden in a gzip inside a gzip.
+package inflate

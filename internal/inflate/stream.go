@@ -1,0 +1,588 @@
+package inflate
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"sync"
+	"sync/atomic"
+
+	"github.com/klauspost/compress/flate"
+
+	"github.com/pipefs/pipefs/vfs"
+)
+
+// maxIdle is the number of idle cursors a Stream keeps for later reads.
+const maxIdle = 4
+
+// verifyLen is how many output bytes after a candidate checkpoint must
+// decode identically for the checkpoint to be kept; minVerify is the
+// fewest (at the end of a member) worth a checkpoint.
+const (
+	verifyLen = 4 << 10
+	minVerify = 256
+)
+
+// ratioSlack is added to every ratio bound: the first bytes of a stream
+// may legitimately decode to more than MaxRatio times their size.
+const ratioSlack = 64 << 10
+
+// A Stream serves the output of a sequence of DEFLATE members at any
+// offset. ReadAt is safe for concurrent use.
+type Stream struct {
+	src      vfs.Blob
+	srcSize  int64
+	framer   Framer
+	ix       *Index
+	spacing  int64
+	lim      vfs.Limits
+	rootSize int64 // compressed bytes at the bottom of the nest
+	declared int64 // output size declared by the container, -1 if none
+
+	mu   sync.Mutex
+	idle []*cursor
+}
+
+var _ io.Closer = (*Stream)(nil)
+
+// New returns a Stream over src whose first DEFLATE data starts at offset
+// first, with fr telling what follows each member. key names the data in
+// the process-wide index cache (the canonical pipeline of src with its size
+// and modification time, plus anything that changes the meaning of the
+// offsets); an empty key makes a private index. Nothing is read until a
+// method needs it.
+func New(src vfs.Blob, first int64, fr Framer, key string, o *Options) *Stream {
+	return &Stream{
+		src:      src,
+		srcSize:  src.Stat().Size(),
+		framer:   fr,
+		ix:       cached(key, first),
+		spacing:  o.spacing(),
+		lim:      o.limits(),
+		rootSize: CompressedSize(src),
+		declared: -1,
+	}
+}
+
+// NewMember returns a Stream over one raw DEFLATE member, such as a zip
+// member: csize compressed bytes at offset off of src, declared to decode
+// to usize bytes with CRC-32 crc. ReadAt serves at most usize bytes. The
+// stream is checked against the declaration when a read reaches its end:
+// more or fewer bytes, or another CRC-32, give an error matching
+// vfs.ErrCorrupt. With checkCRC false (zip's data descriptors without a
+// CRC), only the sizes are checked.
+func NewMember(src vfs.Blob, off, csize, usize int64, crc uint32, checkCRC bool, key string, o *Options) *Stream {
+	m := &memberFramer{end: off + csize, usize: usize, crc: crc, checkCRC: checkCRC}
+	s := New(src, off, m, key, o)
+	s.srcSize = off + csize
+	s.declared = usize
+	return s
+}
+
+type memberFramer struct {
+	end, usize int64
+	crc        uint32
+	checkCRC   bool
+}
+
+func (m *memberFramer) Next(_ context.Context, _ int, end int64, crc uint32, size int64) (int64, bool, error) {
+	switch {
+	case size != m.usize:
+		return 0, false, vfs.Corruptf("DEFLATE data decodes to %d bytes, declared %d", size, m.usize)
+	case end != m.end:
+		return 0, false, vfs.Corruptf("DEFLATE data ends at %d, declared to end at %d", end, m.end)
+	case m.checkCRC && crc != m.crc:
+		return 0, false, vfs.Corruptf("CRC-32 %08x, declared %08x", crc, m.crc)
+	}
+	return 0, false, nil
+}
+
+// Index returns the stream's checkpoint index.
+func (s *Stream) Index() *Index { return s.ix }
+
+// Size returns the size of the output. When no size was declared and no
+// earlier pass reached the end, it decodes the rest of the stream, from
+// the last checkpoint, recording checkpoints on the way.
+func (s *Stream) Size(ctx context.Context) (int64, error) {
+	if s.declared >= 0 {
+		return s.declared, nil
+	}
+	if n := s.ix.Size(); n >= 0 {
+		return n, nil
+	}
+	c, err := s.get(ctx, 1<<62)
+	if err != nil {
+		return 0, err
+	}
+	c.rd.ctx = ctx
+	for {
+		_, err := c.next(c.scratch)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			c.release()
+			return 0, err
+		}
+	}
+	c.rd.ctx = nil
+	s.put(c)
+	return s.ix.Size(), nil
+}
+
+// ReadAt reads len(p) bytes of output at off, following io.ReaderAt.
+func (s *Stream) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, &fs.PathError{Op: "read", Path: s.src.Stat().Name(), Err: fs.ErrInvalid}
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	size := s.declared
+	if size < 0 {
+		size = s.ix.Size()
+	}
+	if size >= 0 {
+		if off >= size {
+			return 0, io.EOF
+		}
+		if int64(len(p)) > size-off {
+			p = p[:size-off]
+		}
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	c, err := s.get(ctx, off)
+	if err != nil {
+		return 0, err
+	}
+	n, err := c.read(ctx, p, off)
+	if err == nil && s.declared >= 0 && off+int64(n) == s.declared {
+		err = c.finish()
+	}
+	c.rd.ctx = nil
+	if err != nil && err != io.EOF {
+		c.release()
+		return n, err
+	}
+	s.put(c)
+	if err == nil && size >= 0 && off+int64(n) == size {
+		err = io.EOF
+	}
+	return n, err
+}
+
+// Close releases the stream's idle decoders. The stream stays usable.
+func (s *Stream) Close() error {
+	s.mu.Lock()
+	idle := s.idle
+	s.idle = nil
+	s.mu.Unlock()
+	for _, c := range idle {
+		c.release()
+	}
+	return nil
+}
+
+// get returns a cursor positioned at or before off: an idle one that
+// stopped there, else one resumed at the last checkpoint before off.
+func (s *Stream) get(ctx context.Context, off int64) (*cursor, error) {
+	pt := s.ix.lookup(off)
+	s.mu.Lock()
+	best := -1
+	for i, c := range s.idle {
+		if c.out <= off && c.out >= pt.out && (best < 0 || c.out > s.idle[best].out) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		c := s.idle[best]
+		s.idle = append(s.idle[:best], s.idle[best+1:]...)
+		s.mu.Unlock()
+		return c, nil
+	}
+	var c *cursor
+	if len(s.idle) > 0 {
+		c = s.idle[0]
+		s.idle = s.idle[1:]
+	}
+	s.mu.Unlock()
+	if c == nil {
+		c = cursorPool.Get().(*cursor)
+		c.s = s
+	}
+	if err := c.resume(ctx, pt); err != nil {
+		c.release()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (s *Stream) put(c *cursor) {
+	s.mu.Lock()
+	if len(s.idle) < maxIdle {
+		s.idle = append(s.idle, c)
+		c = nil
+	}
+	s.mu.Unlock()
+	if c != nil {
+		c.release()
+	}
+}
+
+// srcReader reads the input forward with the context of the current call.
+type srcReader struct {
+	ctx context.Context
+	src vfs.Blob
+	pos int64
+	end int64
+}
+
+func (r *srcReader) Read(p []byte) (int, error) {
+	if r.pos >= r.end {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > r.end-r.pos {
+		p = p[:r.end-r.pos]
+	}
+	n, err := r.src.ReadAt(r.ctx, p, r.pos)
+	r.pos += int64(n)
+	if err == io.EOF {
+		if n > 0 {
+			err = nil
+		} else {
+			err = vfs.Corruptf("input ends at %d, before its size %d", r.pos, r.end)
+		}
+	}
+	return n, err
+}
+
+// resetter is the method of klauspost's decompressor that resumes at a
+// checkpoint while keeping its buffers.
+type resetter interface {
+	ResetCP(r io.Reader, cp flate.InflateCheckpoint) error
+}
+
+// apply runs a flate reader option on an existing decompressor: ResetCP
+// drops the end-of-block callback, and the option's argument type is not
+// exported, so it is inferred.
+func apply[T any](opt func(T), r any) {
+	if t, ok := r.(T); ok {
+		opt(t)
+	}
+}
+
+// A cursor is one running decoder.
+type cursor struct {
+	s       *Stream
+	rd      srcReader
+	br      *bufio.Reader
+	fr      io.ReadCloser
+	scratch []byte
+
+	member   int
+	memberIn int64  // input offset of the member's DEFLATE data
+	mout     int64  // output delivered in the member
+	out      int64  // output delivered in the stream
+	crc      uint32 // CRC-32 of the member's delivered output
+	drift    int64  // bytes the decoder's input offset is known to be ahead
+	want     int64  // output offset after which a checkpoint is wanted
+	pend     *pending
+	done     bool
+}
+
+// pending is a checkpoint candidate waiting for the output after it.
+type pending struct {
+	out, mout int64
+	rbits     int64 // bit offset the library reported
+	consumed  int64 // input bytes really consumed at that moment
+	window    []byte
+	crc       uint32
+	crcSet    bool
+	buf       []byte
+}
+
+var cursorPool = sync.Pool{New: func() any {
+	return &cursor{
+		br:      bufio.NewReaderSize(nil, 64<<10),
+		scratch: make([]byte, 64<<10),
+	}
+}}
+
+func (c *cursor) release() {
+	c.s, c.rd, c.pend = nil, srcReader{}, nil
+	cursorPool.Put(c)
+}
+
+func (c *cursor) consumed() int64 { return c.rd.pos - int64(c.br.Buffered()) }
+
+// resume positions c at pt.
+func (c *cursor) resume(ctx context.Context, pt point) error {
+	s := c.s
+	c.rd = srcReader{ctx: ctx, src: s.src, pos: pt.in, end: s.srcSize}
+	c.br.Reset(&c.rd)
+	c.member, c.memberIn, c.mout, c.out, c.crc = pt.member, pt.memberIn, pt.mout, pt.out, pt.crc
+	c.done, c.pend = false, nil
+	return c.restart(pt.mout, pt.in, pt.bit, pt.window)
+}
+
+func (c *cursor) restart(mout, in int64, bit uint8, window []byte) error {
+	cp := flate.InflateCheckpoint{UncompressedOffset: mout, CompressedOffset: in, BitOffset: bit, Window: window}
+	c.drift = 0
+	c.want = c.s.ix.wantAfter(c.s.spacing)
+	if c.fr == nil {
+		c.fr = flate.NewReaderOpts(c.br, flate.WithResumeFrom(cp), flate.WithEobCallback(c.onEOB))
+		return nil
+	}
+	if err := c.fr.(resetter).ResetCP(c.br, cp); err != nil {
+		return translate(err)
+	}
+	apply(flate.WithEobCallback(c.onEOB), c.fr)
+	return nil
+}
+
+// read fills p with the output at off; c.out <= off.
+func (c *cursor) read(ctx context.Context, p []byte, off int64) (int, error) {
+	c.rd.ctx = ctx
+	for c.out < off {
+		n := int(min(off-c.out, int64(len(c.scratch))))
+		if _, err := c.next(c.scratch[:n]); err != nil {
+			return 0, err
+		}
+	}
+	n := 0
+	for n < len(p) {
+		m, err := c.next(p[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// finish decodes to the end of the stream, which must add no output.
+func (c *cursor) finish() error {
+	var b [1]byte
+	n, err := c.next(b[:])
+	if n > 0 {
+		return vfs.Corruptf("DEFLATE data decodes to more than the declared %d bytes", c.s.declared)
+	}
+	if err == io.EOF {
+		return nil
+	}
+	return err
+}
+
+// next reads output into buf, crossing member boundaries; io.EOF at the
+// end of the stream.
+func (c *cursor) next(buf []byte) (int, error) {
+	for {
+		if c.done {
+			return 0, io.EOF
+		}
+		n, err := c.fr.Read(buf)
+		if n > 0 {
+			b := buf[:n]
+			if c.pend != nil {
+				c.feed(b)
+			}
+			c.crc = crc32.Update(c.crc, crc32.IEEETable, b)
+			c.mout += int64(n)
+			c.out += int64(n)
+			if lerr := c.check(); lerr != nil {
+				return n, lerr
+			}
+			if err == nil || err == io.EOF {
+				return n, nil
+			}
+		}
+		switch {
+		case err == nil:
+		case err == io.EOF:
+			if err := c.memberEnd(); err != nil {
+				return 0, err
+			}
+		default:
+			return n, translate(err)
+		}
+	}
+}
+
+// check enforces the limits.
+func (c *cursor) check() error {
+	l := c.s.lim
+	if c.out > l.MaxFileSize {
+		return vfs.Limitf("decompressed size exceeds Limits.MaxFileSize (%d bytes)", l.MaxFileSize)
+	}
+	if c.mout > mulSat(l.MaxRatio, c.consumed()-c.memberIn)+ratioSlack {
+		return vfs.Limitf("DEFLATE member decompresses to more than Limits.MaxRatio (%d) times its size", l.MaxRatio)
+	}
+	if c.out > mulSat(l.MaxRatio, c.s.rootSize)+ratioSlack {
+		return vfs.Limitf("decompressed size exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", l.MaxRatio, c.s.rootSize)
+	}
+	return nil
+}
+
+func mulSat(a, b int64) int64 {
+	if b <= 0 {
+		return 0
+	}
+	if a > (1<<63-1)/b {
+		return 1<<63 - 1
+	}
+	return a * b
+}
+
+// memberEnd handles the end of a member's DEFLATE data.
+func (c *cursor) memberEnd() error {
+	if c.pend != nil {
+		c.settle()
+	}
+	s := c.s
+	end := c.consumed()
+	next, more, err := s.framer.Next(c.rd.ctx, c.member, end, c.crc, c.mout)
+	if err != nil {
+		return err
+	}
+	if !more {
+		c.done = true
+		return s.ix.setSize(c.out)
+	}
+	if next < end {
+		return vfs.Corruptf("member %d starts at %d, before the end %d of the previous one", c.member+1, next, end)
+	}
+	c.member++
+	c.memberIn, c.mout, c.crc = next, 0, 0
+	s.ix.add(point{out: c.out, in: next, member: c.member, memberIn: next}, s.spacing)
+	if skip := next - end; skip <= int64(c.br.Buffered()) {
+		c.br.Discard(int(skip))
+	} else {
+		c.rd.pos = next
+		c.br.Reset(&c.rd)
+	}
+	return c.restart(0, next, 0, nil)
+}
+
+// onEOB is the decoder's end-of-block callback: it opens a checkpoint
+// candidate when one is wanted.
+func (c *cursor) onEOB(cp flate.InflateCheckpoint) {
+	if c.pend != nil || c.s == nil {
+		return
+	}
+	out := c.out - c.mout + cp.UncompressedOffset
+	if out < c.want {
+		return
+	}
+	if c.want = c.s.ix.wantAfter(c.s.spacing); out < c.want {
+		return
+	}
+	c.pend = &pending{
+		out:      out,
+		mout:     cp.UncompressedOffset,
+		rbits:    cp.CompressedOffset*8 + int64(cp.BitOffset),
+		consumed: c.consumed(),
+		window:   bytes.Clone(cp.Window),
+	}
+}
+
+// feed gives the candidate the output b, which starts at c.mout.
+func (c *cursor) feed(b []byte) {
+	p := c.pend
+	if !p.crcSet {
+		k := p.mout - c.mout
+		if k > int64(len(b)) {
+			return
+		}
+		p.crc = crc32.Update(c.crc, crc32.IEEETable, b[:k])
+		p.crcSet = true
+		p.buf = make([]byte, 0, verifyLen)
+		b = b[k:]
+	}
+	p.buf = append(p.buf, b[:min(len(b), verifyLen-len(p.buf))]...)
+	if len(p.buf) == verifyLen {
+		c.settle()
+	}
+}
+
+// settle decides the candidate: it tries the input offsets the
+// checkpoint can be at, and records the first that decodes to the output
+// seen after it.
+func (c *cursor) settle() {
+	p := c.pend
+	c.pend = nil
+	if !p.crcSet || len(p.buf) < minVerify {
+		return
+	}
+	// The library reports rbits = (consumed+drift)*8 - nb, where nb (the
+	// bits it holds) is at most 64 here, and drift only grows.
+	limit := p.consumed * 8
+	d := max(c.drift, (p.rbits-limit+7)/8)
+	for ; p.rbits-8*d >= limit-64; d++ {
+		t := p.rbits - 8*d
+		if c.verify(t, p) {
+			c.drift = d
+			c.s.ix.add(point{
+				out: p.out, in: t / 8, bit: uint8(t % 8), member: c.member, memberIn: c.memberIn,
+				mout: p.mout, crc: p.crc, window: p.window,
+			}, c.s.spacing)
+			return
+		}
+	}
+	dropped.Add(1)
+}
+
+// dropped counts candidates that no offset reproduced (for tests).
+var dropped atomic.Int64
+
+var verifierPool = sync.Pool{New: func() any {
+	return &verifier{br: bufio.NewReaderSize(nil, 8<<10), buf: make([]byte, verifyLen)}
+}}
+
+type verifier struct {
+	rd  srcReader
+	br  *bufio.Reader
+	fr  io.ReadCloser
+	buf []byte
+}
+
+// verify reports whether decoding from bit offset t with p's window gives
+// p.buf.
+func (c *cursor) verify(t int64, p *pending) bool {
+	v := verifierPool.Get().(*verifier)
+	defer verifierPool.Put(v)
+	v.rd = srcReader{ctx: c.rd.ctx, src: c.s.src, pos: t / 8, end: c.s.srcSize}
+	defer func() { v.rd = srcReader{} }()
+	v.br.Reset(&v.rd)
+	cp := flate.InflateCheckpoint{UncompressedOffset: p.mout, CompressedOffset: t / 8, BitOffset: uint8(t % 8), Window: p.window}
+	if v.fr == nil {
+		v.fr = flate.NewReaderOpts(v.br, flate.WithResumeFrom(cp))
+	} else if err := v.fr.(resetter).ResetCP(v.br, cp); err != nil {
+		return false
+	}
+	buf := v.buf[:len(p.buf)]
+	if _, err := io.ReadFull(v.fr, buf); err != nil {
+		return false
+	}
+	return bytes.Equal(buf, p.buf)
+}
+
+// translate maps decoder errors to vfs sentinels.
+func translate(err error) error {
+	var ce flate.CorruptInputError
+	var ie flate.InternalError
+	switch {
+	case errors.As(err, &ce):
+		return vfs.Corruptf("corrupt DEFLATE data near input offset %d", int64(ce))
+	case errors.As(err, &ie):
+		return vfs.Corruptf("corrupt DEFLATE data: %v", err)
+	case err == io.ErrUnexpectedEOF:
+		return vfs.Corruptf("truncated DEFLATE data")
+	}
+	return err
+}
