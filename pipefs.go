@@ -26,6 +26,7 @@ import (
 	_ "github.com/pipefs/pipefs/adapters/rangeadapter"
 	_ "github.com/pipefs/pipefs/adapters/zipadapter"
 	_ "github.com/pipefs/pipefs/roots/fileroot"
+	_ "github.com/pipefs/pipefs/roots/httproot"
 	_ "github.com/pipefs/pipefs/roots/memroot"
 )
 

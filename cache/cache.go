@@ -155,6 +155,8 @@ type Blob struct {
 	next int64 // where a sequential read would continue
 	ra   int64 // current readahead in bytes
 	pins []pin // bytes known without a fetch, such as the suffix read at open
+	// regions are the last ranges given to Prefetch, [start, end).
+	regions [][2]int64
 }
 
 type pin struct {
@@ -183,19 +185,26 @@ func (b *Blob) Pin(off int64, data []byte) {
 	b.mu.Unlock()
 }
 
-func (b *Blob) pinned(p []byte, off int64) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, pn := range b.pins {
-		if off >= pn.off && off+int64(len(p)) <= pn.off+int64(len(pn.data)) {
-			copy(p, pn.data[off-pn.off:])
-			return true
+// Put adds data, the bytes at off, to the cache: every whole block it
+// covers (and the object's last, partial block when data reaches the end).
+// Roots use it for bytes that arrived without being asked for, such as a
+// whole object from a server that ignores Range. data must not be modified
+// afterwards.
+func (b *Blob) Put(off int64, data []byte) {
+	bs := b.c.cfg.BlockSize
+	end := min(off+int64(len(data)), b.size)
+	for i := (off + bs - 1) / bs; i*bs < end; i++ {
+		lo, hi := i*bs, min((i+1)*bs, b.size)
+		if hi > end {
+			break
 		}
+		b.c.lru.Add(blockKey{b.key, i}, data[lo-off:hi-off:hi-off])
 	}
-	return false
 }
 
-// ReadAt reads len(p) bytes at off, fetching the missing blocks.
+// ReadAt reads len(p) bytes at off, fetching the missing blocks. The parts
+// of the range that pinned bytes cover (at either end) are copied from the
+// pins, and only the rest is fetched.
 func (b *Blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, fmt.Errorf("cache: negative offset %d: %w", off, fs.ErrInvalid)
@@ -208,30 +217,71 @@ func (b *Blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	}
 	n := int(min(int64(len(p)), b.size-off))
 	q := p[:n]
-	if b.pinned(q, off) {
+	ra := b.readahead(off, int64(n))
+	lo, hi := b.unpinned(q, off)
+	if lo >= hi {
 		b.stats.hits.Add(1)
 	} else {
 		bs := b.c.cfg.BlockSize
-		first, last := off/bs, (off+int64(n)-1)/bs
-		fetchLast := min(last+b.readahead(off, int64(n))/bs, (b.size-1)/bs)
+		first, last := lo/bs, (hi-1)/bs
+		fetchLast := min(last+ra/bs, (b.size-1)/bs, b.regionEnd(lo)/bs)
+		fetchLast = max(fetchLast, last)
 		blocks, err := b.blocks(ctx, first, last, fetchLast)
 		if err != nil {
 			return 0, err
 		}
 		for i, blk := range blocks {
 			start := (first + int64(i)) * bs
-			lo := max(off, start) - start
-			hi := min(off+int64(n), start+int64(len(blk))) - start
-			if lo > int64(len(blk)) || hi > int64(len(blk)) {
+			from := max(lo, start) - start
+			to := min(hi, start+int64(len(blk))) - start
+			if from > int64(len(blk)) || to > int64(len(blk)) {
 				return 0, vfs.Corruptf("cache: block %d of %s is short", first+int64(i), b.info.Name())
 			}
-			copy(q[max(start-off, 0):], blk[lo:hi])
+			copy(q[max(start, lo)-off:], blk[from:to])
 		}
 	}
 	if n < len(p) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// unpinned copies into q (the bytes at off) what the pins hold at either
+// end of it, and returns the range [lo, hi) left to fetch (empty when the
+// pins hold it all).
+func (b *Blob) unpinned(q []byte, off int64) (lo, hi int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	lo, hi = off, off+int64(len(q))
+	for _, pn := range b.pins {
+		ps, pe := pn.off, pn.off+int64(len(pn.data))
+		switch {
+		case ps <= lo && hi <= pe:
+			copy(q[lo-off:hi-off], pn.data[lo-ps:])
+			return lo, lo
+		case lo < ps && ps < hi && hi <= pe:
+			copy(q[ps-off:hi-off], pn.data)
+			hi = ps
+		case ps <= lo && lo < pe && pe < hi:
+			copy(q[lo-off:pe-off], pn.data[lo-ps:])
+			lo = pe
+		}
+	}
+	return lo, hi
+}
+
+// regionEnd returns the end of the most recent prefetched region that
+// holds off, or the object's size: readahead stops there, so that reading
+// an archive member does not fetch the next one.
+func (b *Blob) regionEnd(off int64) int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i := len(b.regions) - 1; i >= 0; i-- {
+		if r := b.regions[i]; r[0] <= off && off < r[1] {
+			return r[1] - 1
+		}
+	}
+	return b.size - 1
 }
 
 // readahead returns how many bytes past a read at off to fetch: nothing
@@ -249,22 +299,51 @@ func (b *Blob) readahead(off, n int64) int64 {
 	return b.ra
 }
 
-// Prefetch makes sure the bytes [off, off+n) are cached, fetching the
-// missing blocks in as few requests as possible. Archive readers call it
-// with the ranges they are about to read (a central directory, a member
-// and its local header) so that each costs one request.
+// Prefetch fetches the bytes [off, off+n) that are neither pinned nor
+// cached, in as few requests as possible, and remembers the range as a
+// region that sequential readahead does not run past. At most
+// Config.MaxReadahead bytes are fetched at once; readahead fetches the rest
+// of a larger region as it is read. Archive readers call it with the ranges
+// they are about to read (a central directory, a member and its local
+// header) so that each costs one request.
 func (b *Blob) Prefetch(ctx context.Context, off, n int64) error {
 	off = max(off, 0)
 	n = min(n, b.size-off)
 	if n <= 0 {
 		return nil
 	}
-	if n <= 1<<20 && b.pinned(make([]byte, n), off) {
+	b.mu.Lock()
+	if len(b.regions) >= 8 {
+		b.regions = append(b.regions[:0], b.regions[1:]...)
+	}
+	b.regions = append(b.regions, [2]int64{off, off + n})
+	b.mu.Unlock()
+	n = min(n, b.c.cfg.MaxReadahead)
+	lo, hi := b.unpinnedRange(off, off+n)
+	if lo >= hi {
 		return nil
 	}
 	bs := b.c.cfg.BlockSize
-	_, err := b.blocks(ctx, off/bs, (off+n-1)/bs, (off+n-1)/bs)
+	_, err := b.blocks(ctx, lo/bs, (hi-1)/bs, (hi-1)/bs)
 	return err
+}
+
+// unpinnedRange is unpinned for [lo, hi) without copying.
+func (b *Blob) unpinnedRange(lo, hi int64) (int64, int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, pn := range b.pins {
+		ps, pe := pn.off, pn.off+int64(len(pn.data))
+		switch {
+		case ps <= lo && hi <= pe:
+			return lo, lo
+		case lo < ps && ps < hi && hi <= pe:
+			hi = ps
+		case ps <= lo && lo < pe && pe < hi:
+			lo = pe
+		}
+	}
+	return lo, hi
 }
 
 // blocks returns blocks first..last, fetching the missing ones among

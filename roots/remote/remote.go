@@ -38,6 +38,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"path"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -133,13 +134,27 @@ func IsRetryable(err error) bool {
 }
 
 // Do runs f until it succeeds, fails for good, or the attempts run out,
-// sleeping with jittered exponential backoff between attempts.
+// sleeping with jittered exponential backoff between attempts (or the
+// server's Retry-After, capped at MaxDelay). It returns at once when ctx is
+// done.
 func (r Retry) Do(ctx context.Context, f func() error) error {
+	var attempts int
+	return r.do(ctx, &attempts, f)
+}
+
+// do is Do with the count of attempts made so far kept by the caller, so
+// that several rounds of one operation (a body resumed after a break)
+// share one bound.
+func (r Retry) do(ctx context.Context, attempts *int, f func() error) error {
 	r = r.withDefaults()
 	delay := r.BaseDelay
-	var err error
-	for attempt := 1; ; attempt++ {
-		if err = f(); err == nil || !IsRetryable(err) || attempt >= r.MaxAttempts {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		*attempts++
+		err := f()
+		if err == nil || !IsRetryable(err) || *attempts >= r.MaxAttempts {
 			return err
 		}
 		wait := delay/2 + rand.N(delay/2+1) // jitter in [delay/2, delay]
@@ -174,6 +189,13 @@ func (r Retry) withDefaults() Retry {
 const (
 	defaultSuffix = 64 << 10
 	maxSuffix     = 8 << 20
+	// maxWhole bounds the object that a server ignoring Range sends
+	// whole at open and that is kept, in the block cache, for later
+	// reads.
+	maxWhole = 64 << 20
+	// maxHeadBytes bounds the suffixes a tree keeps for objects it
+	// opened.
+	maxHeadBytes = 64 << 20
 )
 
 // Tree is a vfs.Tree over a Backend. It is safe for concurrent use.
@@ -185,8 +207,9 @@ type Tree struct {
 
 	suffix atomic.Int64 // current size of the first read
 
-	mu    sync.Mutex
-	heads map[string]*head // objects opened, by name
+	mu        sync.Mutex
+	heads     map[string]*head // objects opened, by name
+	headBytes int64
 }
 
 // head is what opening an object learned.
@@ -195,7 +218,10 @@ type head struct {
 	version string
 	mod     time.Time
 	tailOff int64
-	tail    []byte
+	tail    []byte // pinned to every blob of the object
+	// whole holds the object's first bytes, up to tailOff, when the
+	// server sent it whole; the first blob puts them in the cache.
+	whole []byte
 }
 
 // NewTree returns the tree of b.
@@ -218,10 +244,21 @@ var _ vfs.Tree = (*Tree)(nil)
 func (t *Tree) Backend() Backend { return t.b }
 
 // Stats returns the counts of requests, bytes, hits and misses of every
-// object of the tree.
-func (t *Tree) Stats() cache.Counts {
-	c := t.stats.Snapshot()
-	return c
+// object of the tree: the opens, the block fetches and the resumed bodies.
+func (t *Tree) Stats() cache.Counts { return t.stats.Snapshot() }
+
+// As sets target to the tree's backend when target is a pointer to the
+// backend's type or to an interface it implements, or asks the backend's
+// own As method; it reports whether it did.
+func (t *Tree) As(target any) bool {
+	if a, ok := t.b.(interface{ As(any) bool }); ok && a.As(target) {
+		return true
+	}
+	if p, ok := target.(*Backend); ok {
+		*p = t.b
+		return true
+	}
+	return false
 }
 
 // Grow raises the suffix size of later opens to at least n bytes (capped
@@ -238,6 +275,29 @@ func (t *Tree) Grow(n int64) {
 	}
 }
 
+// hints remembers, per object key, the suffix that its archive reader
+// asked for, so that opening the same object again (from another tree, in
+// a later pipeline) costs one request.
+var hints struct {
+	sync.Mutex
+	m map[string]int64
+}
+
+func hint(key string) int64 {
+	hints.Lock()
+	defer hints.Unlock()
+	return hints.m[key]
+}
+
+func setHint(key string, n int64) {
+	hints.Lock()
+	defer hints.Unlock()
+	if hints.m == nil || len(hints.m) >= 4096 {
+		hints.m = map[string]int64{} // a bound; hints are cheap to learn again
+	}
+	hints.m[key] = max(hints.m[key], min(n, maxSuffix))
+}
+
 // open reads the suffix of name, learning its size and version.
 func (t *Tree) open(ctx context.Context, name string) (*head, error) {
 	t.mu.Lock()
@@ -246,7 +306,7 @@ func (t *Tree) open(ctx context.Context, name string) (*head, error) {
 	if h != nil {
 		return h, nil
 	}
-	want := t.suffix.Load()
+	want := max(t.suffix.Load(), hint(t.b.Key(name)))
 	err := t.o.Retry.Do(ctx, func() error {
 		t.stats.AddRequest()
 		resp, err := t.b.Get(ctx, name, -want, 0, "")
@@ -254,32 +314,85 @@ func (t *Tree) open(ctx context.Context, name string) (*head, error) {
 			return err
 		}
 		defer resp.Body.Close()
-		if resp.Size < 0 {
-			return fmt.Errorf("%s: the server gave no size", t.b.Key(name))
-		}
-		// The body is the suffix, or the whole object when the server
-		// ignored the range: keep the last want bytes of it.
-		keepFrom := max(resp.Start, resp.Size-want)
-		if _, err := io.CopyN(io.Discard, resp.Body, keepFrom-resp.Start); err != nil {
-			return Retryable(fmt.Errorf("reading %s: %w", t.b.Key(name), err), 0)
-		}
-		tail := make([]byte, resp.Size-keepFrom)
-		if _, err := io.ReadFull(resp.Body, tail); err != nil {
-			return Retryable(fmt.Errorf("reading %s: short body: %w", t.b.Key(name), io.ErrUnexpectedEOF), 0)
-		}
-		t.stats.AddBytes(int64(len(tail)) + keepFrom - resp.Start)
-		h = &head{size: resp.Size, version: resp.Version, mod: resp.ModTime, tailOff: keepFrom, tail: tail}
-		return nil
+		h, err = t.readHead(name, resp, want)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	t.mu.Lock()
-	if len(t.heads) >= 4096 {
-		clear(t.heads) // a bound; heads are cheap to learn again
+	n := int64(len(h.tail) + len(h.whole))
+	if t.headBytes+n > maxHeadBytes || len(t.heads) >= 4096 {
+		// A bound; heads are cheap to learn again.
+		clear(t.heads)
+		t.headBytes = 0
 	}
 	t.heads[name] = h
+	t.headBytes += n
 	t.mu.Unlock()
+	return h, nil
+}
+
+// readHead reads the answer to the first read of name: the last want
+// bytes, or the whole object from a server that ignored Range (kept whole
+// when it is small enough for the cache), or a body of unknown size.
+func (t *Tree) readHead(name string, resp *Response, want int64) (*head, error) {
+	key := t.b.Key(name)
+	if resp.Size < 0 && resp.Start != 0 {
+		return nil, fmt.Errorf("%s: the server gave no size", key)
+	}
+	if resp.Size >= 0 && resp.Start > resp.Size {
+		return nil, fmt.Errorf("%s: the answer starts at %d, past the size %d", key, resp.Start, resp.Size)
+	}
+	// Keep at most limit bytes; past it, only the last want.
+	limit := want
+	if resp.Start == 0 {
+		limit = max(want, min(maxWhole, t.c.Config().Budget/4))
+	}
+	var buf []byte
+	dropped := int64(0) // bytes read and not kept
+	chunk := make([]byte, 32<<10)
+	for {
+		m, err := resp.Body.Read(chunk)
+		buf = append(buf, chunk[:m]...)
+		if int64(len(buf)) > 2*limit {
+			cut := int64(len(buf)) - want
+			dropped += cut
+			buf = append(buf[:0:0], buf[cut:]...)
+		}
+		if resp.Size >= 0 && resp.Start+dropped+int64(len(buf)) > resp.Size {
+			return nil, fmt.Errorf("%s: the body is longer than the %d-byte object: %w", key, resp.Size, vfs.ErrCorrupt)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.stats.AddBytes(dropped + int64(len(buf)))
+			if err == io.ErrUnexpectedEOF || IsRetryable(err) {
+				return nil, Retryable(fmt.Errorf("reading %s: %w", key, err), 0)
+			}
+			return nil, fmt.Errorf("reading %s: %w", key, err)
+		}
+	}
+	got := dropped + int64(len(buf))
+	t.stats.AddBytes(got)
+	size := resp.Size
+	if size < 0 {
+		size = got // the whole object, read to its end
+	} else if resp.Start+got < size {
+		return nil, Retryable(fmt.Errorf("reading %s: short body: %d of %d bytes: %w", key, got, size-resp.Start, io.ErrUnexpectedEOF), 0)
+	}
+	if int64(len(buf)) > limit {
+		buf = buf[int64(len(buf))-want:]
+	}
+	h := &head{size: size, version: resp.Version, mod: resp.ModTime}
+	start := size - int64(len(buf))
+	tailLen := min(int64(len(buf)), want)
+	h.tailOff = size - tailLen
+	h.tail = buf[int64(len(buf))-tailLen:]
+	if start == 0 && tailLen < int64(len(buf)) {
+		h.whole = buf[:int64(len(buf))-tailLen]
+	}
 	return h, nil
 }
 
@@ -312,6 +425,7 @@ func (t *Tree) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) 
 }
 
 // OpenBlob opens the object name: one request the first time, none after.
+// The blob is a *Blob.
 func (t *Tree) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
 	if name == "." {
 		return nil, vfs.ErrIsDir
@@ -326,22 +440,39 @@ func (t *Tree) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
 		return nil, err
 	}
 	info := &vfs.FileInfo{FName: path.Base(name), FSize: h.size, FMode: 0o444, FModTime: h.mod, FSys: h.version}
-	key := t.b.Key(name) + "\x00" + h.version
+	// The size is part of the key: without a version (a server with no
+	// validators) it is all that tells two versions apart.
+	key := t.b.Key(name) + "\x00" + h.version + "\x00" + strconv.FormatInt(h.size, 10)
 	src := &source{t: t, name: name, version: h.version, size: h.size}
 	blob := t.c.Blob(src, key, info, &t.stats)
 	blob.Pin(h.tailOff, h.tail)
-	return &Blob{Blob: blob, t: t}, nil
+	t.mu.Lock()
+	whole := h.whole
+	h.whole = nil
+	t.headBytes -= int64(len(whole))
+	t.mu.Unlock()
+	if whole != nil {
+		blob.Put(0, whole)
+	}
+	return &Blob{Blob: blob, t: t, key: t.b.Key(name)}, nil
 }
 
-// Blob is an open remote object. Besides vfs.Blob it lets archive readers
-// grow the tree's first read.
+// Blob is an open remote object: a cache.Blob (so a vfs.Blob and a
+// vfs.Prefetcher) that also lets archive readers grow the first read.
 type Blob struct {
 	*cache.Blob
-	t *Tree
+	t   *Tree
+	key string
 }
 
-// GrowSuffix raises the tree's first-read size to n bytes: see Tree.Grow.
-func (b *Blob) GrowSuffix(n int64) { b.t.Grow(n) }
+// GrowSuffix asks that later opens of this object, and of other objects of
+// the tree, read at least n bytes first (capped at 8 MiB): see Tree.Grow.
+// Archive readers call it when their end structures needed more than the
+// first read held.
+func (b *Blob) GrowSuffix(n int64) {
+	b.t.Grow(n)
+	setHint(b.key, n)
+}
 
 // source reads one version of one object through the backend.
 type source struct {
@@ -361,7 +492,8 @@ func (s *source) ReadRange(ctx context.Context, off, n int64) (io.ReadCloser, er
 }
 
 // resumer reads [off, end) of an object and, when a body breaks, asks for
-// the rest with a new conditional request.
+// the rest with a new conditional request. The attempts of all its
+// requests share the Retry bound.
 type resumer struct {
 	ctx      context.Context
 	s        *source
@@ -378,7 +510,7 @@ func (r *resumer) reopen(first bool) error {
 		r.body = nil
 	}
 	t := r.s.t
-	return t.o.Retry.Do(r.ctx, func() error {
+	return t.o.Retry.do(r.ctx, &r.attempts, func() error {
 		if !first {
 			t.stats.AddRequest()
 		}
@@ -387,17 +519,18 @@ func (r *resumer) reopen(first bool) error {
 		if err != nil {
 			return err
 		}
+		key := t.b.Key(r.s.name)
 		if resp.Size >= 0 && resp.Size != r.s.size {
 			resp.Body.Close()
-			return fmt.Errorf("%s: size changed from %d to %d: %w", t.b.Key(r.s.name), r.s.size, resp.Size, vfs.ErrModified)
+			return fmt.Errorf("%s: size changed from %d to %d: %w", key, r.s.size, resp.Size, vfs.ErrModified)
 		}
-		if r.s.version != "" && resp.Version != "" && resp.Version != r.s.version {
+		if r.s.version != "" && resp.Version != r.s.version {
 			resp.Body.Close()
-			return fmt.Errorf("%s: version changed from %s to %s: %w", t.b.Key(r.s.name), r.s.version, resp.Version, vfs.ErrModified)
+			return fmt.Errorf("%s: version changed from %q to %q: %w", key, r.s.version, resp.Version, vfs.ErrModified)
 		}
 		if resp.Start > r.off {
 			resp.Body.Close()
-			return fmt.Errorf("%s: asked for bytes from %d, got from %d", t.b.Key(r.s.name), r.off, resp.Start)
+			return fmt.Errorf("%s: asked for bytes from %d, got from %d: %w", key, r.off, resp.Start, vfs.ErrCorrupt)
 		}
 		if skip := r.off - resp.Start; skip > 0 {
 			// The server ignored the range: stream up to what is needed.
@@ -405,7 +538,10 @@ func (r *resumer) reopen(first bool) error {
 			t.stats.AddBytes(m)
 			if err != nil {
 				resp.Body.Close()
-				return Retryable(fmt.Errorf("reading %s: %w", t.b.Key(r.s.name), err), 0)
+				if err == io.EOF {
+					err = io.ErrUnexpectedEOF
+				}
+				return Retryable(fmt.Errorf("reading %s: %w", key, err), 0)
 			}
 		}
 		r.body = resp.Body
@@ -430,7 +566,6 @@ func (r *resumer) Read(p []byte) (int, error) {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF // the body ended before the range did
 		}
-		r.attempts++
 		if !IsRetryable(err) || r.attempts >= r.s.t.o.Retry.withDefaults().MaxAttempts {
 			return 0, fmt.Errorf("reading %s at %d: %w", r.s.t.b.Key(r.s.name), r.off, err)
 		}

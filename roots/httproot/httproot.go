@@ -1,0 +1,447 @@
+package httproot
+
+import (
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pipefs/pipefs/roots/remote"
+	"github.com/pipefs/pipefs/vfs"
+)
+
+func init() {
+	for _, s := range []string{"http", "https"} {
+		vfs.RegisterRoot(&vfs.Root{Scheme: s, Open: open})
+	}
+}
+
+// Options configure the http and https roots. Pass them in
+// vfs.Options.Schemes under "http" and "https" (one value may serve both).
+// A nil *Options means the defaults.
+type Options struct {
+	// Client makes the requests. Nil means a client of its own over
+	// http.DefaultTransport's settings.
+	Client *http.Client
+	// Remote sets retries, the block cache and the size of the first
+	// read (see remote.Options).
+	Remote remote.Options
+	// Timeout bounds how long one attempt may wait for the answer's
+	// headers, and then for each read of its body to make progress. A
+	// timed-out attempt is retried. Default 30 s; negative means none.
+	Timeout time.Duration
+}
+
+const defaultTimeout = 30 * time.Second
+
+// defaultClient is used when Options.Client is nil. It does not follow
+// the environment's proxy settings any differently from
+// http.DefaultTransport, whose settings it clones.
+var defaultClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+
+// open returns the location of an http or https sub-URL: a tree rooted at
+// the URL's directory (its path up to the last "/"), and the name of the
+// file in it, or "." for a directory URL.
+func open(ctx context.Context, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
+	if err := ctx.Err(); err != nil {
+		return vfs.Location{}, err
+	}
+	if u.Host() == "" {
+		return vfs.Location{}, fmt.Errorf("%s: no host: %w", u, fs.ErrInvalid)
+	}
+	opts := vfs.SchemeOptions[*Options](o, u.Scheme)
+	b := NewBackend(u, opts)
+	return vfs.Location{Tree: remote.NewTree(b, b.remoteOptions()), Path: b.file}, nil
+}
+
+// Backend is the remote.Backend of one http or https directory: range GETs
+// of the files beneath it, with the directory URL's query on every
+// request. It cannot list. It is safe for concurrent use.
+type Backend struct {
+	dir     vfs.SubURL // the directory URL: path ends in "/", query kept
+	file    string     // the fs name of the URL's file, "." for a directory URL
+	rawFile string     // the file's path exactly as the URL wrote it
+	client  *http.Client
+	timeout time.Duration
+	opts    remote.Options
+}
+
+var _ remote.Backend = (*Backend)(nil)
+
+// NewBackend returns the backend of u's directory. When u names a file
+// (its path does not end in "/"), that file is the name File returns,
+// and requests for it use u's path exactly as written. opts may be nil.
+func NewBackend(u vfs.SubURL, opts *Options) *Backend {
+	if opts == nil {
+		opts = &Options{}
+	}
+	b := &Backend{client: opts.Client, timeout: opts.Timeout, opts: opts.Remote, file: "."}
+	if b.client == nil {
+		b.client = defaultClient
+	}
+	if b.timeout == 0 {
+		b.timeout = defaultTimeout
+	}
+	b.dir = u
+	if !u.IsDir() {
+		i := strings.LastIndexByte(u.Path, '/')
+		b.dir.Path = u.Path[:i+1]
+		b.rawFile = u.Path
+		b.file = vfs.SubURL{Scheme: u.Scheme, Path: u.Path[i+1:]}.Key()
+	} else if b.dir.Path == "" {
+		b.dir.Path = "/"
+	}
+	return b
+}
+
+func (b *Backend) remoteOptions() remote.Options { return b.opts }
+
+// File returns the fs name of the file the URL named in its directory, or
+// "." when the URL named a directory.
+func (b *Backend) File() string { return b.file }
+
+// rawPath returns the escaped request path of name.
+func (b *Backend) rawPath(name string) string {
+	if name == b.file && b.rawFile != "" {
+		return b.rawFile
+	}
+	return b.dir.Join(name).Path
+}
+
+// Key returns the URL of name, with the directory's query.
+func (b *Backend) Key(name string) string {
+	u := b.dir
+	u.Path = b.rawPath(name)
+	return u.String()
+}
+
+// List reports that HTTP cannot list: the error matches
+// errors.ErrUnsupported.
+func (b *Backend) List(ctx context.Context, dir string) ([]fs.DirEntry, error) {
+	return nil, fmt.Errorf("%s: http servers cannot be listed (open a file by name): %w", b.Key(dir), errors.ErrUnsupported)
+}
+
+// nonRanging remembers the hosts (scheme://host:port) seen to ignore Range.
+var nonRanging sync.Map
+
+// Ranging reports whether the host of the http or https URL u (as
+// "scheme://host[:port]") has not been seen to ignore Range requests.
+func Ranging(hostURL string) bool {
+	_, bad := nonRanging.Load(hostURL)
+	return !bad
+}
+
+func (b *Backend) hostKey() string { return b.dir.Scheme + "://" + b.dir.Authority }
+
+// Get reads name (see remote.Backend). It sends "Range: bytes=off-end" (or
+// "bytes=-n" for a suffix), "Accept-Encoding: identity", and the
+// precondition that version encodes (see the package documentation).
+func (b *Backend) Get(ctx context.Context, name string, off, n int64, version string) (*remote.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	key := b.Key(name)
+	actx, cancel := context.WithCancel(ctx)
+	req, err := http.NewRequestWithContext(actx, http.MethodGet, key, nil)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("%s: %w", key, fs.ErrInvalid)
+	}
+	req.Header.Set("Accept-Encoding", "identity")
+	switch {
+	case off < 0:
+		req.Header.Set("Range", fmt.Sprintf("bytes=%d", off)) // "bytes=-n"
+	case n > 0:
+		req.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", off, off+n-1))
+	}
+	etag, lastMod := splitVersion(version)
+	if etag != "" && !strings.HasPrefix(etag, "W/") {
+		req.Header.Set("If-Match", etag)
+	} else if lastMod != "" {
+		req.Header.Set("If-Unmodified-Since", lastMod)
+	}
+
+	w := newWatchdog(b.timeout, cancel)
+	resp, err := b.client.Do(req)
+	if err != nil {
+		timedOut := w.stop()
+		cancel()
+		return nil, transportErr(ctx, key, err, timedOut)
+	}
+	w.pause()
+	r, err := b.answer(key, req, resp, off)
+	if err != nil {
+		drain(resp.Body)
+		w.stop()
+		cancel()
+		return nil, err
+	}
+	r.Body = &watchedBody{rc: r.Body, w: w, cancel: cancel, ctx: ctx, key: key}
+	return r, nil
+}
+
+// answer turns resp into a Response or an error.
+func (b *Backend) answer(key string, req *http.Request, resp *http.Response, off int64) (*remote.Response, error) {
+	h := resp.Header
+	r := &remote.Response{Body: resp.Body, Size: -1, Length: -1, Version: versionOf(h)}
+	if t, err := http.ParseTime(h.Get("Last-Modified")); err == nil {
+		r.ModTime = t
+	}
+	status := resp.StatusCode
+	switch {
+	case status == http.StatusOK:
+		if req.Header.Get("Range") != "" {
+			nonRanging.Store(b.hostKey(), true)
+		}
+		r.Length = resp.ContentLength
+		r.Size = resp.ContentLength
+	case status == http.StatusPartialContent:
+		start, end, size, ok := parseContentRange(h.Get("Content-Range"))
+		if !ok {
+			return nil, fmt.Errorf("%s: 206 with a bad Content-Range %q", key, h.Get("Content-Range"))
+		}
+		r.Start, r.Length, r.Size = start, end-start+1, size
+	case status == http.StatusRequestedRangeNotSatisfiable:
+		// A suffix of an empty object; anything else is a range past
+		// the end, which only a changed object gives us.
+		if size, ok := unsatisfiedSize(h.Get("Content-Range")); ok && size == 0 {
+			drain(resp.Body)
+			r.Body, r.Size, r.Length = http.NoBody, 0, 0
+			return r, nil
+		}
+		if off >= 0 {
+			return nil, fmt.Errorf("%s: range not satisfiable (the object shrank?): %w", key, vfs.ErrModified)
+		}
+		return nil, fmt.Errorf("%s: %s", key, resp.Status)
+	case status == http.StatusNotFound || status == http.StatusGone:
+		return nil, fmt.Errorf("%s: %s: %w", key, resp.Status, fs.ErrNotExist)
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return nil, fmt.Errorf("%s: %s: %w", key, resp.Status, fs.ErrPermission)
+	case status == http.StatusPreconditionFailed:
+		return nil, fmt.Errorf("%s: %s: %w", key, resp.Status, vfs.ErrModified)
+	case status == http.StatusTooManyRequests || status == http.StatusRequestTimeout || status >= 500:
+		return nil, remote.Retryable(fmt.Errorf("%s: %s", key, resp.Status), retryAfter(h.Get("Retry-After")))
+	default:
+		return nil, fmt.Errorf("%s: unexpected %s", key, resp.Status)
+	}
+	switch enc := strings.ToLower(strings.TrimSpace(h.Get("Content-Encoding"))); enc {
+	case "", "identity":
+	case "gzip", "x-gzip":
+		// The server encoded the bytes despite Accept-Encoding:
+		// identity. Its ranges would count encoded bytes: use the whole
+		// decoded body, of unknown size, as a server that ignores Range.
+		if status != http.StatusOK {
+			return nil, fmt.Errorf("%s: a range of a gzip-encoded body cannot be decoded: %w", key, errors.ErrUnsupported)
+		}
+		nonRanging.Store(b.hostKey(), true)
+		zr, err := gzip.NewReader(resp.Body)
+		if err != nil {
+			return nil, remote.Retryable(fmt.Errorf("%s: gzip-encoded body: %w", key, err), 0)
+		}
+		r.Body = &gzipBody{zr: zr, rc: resp.Body}
+		r.Start, r.Length, r.Size = 0, -1, -1
+	default:
+		return nil, fmt.Errorf("%s: Content-Encoding %q: %w", key, enc, errors.ErrUnsupported)
+	}
+	return r, nil
+}
+
+// versionOf encodes the validators of an answer: the ETag, then, after a
+// NUL, Last-Modified. A strong ETag alone decides; a weak or missing one is
+// sent as If-Unmodified-Since and compared as it is.
+func versionOf(h http.Header) string {
+	etag, lm := h.Get("ETag"), h.Get("Last-Modified")
+	if etag != "" && !strings.HasPrefix(etag, "W/") {
+		return etag
+	}
+	if etag == "" && lm == "" {
+		return ""
+	}
+	return etag + "\x00" + lm
+}
+
+func splitVersion(v string) (etag, lastMod string) {
+	etag, lastMod, _ = strings.Cut(v, "\x00")
+	return etag, lastMod
+}
+
+// parseContentRange parses "bytes a-b/size" (size may be "*", giving -1).
+func parseContentRange(s string) (start, end, size int64, ok bool) {
+	s, ok = strings.CutPrefix(strings.TrimSpace(s), "bytes ")
+	if !ok {
+		return 0, 0, 0, false
+	}
+	rng, total, ok := strings.Cut(s, "/")
+	if !ok {
+		return 0, 0, 0, false
+	}
+	a, z, ok := strings.Cut(rng, "-")
+	if !ok {
+		return 0, 0, 0, false
+	}
+	var err1, err2 error
+	start, err1 = strconv.ParseInt(a, 10, 64)
+	end, err2 = strconv.ParseInt(z, 10, 64)
+	if err1 != nil || err2 != nil || start < 0 || end < start {
+		return 0, 0, 0, false
+	}
+	size = -1
+	if total != "*" {
+		n, err := strconv.ParseInt(total, 10, 64)
+		if err != nil || n <= end {
+			return 0, 0, 0, false
+		}
+		size = n
+	}
+	return start, end, size, true
+}
+
+// unsatisfiedSize parses the "bytes */size" of a 416 answer.
+func unsatisfiedSize(s string) (int64, bool) {
+	t, ok := strings.CutPrefix(strings.TrimSpace(s), "bytes */")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	return n, err == nil && n >= 0
+}
+
+// retryAfter parses Retry-After: seconds or an HTTP date.
+func retryAfter(s string) time.Duration {
+	if s == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(s); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(s); err == nil {
+		return max(time.Until(t), 0)
+	}
+	return 0
+}
+
+// transportErr classifies an error of http.Client.Do.
+func transportErr(ctx context.Context, key string, err error, timedOut bool) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	if timedOut {
+		return remote.Retryable(fmt.Errorf("%s: no answer within the timeout", key), 0)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return remote.Retryable(fmt.Errorf("%s: %w", key, err), 0)
+	}
+	return fmt.Errorf("%s: %w", key, err)
+}
+
+// drain reads a little of an unwanted body, so that the connection can be
+// reused, and closes it.
+func drain(rc io.ReadCloser) {
+	io.CopyN(io.Discard, rc, 4<<10)
+	rc.Close()
+}
+
+// A watchdog cancels an attempt that makes no progress for its timeout.
+type watchdog struct {
+	t     *time.Timer
+	d     time.Duration
+	fired atomic.Bool
+}
+
+func newWatchdog(d time.Duration, cancel context.CancelFunc) *watchdog {
+	w := &watchdog{d: d}
+	if d > 0 {
+		w.t = time.AfterFunc(d, func() { w.fired.Store(true); cancel() })
+	}
+	return w
+}
+
+// kick restarts the countdown.
+func (w *watchdog) kick() {
+	if w.t != nil {
+		w.t.Reset(w.d)
+	}
+}
+
+// pause stops the countdown until the next kick.
+func (w *watchdog) pause() {
+	if w.t != nil {
+		w.t.Stop()
+	}
+}
+
+// stop stops the watchdog and reports whether it had fired.
+func (w *watchdog) stop() bool {
+	if w.t != nil {
+		w.t.Stop()
+	}
+	return w.fired.Load()
+}
+
+// watchedBody is a body whose reads are bounded by the watchdog, and whose
+// failures are classified for retries.
+type watchedBody struct {
+	rc     io.ReadCloser
+	w      *watchdog
+	cancel context.CancelFunc
+	ctx    context.Context
+	key    string
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	b.w.kick()
+	n, err := b.rc.Read(p)
+	b.w.pause()
+	if err == nil || err == io.EOF {
+		return n, err
+	}
+	if cerr := b.ctx.Err(); cerr != nil {
+		return n, cerr
+	}
+	if b.w.fired.Load() {
+		return n, remote.Retryable(fmt.Errorf("%s: the body stalled for the timeout", b.key), 0)
+	}
+	if errors.Is(err, context.Canceled) {
+		return n, fmt.Errorf("%s: body closed: %w", b.key, fs.ErrClosed)
+	}
+	return n, remote.Retryable(fmt.Errorf("%s: %w", b.key, err), 0)
+}
+
+func (b *watchedBody) Close() error {
+	b.w.stop()
+	err := b.rc.Close()
+	b.cancel()
+	return err
+}
+
+// gzipBody decodes a gzip-encoded body.
+type gzipBody struct {
+	zr *gzip.Reader
+	rc io.ReadCloser
+}
+
+func (g *gzipBody) Read(p []byte) (int, error) { return g.zr.Read(p) }
+
+func (g *gzipBody) Close() error {
+	g.zr.Close()
+	return g.rc.Close()
+}
+
+// As lets the FS's As reach the backend: it sets target, a **Backend.
+func (b *Backend) As(target any) bool {
+	if t, ok := target.(**Backend); ok {
+		*t = b
+		return true
+	}
+	return false
+}
