@@ -24,6 +24,7 @@ import (
 	// The standard schemes.
 	_ "github.com/pipefs/pipefs/adapters/ocdbtadapter"
 	_ "github.com/pipefs/pipefs/adapters/rangeadapter"
+	_ "github.com/pipefs/pipefs/adapters/taradapter"
 	_ "github.com/pipefs/pipefs/adapters/zipadapter"
 	_ "github.com/pipefs/pipefs/roots/fileroot"
 	_ "github.com/pipefs/pipefs/roots/httproot"
