@@ -123,7 +123,9 @@ func Blosc(src []byte, max int) ([]byte, error) {
 		target := dst
 		if shuffled {
 			if cap(tmp) < bsize {
-				tmp = make([]byte, h.BlockSize)
+				// bsize <= NBytes <= max: the header's block size
+				// alone never sizes an allocation.
+				tmp = make([]byte, bsize)
 			}
 			target = tmp[:bsize]
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"sync"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
@@ -62,15 +63,32 @@ func Gzip(src []byte, max int) ([]byte, error) {
 // keep, so that a frame header cannot claim gigabytes of memory.
 const maxZstdWindow = 1 << 27
 
-// Zstd decodes zstd frames holding at most max bytes.
-func Zstd(src []byte, max int) ([]byte, error) {
-	d, err := zstd.NewReader(bytes.NewReader(src), zstd.WithDecoderConcurrency(1),
+// zstdPool holds streaming decoders for reuse: creating one per chunk or
+// per Blosc stream costs more than decoding small data.
+var zstdPool = sync.Pool{New: func() any {
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1),
 		zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderLowmem(true))
 	if err != nil {
+		return err
+	}
+	return d
+}}
+
+// Zstd decodes zstd frames holding at most max bytes.
+func Zstd(src []byte, max int) ([]byte, error) {
+	v := zstdPool.Get()
+	d, ok := v.(*zstd.Decoder)
+	if !ok {
+		return nil, corrupt("zstd", v.(error))
+	}
+	if err := d.Reset(bytes.NewReader(src)); err != nil {
+		zstdPool.Put(d)
 		return nil, corrupt("zstd", err)
 	}
-	defer d.Close()
-	return readLimited("zstd", d, max)
+	out, err := readLimited("zstd", d, max)
+	d.Reset(nil)
+	zstdPool.Put(d)
+	return out, err
 }
 
 // Bzip2 decodes a bzip2 stream of at most max bytes.

@@ -1,0 +1,127 @@
+package arraycore
+
+// swapUnits reverses the byte order of every unit-byte group of b, in
+// place (big endian to little endian or back).
+func swapUnits(b []byte, unit int) {
+	if unit <= 1 {
+		return
+	}
+	for i := 0; i+unit <= len(b); i += unit {
+		u := b[i : i+unit]
+		for l, r := 0, unit-1; l < r; l, r = l+1, r-1 {
+			u[l], u[r] = u[r], u[l]
+		}
+	}
+}
+
+// cStrides returns the element strides of a C-order array of shape.
+func cStrides(shape []int64) []int64 {
+	s := make([]int64, len(shape))
+	acc := int64(1)
+	for i := len(shape) - 1; i >= 0; i-- {
+		s[i] = acc
+		acc *= shape[i]
+	}
+	return s
+}
+
+// untranspose returns the C-order array A of shape a from the C-order
+// array B = transpose(A, order), whose shape is b[i] = a[order[i]]. size
+// is the element size.
+func untranspose(src []byte, a []int64, order []int, size int) []byte {
+	b := make([]int64, len(a))
+	for i, o := range order {
+		b[i] = a[o]
+	}
+	bs := cStrides(b)
+	// The stride, in B, of each axis of A.
+	as := make([]int64, len(a))
+	for i, o := range order {
+		as[o] = bs[i]
+	}
+	dst := make([]byte, len(src))
+	forEachIndex(a, func(n int64, idx []int64) {
+		var off int64
+		for k, v := range idx {
+			off += v * as[k]
+		}
+		copy(dst[n*int64(size):(n+1)*int64(size)], src[off*int64(size):(off+1)*int64(size)])
+	})
+	return dst
+}
+
+// fortranToC converts an F-order array of shape to C order.
+func fortranToC(src []byte, shape []int64, size int) []byte {
+	// F order of shape is C order of the reversed shape, which is
+	// transpose(A, reverse axes).
+	order := make([]int, len(shape))
+	for i := range order {
+		order[i] = len(shape) - 1 - i
+	}
+	return untranspose(src, shape, order, size)
+}
+
+// forEachIndex calls f for every index of shape in C order, with n the
+// running element number. idx is reused between calls.
+func forEachIndex(shape []int64, f func(n int64, idx []int64)) {
+	total := prod(shape)
+	idx := make([]int64, len(shape))
+	for n := int64(0); n < total; n++ {
+		f(n, idx)
+		for k := len(idx) - 1; k >= 0; k-- {
+			idx[k]++
+			if idx[k] < shape[k] {
+				break
+			}
+			idx[k] = 0
+		}
+	}
+}
+
+// copyBox copies the box [lo, lo+ext) of src (C order, shape srcShape)
+// to dst (C order, shape dstShape) at dstLo. size is the element size.
+// Runs along the last axis are copied whole.
+func copyBox(dst []byte, dstShape, dstLo []int64, src []byte, srcShape, lo, ext []int64, size int) {
+	nd := len(ext)
+	if nd == 0 {
+		copy(dst[:size], src[:size])
+		return
+	}
+	for _, e := range ext {
+		if e <= 0 {
+			return
+		}
+	}
+	ss, ds := cStrides(srcShape), cStrides(dstShape)
+	run := ext[nd-1] * int64(size)
+	outer := ext[:nd-1]
+	forEachIndex(outer, func(_ int64, idx []int64) {
+		so := lo[nd-1] * ss[nd-1]
+		do := dstLo[nd-1] * ds[nd-1]
+		for k, v := range idx {
+			so += (lo[k] + v) * ss[k]
+			do += (dstLo[k] + v) * ds[k]
+		}
+		copy(dst[do*int64(size):do*int64(size)+run], src[so*int64(size):so*int64(size)+run])
+	})
+}
+
+// fill returns n elements of the fill value (zeros when it is nil).
+func fillBytes(fill []byte, n int64, size int) []byte {
+	out := make([]byte, n*int64(size))
+	if len(fill) == size && !allZero(fill) {
+		for i := int64(0); i < n; i++ {
+			copy(out[i*int64(size):], fill)
+		}
+	}
+	return out
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}

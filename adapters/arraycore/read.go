@@ -1,0 +1,188 @@
+package arraycore
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/bits"
+
+	"github.com/pipefs/pipefs/vfs"
+)
+
+// checkCoord validates chunk coordinates against the grid.
+func (a *Array) checkCoord(coord []int64) error {
+	if len(coord) != len(a.Shape) {
+		return fmt.Errorf("chunk %v: %d coordinates for %d dimensions: %w", coord, len(coord), len(a.Shape), fs.ErrInvalid)
+	}
+	g := a.GridShape()
+	for i, c := range coord {
+		if c < 0 || c >= g[i] {
+			return fmt.Errorf("chunk %v outside the grid %v: %w", coord, g, fs.ErrInvalid)
+		}
+	}
+	return nil
+}
+
+// ChunkKey returns the store key, relative to the array's directory, of
+// the chunk at coord of the read grid, and for a sharded Zarr v3 array the
+// coordinates of the inner chunk within that shard (nil otherwise).
+func (a *Array) ChunkKey(coord []int64) (key string, inner []int64, err error) {
+	if err := a.checkCoord(coord); err != nil {
+		return "", nil, err
+	}
+	return a.reader.key(coord)
+}
+
+// ReadChunk decodes the chunk at coord of the read grid (GridShape). The
+// data has the full chunk shape, C order, little endian; a chunk that is
+// not stored is all fill, with Missing set. Variable-length types give an
+// error matching ErrUnsupported.
+func (a *Array) ReadChunk(ctx context.Context, coord []int64) (Chunk, error) {
+	if err := a.checkCoord(coord); err != nil {
+		return Chunk{}, err
+	}
+	if a.DType.Variable() {
+		return Chunk{}, unsupported("%s elements have no raw form", a.DType.Name)
+	}
+	data, found, err := a.reader.read(ctx, coord)
+	if err != nil {
+		return Chunk{}, err
+	}
+	c := Chunk{Data: data, Shape: a.ChunkShape, Valid: make([]int64, len(coord)), Missing: !found}
+	if !found {
+		c.Data = fillBytes(a.Fill, prod(a.ChunkShape), a.DType.Size)
+	}
+	for i := range coord {
+		c.Valid[i] = min(a.ChunkShape[i], a.Shape[i]-coord[i]*a.ChunkShape[i])
+	}
+	return c, nil
+}
+
+// checkBox validates the box [start, stop) and returns its byte size,
+// failing with vfs.ErrLimit when it exceeds limit (limit <= 0: no limit).
+func (a *Array) checkBox(start, stop []int64, limit int64) (int64, error) {
+	if len(start) != len(a.Shape) || len(stop) != len(a.Shape) {
+		return 0, fmt.Errorf("box of %d dimensions for %d: %w", len(start), len(a.Shape), fs.ErrInvalid)
+	}
+	n := uint64(a.DType.Size)
+	for i := range start {
+		if start[i] < 0 || stop[i] < start[i] || stop[i] > a.Shape[i] {
+			return 0, fmt.Errorf("box [%v, %v) outside the shape %v: %w", start, stop, a.Shape, fs.ErrInvalid)
+		}
+		hi, lo := bits.Mul64(n, uint64(stop[i]-start[i]))
+		if hi != 0 || lo > 1<<62 {
+			return 0, vfs.Limitf("box [%v, %v) is too large", start, stop)
+		}
+		n = lo
+	}
+	if limit > 0 && int64(n) > limit {
+		return 0, vfs.Limitf("box [%v, %v) is %d bytes, more than the limit of %d", start, stop, n, limit)
+	}
+	return int64(n), nil
+}
+
+// ReadBox reads the elements in [start, stop) (per axis, C order) as C-order
+// little-endian bytes: U as UTF-32LE, S raw, bool as 0 or 1. Missing chunks
+// read as fill; edge chunks are cropped. It fails with vfs.ErrLimit when
+// the result would exceed limit bytes (limit <= 0: no limit besides
+// memory).
+func (a *Array) ReadBox(ctx context.Context, start, stop []int64, limit int64) ([]byte, error) {
+	n, err := a.checkBox(start, stop, limit)
+	if err != nil {
+		return nil, err
+	}
+	if a.DType.Variable() {
+		return nil, unsupported("%s elements have no raw form", a.DType.Name)
+	}
+	out := make([]byte, n)
+	ext := make([]int64, len(start))
+	for i := range ext {
+		ext[i] = stop[i] - start[i]
+	}
+	if n == 0 {
+		return out, nil
+	}
+	// The range of chunks the box touches.
+	c0, cn := make([]int64, len(start)), make([]int64, len(start))
+	for i := range start {
+		c0[i] = start[i] / a.ChunkShape[i]
+		cn[i] = (stop[i]-1)/a.ChunkShape[i] - c0[i] + 1
+	}
+	coord := make([]int64, len(start))
+	lo, dlo, cext := make([]int64, len(start)), make([]int64, len(start)), make([]int64, len(start))
+	var failed error
+	forEachIndex(cn, func(_ int64, g []int64) {
+		if failed != nil {
+			return
+		}
+		if err := ctx.Err(); err != nil {
+			failed = err
+			return
+		}
+		for i := range g {
+			coord[i] = c0[i] + g[i]
+		}
+		c, err := a.ReadChunk(ctx, coord)
+		if err != nil {
+			failed = err
+			return
+		}
+		for i := range coord {
+			base := coord[i] * a.ChunkShape[i]
+			from := max(start[i], base)
+			to := min(stop[i], base+a.ChunkShape[i])
+			lo[i], dlo[i], cext[i] = from-base, from-start[i], to-from
+		}
+		copyBox(out, ext, dlo, c.Data, a.ChunkShape, lo, cext, a.DType.Size)
+	})
+	if failed != nil {
+		return nil, failed
+	}
+	if a.DType.Kind == 'b' {
+		for i, v := range out {
+			if v != 0 {
+				out[i] = 1
+			}
+		}
+	}
+	return out, nil
+}
+
+// ReadAll reads the whole array; see ReadBox.
+func (a *Array) ReadAll(ctx context.Context, limit int64) ([]byte, error) {
+	return a.ReadBox(ctx, make([]int64, len(a.Shape)), a.Shape, limit)
+}
+
+// WriteBox writes the box [start, stop) to w as ReadBox returns it, and
+// the number of bytes written.
+func (a *Array) WriteBox(ctx context.Context, w io.Writer, start, stop []int64, limit int64) (int64, error) {
+	b, err := a.ReadBox(ctx, start, stop, limit)
+	if err != nil {
+		return 0, err
+	}
+	n, err := w.Write(b)
+	return int64(n), err
+}
+
+// WriteChunk writes the decoded chunk at coord to w: its full chunk shape,
+// C order, little endian (bool as 0 or 1), failing with vfs.ErrLimit when
+// it exceeds limit bytes (limit <= 0: no limit).
+func (a *Array) WriteChunk(ctx context.Context, w io.Writer, coord []int64, limit int64) (int64, error) {
+	if limit > 0 && a.ChunkBytes() > limit {
+		return 0, vfs.Limitf("chunk of %d bytes, more than the limit of %d", a.ChunkBytes(), limit)
+	}
+	c, err := a.ReadChunk(ctx, coord)
+	if err != nil {
+		return 0, err
+	}
+	if a.DType.Kind == 'b' {
+		for i, v := range c.Data {
+			if v != 0 {
+				c.Data[i] = 1
+			}
+		}
+	}
+	n, err := w.Write(c.Data)
+	return int64(n), err
+}

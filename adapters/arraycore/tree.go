@@ -1,0 +1,87 @@
+package arraycore
+
+import (
+	"context"
+	"io/fs"
+	"path"
+	"time"
+
+	"github.com/pipefs/pipefs/vfs"
+)
+
+// Tree returns the node's directory in its store as a vfs.Tree, bytes
+// untouched: metadata files, chunk keys and child nodes as stored. Its
+// Stat(".") returns a FileInfo whose Sys() is n, so through a *vfs.FS,
+// Stat(".").Sys() is a *vfs.Origin whose Header is n.
+func (n *Node) Tree() vfs.Tree { return &nodeTree{n.store, n} }
+
+// Store returns the node's directory in its store (Tree without the
+// description).
+func (n *Node) Store() vfs.Tree { return n.store }
+
+type nodeTree struct {
+	vfs.Tree
+	n *Node
+}
+
+func (t *nodeTree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
+	info, err := t.Tree.Stat(ctx, name)
+	if err != nil || name != "." {
+		return info, err
+	}
+	return &nodeInfo{info, t.n}, nil
+}
+
+// nodeInfo is the FileInfo of a node's directory: Sys is the *Node.
+type nodeInfo struct {
+	fs.FileInfo
+	n *Node
+}
+
+func (i *nodeInfo) Sys() any { return i.n }
+
+// NodeOf returns the *Node behind info, as Stat(".") of a store view
+// returns it (directly or inside a *vfs.Origin), or nil.
+func NodeOf(info fs.FileInfo) *Node {
+	if info == nil {
+		return nil
+	}
+	switch s := info.Sys().(type) {
+	case *Node:
+		return s
+	case *vfs.Origin:
+		n, _ := s.Header.(*Node)
+		return n
+	}
+	return nil
+}
+
+// FSTree adapts an fs.FS to a vfs.Tree, for describing nodes of an FS
+// that is not a *vfs.FS (a *vfs.FS gives its own tree with Tree()).
+// Blobs are read whole on open.
+func FSTree(fsys fs.FS) vfs.Tree { return fsTree{fsys} }
+
+type fsTree struct{ fsys fs.FS }
+
+func (t fsTree) Stat(_ context.Context, name string) (fs.FileInfo, error) {
+	return fs.Stat(t.fsys, name)
+}
+
+func (t fsTree) ReadDir(_ context.Context, name string) ([]fs.DirEntry, error) {
+	return fs.ReadDir(t.fsys, name)
+}
+
+func (t fsTree) OpenBlob(_ context.Context, name string) (vfs.Blob, error) {
+	info, err := fs.Stat(t.fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if info.IsDir() {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: vfs.ErrIsDir}
+	}
+	b, err := fs.ReadFile(t.fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	return vfs.BytesBlob(b, &vfs.FileInfo{FName: path.Base(name), FSize: int64(len(b)), FMode: 0o444, FModTime: time.Time{}}), nil
+}
