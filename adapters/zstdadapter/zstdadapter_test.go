@@ -1,0 +1,242 @@
+package zstdadapter_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	seekable "github.com/SaveTheRbtz/zstd-seekable-format-go/pkg"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/pipefs/pipefs/adapters/zstdadapter"
+	_ "github.com/pipefs/pipefs/adapters/taradapter"
+	"github.com/pipefs/pipefs/fstest"
+	_ "github.com/pipefs/pipefs/roots/memroot"
+	"github.com/pipefs/pipefs/vfs"
+)
+
+func oracle(t testing.TB, z []byte) []byte {
+	t.Helper()
+	d, err := zstd.NewReader(bytes.NewReader(z), zstd.WithDecoderMaxWindow(1<<30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	b, err := io.ReadAll(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func open(t testing.TB, z []byte, o *vfs.Options) (*vfs.File, error) {
+	t.Helper()
+	prefix := fstest.MapFiles(t, map[string][]byte{"x.zst": z})
+	return vfs.OpenFile(context.Background(), "memory:/"+prefix+"/x.zst|zstd:", o)
+}
+
+func readAll(t testing.TB, z []byte, o *vfs.Options) ([]byte, error) {
+	t.Helper()
+	f, err := open(t, z, o)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+func TestFixtures(t *testing.T) {
+	names, _ := filepath.Glob("testdata/*.zst")
+	if len(names) < 5 {
+		t.Fatalf("fixtures missing: %v", names)
+	}
+	for _, name := range names {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			z, _ := os.ReadFile(name)
+			want := oracle(t, z)
+			got, err := readAll(t, z, nil)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("read %d bytes, err %v; want %d", len(got), err, len(want))
+			}
+		})
+	}
+}
+
+func encode(data []byte, opts ...zstd.EOption) []byte {
+	e, _ := zstd.NewWriter(nil, opts...)
+	return e.EncodeAll(data, nil)
+}
+
+func corpus(n int) []byte {
+	r := rand.New(rand.NewPCG(1, 2))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = "abcdefgh ij\n"[r.IntN(12)]
+	}
+	return b
+}
+
+func seekableBytes(t testing.TB, data []byte, frame int) []byte {
+	var buf bytes.Buffer
+	enc, _ := zstd.NewWriter(nil)
+	w, err := seekable.NewWriter(&buf, enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for len(data) > 0 {
+		k := min(frame, len(data))
+		w.Write(data[:k])
+		data = data[k:]
+	}
+	w.Close()
+	return buf.Bytes()
+}
+
+// TestRandomAccess reads at random offsets of multi-frame, seekable and
+// single-frame files.
+func TestRandomAccess(t *testing.T) {
+	data := corpus(1 << 20)
+	var multi []byte
+	for off := 0; off < len(data); off += 100 << 10 {
+		multi = append(multi, encode(data[off:min(off+100<<10, len(data))])...)
+	}
+	skip := binary.LittleEndian.AppendUint32(nil, 0x184D2A53)
+	skip = binary.LittleEndian.AppendUint32(skip, 5)
+	skip = append(skip, "hello"...)
+	cases := map[string][]byte{
+		"single":   encode(data),
+		"multi":    multi,
+		"seekable": seekableBytes(t, data, 64<<10),
+		"skippable": append(append(bytes.Clone(skip), encode(data[:500<<10])...),
+			append(skip, encode(data[500<<10:], zstd.WithEncoderCRC(false))...)...),
+	}
+	for name, z := range cases {
+		t.Run(name, func(t *testing.T) {
+			f, err := open(t, z, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if info, ok := f.Blob().Stat().Sys().(*zstdadapter.Info); !ok || info.Seekable != (name == "seekable") {
+				t.Errorf("Sys() = %#v", f.Blob().Stat().Sys())
+			}
+			if f.Size() != int64(len(data)) {
+				t.Fatalf("Size() = %d, want %d", f.Size(), len(data))
+			}
+			r := rand.New(rand.NewPCG(3, 4))
+			buf := make([]byte, 5000)
+			for range 100 {
+				off := r.Int64N(int64(len(data)))
+				n, err := f.ReadAt(buf, off)
+				if err != nil && err != io.EOF || !bytes.Equal(buf[:n], data[off:off+int64(n)]) {
+					t.Fatalf("ReadAt(%d) = %d, %v", off, n, err)
+				}
+			}
+			got, err := io.ReadAll(f)
+			if err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("ReadAll: %d bytes, %v", len(got), err)
+			}
+		})
+	}
+}
+
+func TestDetectSkippableFirst(t *testing.T) {
+	skip := binary.LittleEndian.AppendUint32(nil, 0x184D2A5F)
+	skip = binary.LittleEndian.AppendUint32(skip, 3)
+	z := append(append(skip, "abc"...), encode([]byte("detected"))...)
+	prefix := fstest.MapFiles(t, map[string][]byte{"x": z})
+	f, err := vfs.Open(context.Background(), "memory:/"+prefix+"/x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	reg := vfs.DefaultRegistry
+	u, err := reg.Detect(context.Background(), vfs.BytesBlob(z, nil))
+	if err != nil || u.Scheme != "zstd" {
+		t.Fatalf("Detect = %v, %v", u, err)
+	}
+}
+
+func TestHostile(t *testing.T) {
+	data := corpus(300 << 10)
+	good := encode(data)
+	n := len(good)
+	flip := func(i int, x byte) []byte { b := bytes.Clone(good); b[i] ^= x; return b }
+	// A frame asking for a 2 GiB window.
+	huge := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0}
+	huge[5] = (31 - 10) << 3
+	huge = append(huge, 1, 0, 0) // last raw block of 0 bytes
+	lying := seekableBytes(t, data, 64<<10)
+	lying[len(lying)-9-8] ^= 1 // an entry's decompressed size
+	lying2 := seekableBytes(t, data, 64<<10)
+	lying2[len(lying2)-9-12] ^= 1 // an entry's compressed size
+	cases := []struct {
+		name string
+		z    []byte
+		want error
+	}{
+		{"checksum", flip(n-1, 1), vfs.ErrCorrupt},
+		{"reserved bit", flip(4, 0x08), vfs.ErrCorrupt},
+		{"trailing garbage", append(bytes.Clone(good), "junk"...), vfs.ErrCorrupt},
+		{"huge window", huge, vfs.ErrLimit},
+		{"lying seek table size", lying, vfs.ErrCorrupt},
+		{"lying seek table offset", lying2, vfs.ErrCorrupt},
+		{"corrupt block", flip(n/2, 0xff), vfs.ErrCorrupt},
+		{"empty", nil, vfs.ErrCorrupt},
+	}
+	for i := 0; i < n; i += max(1, n/200) {
+		cases = append(cases, struct {
+			name string
+			z    []byte
+			want error
+		}{fmt.Sprintf("truncated at %d", i), good[:i], vfs.ErrCorrupt})
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := readAll(t, tc.z, nil)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("read %d bytes, err %v, want %v", len(got), err, tc.want)
+			}
+		})
+	}
+}
+
+func TestBomb(t *testing.T) {
+	// 1 GiB of zeros in about 40 KB: beyond the default ratio.
+	e, _ := zstd.NewWriter(nil)
+	var buf bytes.Buffer
+	e.Reset(&buf)
+	zero := make([]byte, 1<<20)
+	for range 1024 {
+		e.Write(zero)
+	}
+	e.Close()
+	_, err := open(t, buf.Bytes(), nil)
+	if !errors.Is(err, vfs.ErrLimit) {
+		t.Fatalf("open = %v, want ErrLimit", err)
+	}
+}
+
+func TestConformanceTarZst(t *testing.T) {
+	files := map[string][]byte{
+		"a.txt":     []byte("alpha"),
+		"dir/b.txt": bytes.Repeat([]byte("bravo "), 50000),
+	}
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, name := range []string{"a.txt", "dir/b.txt"} {
+		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(files[name])), Typeflag: tar.TypeReg})
+		tw.Write(files[name])
+	}
+	tw.Close()
+	prefix := fstest.MapFiles(t, map[string][]byte{"x.tar.zst": seekableBytes(t, buf.Bytes(), 32<<10)})
+	fstest.Run(t, fstest.Case{Pipeline: "memory:/" + prefix + "/x.tar.zst|zstd:|pipefs.tar:", Files: files})
+}
