@@ -3,7 +3,12 @@ package arraycore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+	"syscall"
 
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -23,12 +28,34 @@ func AdapterOpen(format string) func(ctx context.Context, in vfs.Location, u vfs
 			base = vfs.SubTree(in.Tree, in.Path)
 		}
 		lim := vfs.SchemeOptions[*Limits](o, u.Scheme)
-		n, err := Describe(ctx, base, format, u.Key(), lim)
-		if err != nil {
-			return vfs.Location{}, err
+		key := u.Key()
+		n, err := Describe(ctx, base, format, key, lim)
+		if err == nil {
+			return vfs.Location{Tree: n.Tree(), Path: "."}, nil
 		}
-		return vfs.Location{Tree: n.Tree(), Path: "."}, nil
+		// A name inside a node (a chunk key, a metadata file): the
+		// nearest node above it, validated, and the name in it.
+		for dir := key; dir != "." && notNode(err); {
+			dir = path.Dir(dir)
+			parent, perr := Describe(ctx, base, format, dir, lim)
+			if perr == nil {
+				rel := strings.TrimPrefix(key, dir+"/")
+				if dir == "." {
+					rel = key
+				}
+				return vfs.Location{Tree: parent.Tree(), Path: rel}, nil
+			}
+			if !notNode(perr) {
+				return vfs.Location{}, perr
+			}
+		}
+		return vfs.Location{}, err
 	}
+}
+
+// notNode reports an error saying that a name holds no node.
+func notNode(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, vfs.ErrNotDir) || errors.Is(err, syscall.ENOTDIR)
 }
 
 // HasFile returns a directory matcher that reports whether any of the

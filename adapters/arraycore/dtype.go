@@ -50,6 +50,9 @@ func parseTypestr(s string) (DType, bool, error) {
 	big := order == '>'
 	kind := rest[0]
 	sizeStr, unit, _ := strings.Cut(rest[1:], "[")
+	if kind == 'O' && sizeStr == "" {
+		sizeStr = "0"
+	}
 	size, err := strconv.Atoi(sizeStr)
 	if err != nil || size < 0 || size > 1<<20 {
 		return DType{}, false, unsupported("dtype %q", s)

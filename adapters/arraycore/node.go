@@ -46,6 +46,18 @@ type Node struct {
 	Array *Array `json:"array,omitempty"`
 
 	store vfs.Tree // the node's directory
+	root  vfs.Tree // the tree Describe was given
+	lim   Limits
+}
+
+// Child describes the child node name of n (a group's child, or a
+// precomputed volume's scale key).
+func (n *Node) Child(ctx context.Context, name string) (*Node, error) {
+	if n.root == nil {
+		return nil, fmt.Errorf("node %s has no store: %w", n.Path, fs.ErrInvalid)
+	}
+	lim := n.lim
+	return Describe(ctx, n.root, n.Format, path.Join(n.Path, name), &lim)
 }
 
 // A DType is an element type.
@@ -211,6 +223,7 @@ func describe(ctx context.Context, t vfs.Tree, format, name string, lim *Limits,
 		return nil, err
 	}
 	n.store = vfs.SubTree(t, name)
+	n.root, n.lim = t, d.lim
 	if n.Array != nil {
 		n.Array.store = n.store
 		n.Array.limits = d.lim
@@ -242,7 +255,7 @@ func (d *describer) exists(name string) (bool, error) {
 
 func exists(ctx context.Context, t vfs.Tree, name string) (bool, error) {
 	info, err := t.Stat(ctx, name)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, vfs.ErrNotDir) {
+	if notNode(err) {
 		return false, nil
 	}
 	if err != nil {

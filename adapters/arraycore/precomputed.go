@@ -111,7 +111,7 @@ func (d *describer) precomputedArray(info *precomputedInfo, s *precomputedScale)
 // precomputedReader reads raw precomputed chunks.
 type precomputedReader struct {
 	a        *Array
-	scaleKey string
+	scaleKey string  // the scale's directory, which is the array's store
 	offset   []int64 // voxel_offset [x, y, z]
 }
 
@@ -134,7 +134,7 @@ func (r *precomputedReader) key(coord []int64) (string, []int64, error) {
 		return "", nil, fmt.Errorf("precomputed chunk %v: %w", coord, fs.ErrInvalid)
 	}
 	lo, hi := r.bounds(coord)
-	return fmt.Sprintf("%s/%d-%d_%d-%d_%d-%d", r.scaleKey, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]), nil, nil
+	return fmt.Sprintf("%d-%d_%d-%d_%d-%d", lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]), nil, nil
 }
 
 func (r *precomputedReader) read(ctx context.Context, coord []int64) ([]byte, bool, error) {
