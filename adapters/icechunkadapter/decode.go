@@ -282,7 +282,7 @@ func parseManifest(name string, payload []byte) (*manifest, error) {
 // whether the manifest has that array. Arrays are sorted by node id.
 func (m *manifest) refs(id id8) (vector, bool, error) {
 	f := m.f
-	i, found := sort(m.arrays.n, func(i int) int {
+	i, found := search(m.arrays.n, func(i int) int {
 		t := f.elemTable(m.arrays, i)
 		return bytes.Compare(f.structField(t, amNodeID, sizeID8), id[:])
 	})
@@ -296,9 +296,9 @@ func (m *manifest) refs(id id8) (vector, bool, error) {
 	return v, f.err == nil, f.err
 }
 
-// sort is a binary search over n elements: cmp(i) compares element i
+// search is a binary search over n elements: cmp(i) compares element i
 // with the target. It returns the target's index and whether it is there.
-func sort(n int, cmp func(i int) int) (int, bool) {
+func search(n int, cmp func(i int) int) (int, bool) {
 	lo, hi := 0, n
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
@@ -351,7 +351,7 @@ func (m *manifest) index(refs vector, i int, dst []uint32) []uint32 {
 // refs (sorted by index), and whether it is there.
 func (m *manifest) find(refs vector, coords []uint32) (int, bool, error) {
 	var buf [maxRank]uint32
-	i, ok := sort(refs.n, func(i int) int {
+	i, ok := search(refs.n, func(i int) int {
 		return slices.Compare(m.index(refs, i, buf[:0]), coords)
 	})
 	return i, ok && m.f.err == nil, m.f.err
@@ -451,6 +451,9 @@ func parseRepo(name string, payload []byte, maxEntries int) (*repoInfo, error) {
 		if f.err == nil && (s.parent < -1 || s.parent >= snaps.n) {
 			f.fail("snapshot %s has parent index %d, out of range", s.info.ID, s.parent)
 		}
+	}
+	if f.err != nil {
+		return nil, f.err
 	}
 	for i := range snaps.n {
 		if p := r.snapshots[i].parent; p >= 0 {
