@@ -58,6 +58,15 @@ func checkErrors(t *testing.T, k *kit) {
 			}
 		}
 	})
+	k.part(t, "errors", "under-file", func(t *testing.T) {
+		// A name below a regular file does not exist, whatever the
+		// backend says (ENOTDIR for a local file).
+		for _, name := range k.sampleFiles(2) {
+			for _, o := range fsOps {
+				checkMissing(t, k.fsys, o, name+"/"+missingName)
+			}
+		}
+	})
 	k.part(t, "errors", "invalid", func(t *testing.T) {
 		for _, name := range invalidNames {
 			for _, o := range fsOps {

@@ -42,14 +42,15 @@
 //   - seek: io.Seeker: every whence, negative results rejected with the
 //     offset unchanged, Read after Seek, Seek past the end then Read gives
 //     io.EOF, ReadAt leaves the offset alone.
-//   - errors (in parts: missing, invalid, dir-as-file, file-as-dir, which
-//     Case.Skip can name as "errors/missing" and so on): a missing name fails Open, Stat, ReadDir, ReadFile and Sub
-//     with a *fs.PathError (Op "open", "stat", "readdir", "readfile",
-//     "sub"; Path the name) matching fs.ErrNotExist, whose cause is a
-//     *vfs.StageError naming the innermost sub-URL; invalid names ("",
-//     "/x", "../x", "a//b", ...) match fs.ErrInvalid; a directory read as a
-//     file matches vfs.ErrIsDir, a file listed or Sub'ed as a directory
-//     vfs.ErrNotDir.
+//   - errors (in parts: missing, under-file, invalid, dir-as-file,
+//     file-as-dir, which Case.Skip can name as "errors/missing" and so on):
+//     a missing name, or a name below a regular file, fails Open, Stat,
+//     ReadDir, ReadFile and Sub with a *fs.PathError (Op "open", "stat",
+//     "readdir", "readfile", "sub"; Path the name) matching
+//     fs.ErrNotExist, whose cause is a *vfs.StageError naming the
+//     innermost sub-URL; invalid names ("", "/x", "../x", "a//b", ...)
+//     match fs.ErrInvalid; a directory read as a file matches
+//     vfs.ErrIsDir, a file listed or Sub'ed as a directory vfs.ErrNotDir.
 //   - url: for every name, URL(name) is canonical (vfs.Parse returns it
 //     unchanged), Stat and ReadDir entries carry it in a *vfs.Origin, and
 //     opening it on its own with vfs.OpenFile or vfs.OpenFS gives the

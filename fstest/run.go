@@ -59,7 +59,7 @@ var checks = []check{
 	{name: "contents", run: checkContents},
 	{name: "readat", run: checkReadAt},
 	{name: "seek", run: checkSeek},
-	{name: "errors", run: checkErrors, parts: []string{"missing", "invalid", "dir-as-file", "file-as-dir"}},
+	{name: "errors", run: checkErrors, parts: []string{"missing", "under-file", "invalid", "dir-as-file", "file-as-dir"}},
 	{name: "url", run: checkURL},
 	{name: "context", run: checkContext},
 	{name: "sub", run: checkSub},
