@@ -22,9 +22,13 @@ import (
 	"github.com/pipefs/pipefs/vfs"
 
 	// The standard schemes.
+	_ "github.com/pipefs/pipefs/adapters/jsonadapter"
+	_ "github.com/pipefs/pipefs/adapters/n5adapter"
 	_ "github.com/pipefs/pipefs/adapters/ocdbtadapter"
+	_ "github.com/pipefs/pipefs/adapters/precomputedadapter"
 	_ "github.com/pipefs/pipefs/adapters/rangeadapter"
 	_ "github.com/pipefs/pipefs/adapters/taradapter"
+	_ "github.com/pipefs/pipefs/adapters/zarradapter"
 	_ "github.com/pipefs/pipefs/adapters/zipadapter"
 	_ "github.com/pipefs/pipefs/roots/fileroot"
 	_ "github.com/pipefs/pipefs/roots/httproot"
