@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"strings"
 	"sync"
 )
 
@@ -114,6 +115,11 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 		}
 		if want == KindAny || (want == KindDirectory) == isDir {
 			break
+		}
+		if last := r.p[len(r.p)-1]; !isDir && strings.HasSuffix(last.Path, "/") {
+			// The path says directory: a file there is not a container
+			// to detect but a mistake.
+			return nil, stageErr(r.p, len(r.p)-1, ErrNotDir)
 		}
 		if o != nil && o.NoDetect || (want == KindFile && isDir) {
 			if isDir {

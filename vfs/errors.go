@@ -72,7 +72,7 @@ func stageErr(p Pipeline, i int, err error) error {
 	if errors.As(err, &se) {
 		return err
 	}
-	return &StageError{Index: i, URL: p[i].String(), Err: err}
+	return &StageError{Index: i, URL: p[i].String(), Err: unwrapPath(err)}
 }
 
 // unwrapPath strips an outer *fs.PathError so that its message is not

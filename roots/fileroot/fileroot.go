@@ -22,6 +22,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -110,6 +111,9 @@ func (t *Tree) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) 
 	}
 	defer f.Close()
 	ents, err := f.ReadDir(-1)
+	if errors.Is(err, syscall.ENOTDIR) {
+		return nil, vfs.ErrNotDir
+	}
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -172,6 +176,11 @@ func mapErr(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err
+	}
+	// A name below a regular file ("a.txt/x") does not exist, as in
+	// every other tree.
+	if errors.Is(err, syscall.ENOTDIR) {
+		return fmt.Errorf("%w (a parent is not a directory)", fs.ErrNotExist)
 	}
 	// os.Root reports escapes with an unexported error whose text is
 	// fixed: "path escapes from parent".

@@ -58,10 +58,6 @@ func TestConformance(t *testing.T) {
 	}
 	fstest.Run(t, fstest.Case{
 		Pipeline: fileURL(t, dir), Files: files, Dirs: []string{"empty-dir"}, Exhaustive: true,
-		// The root passes syscall.ENOTDIR through: ReadDir of a regular
-		// file does not match vfs.ErrNotDir yet, nor a name below a
-		// regular file fs.ErrNotExist.
-		Skip: []string{"errors/file-as-dir", "errors/under-file"},
 	})
 }
 
