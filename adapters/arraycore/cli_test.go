@@ -3,8 +3,6 @@ package arraycore_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -151,9 +149,4 @@ func TestPrecomputed(t *testing.T) {
 	if !bytes.Equal(b, want) {
 		t.Errorf("ReadAll = %v, want %v", b, want)
 	}
-}
-
-func sha16(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:8])
 }
