@@ -1,6 +1,7 @@
 package icechunkadapter
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -340,5 +342,41 @@ func TestLimits(t *testing.T) {
 	// A long node path.
 	if _, err := Open(context.Background(), b, "branch.my-branch", &Options{Pipeline: &vfs.Options{Limits: vfs.Limits{MaxNameLength: 10}}}); !errors.Is(err, vfs.ErrCorrupt) && !errors.Is(err, vfs.ErrLimit) {
 		t.Errorf("MaxNameLength 10: error = %v, want a limit error", err)
+	}
+}
+
+// TestCycles checks that a parent chain that loops is corrupt, in a v1
+// snapshot file and in a v2 repo file.
+func TestCycles(t *testing.T) {
+	ctx := context.Background()
+	// v1: make "fill data" its own parent.
+	b := memBase(t, "test-repo-v1")
+	name := "snapshots/7XAF0Q905SH4938DN9CG"
+	data, err := os.ReadFile(filepath.Join(fixture(t, "test-repo-v1"), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, payload, err := decodeMetadata(name, data, fileSnapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, _ := parseID12("7XAF0Q905SH4938DN9CG")
+	parent, _ := parseID12("GC4YVH5SKBPEZCENYQE0")
+	if !bytes.Contains(payload, parent[:]) {
+		t.Fatal("parent id not found in the payload")
+	}
+	looped := bytes.Replace(payload, parent[:], self[:], 1)
+	_, err = Log(ctx, &overlay{b, name, recompress(data, looped)}, "branch.main", nil)
+	if !errors.Is(err, vfs.ErrCorrupt) || !strings.Contains(err.Error(), "cycle") {
+		t.Errorf("v1 cycle: Log error = %v, want a corrupt cycle", err)
+	}
+	// v2: two snapshots that are each other's parent.
+	r := &repo{layout: layoutV2, lim: vfs.Limits{}.Effective(), info: &repoInfo{snapshots: []repoSnapshot{
+		{Snapshot{ID: "1CECHNKREP0F1RSTCMT0"}, 1},
+		{Snapshot{ID: "7T7DSS71H2JNBBZQ9M8G"}, 0},
+	}}}
+	id, _ := parseID12("1CECHNKREP0F1RSTCMT0")
+	if _, err := r.history(ctx, id); !errors.Is(err, vfs.ErrCorrupt) || !strings.Contains(err.Error(), "cycle") {
+		t.Errorf("v2 cycle: history error = %v, want a corrupt cycle", err)
 	}
 }

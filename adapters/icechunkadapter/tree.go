@@ -37,11 +37,11 @@ type target struct {
 // arrayState is what an array learns lazily: its chunk key encoding, from
 // its zarr.json, and the sorted index of its chunks, from its manifests.
 type arrayState struct {
-	mu      sync.Mutex
-	encDone bool
+	encOnce sync.Once
 	sep     byte // '/' or '.'
 	v2      bool // "v2" encoding: no "c" prefix
 
+	mu      sync.Mutex // guards the index; held while manifests load
 	indexed bool
 	entries []chunkEntry // sorted by coordinates, no duplicates
 }
@@ -57,10 +57,8 @@ type chunkEntry struct {
 // which is the only one Icechunk itself writes chunks for.
 func (n *node) encoding() (sep byte, v2 bool) {
 	a := &n.arr
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if !a.encDone {
-		a.encDone, a.sep = true, '/'
+	a.encOnce.Do(func() {
+		a.sep = '/'
 		var md struct {
 			Enc *struct {
 				Name   string `json:"name"`
@@ -83,7 +81,7 @@ func (n *node) encoding() (sep byte, v2 bool) {
 				}
 			}
 		}
-	}
+	})
 	return a.sep, a.v2
 }
 
