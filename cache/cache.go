@@ -270,18 +270,26 @@ func (b *Blob) unpinned(q []byte, off int64) (lo, hi int64) {
 	return lo, hi
 }
 
-// regionEnd returns the end of the most recent prefetched region that
-// holds off, or the object's size: readahead stops there, so that reading
-// an archive member does not fetch the next one.
+// regionEnd returns the last byte that readahead from a read at off may
+// fetch: the end of the most recent prefetched region that holds off (so
+// that reading an archive member does not fetch the next one), or of the
+// object, and never into pinned bytes after off.
 func (b *Blob) regionEnd(off int64) int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	end := b.size - 1
 	for i := len(b.regions) - 1; i >= 0; i-- {
 		if r := b.regions[i]; r[0] <= off && off < r[1] {
-			return r[1] - 1
+			end = r[1] - 1
+			break
 		}
 	}
-	return b.size - 1
+	for _, pn := range b.pins {
+		if pn.off > off {
+			end = min(end, pn.off-1)
+		}
+	}
+	return end
 }
 
 // readahead returns how many bytes past a read at off to fetch: nothing

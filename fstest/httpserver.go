@@ -36,6 +36,7 @@ type HTTPServer struct {
 	files   map[string]*httpFile
 	faults  []*Fault
 	log     []HTTPRequest
+	gen     int // counts Resets
 	etag    ETagStyle
 	latency time.Duration
 
@@ -67,7 +68,7 @@ type HTTPRequest struct {
 	Query  string
 	Range  string // the Range header, "" when none
 	Cond   string // If-Match or If-Unmodified-Since, "" when none
-	Status int
+	Status int    // 0 while the answer is being sent
 	Bytes  int64  // body bytes sent
 	Fault  string // the fault injected, "" when none
 }
@@ -83,7 +84,11 @@ func (r HTTPRequest) String() string {
 	if r.Cond != "" {
 		s += " If:" + r.Cond
 	}
-	s += fmt.Sprintf(" -> %d, %d bytes", r.Status, r.Bytes)
+	if r.Status == 0 {
+		s += " -> (answering)"
+	} else {
+		s += fmt.Sprintf(" -> %d, %d bytes", r.Status, r.Bytes)
+	}
 	if r.Fault != "" {
 		s += " [" + r.Fault + "]"
 	}
@@ -231,6 +236,7 @@ func (s *HTTPServer) Reset() {
 	s.requests.Store(0)
 	s.bytes.Store(0)
 	s.log = nil
+	s.gen++
 	s.mu.Unlock()
 }
 
@@ -277,25 +283,30 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
 	rec := HTTPRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Range: r.Header.Get("Range"),
 		Cond: r.Header.Get("If-Match") + r.Header.Get("If-Unmodified-Since")}
 	cw := &countingWriter{ResponseWriter: w, s: s}
-	defer func() {
-		rec.Status, rec.Bytes = cw.status, cw.n
-		if rec.Status == 0 {
-			rec.Status = http.StatusOK
-		}
-		s.mu.Lock()
-		s.log = append(s.log, rec)
-		s.mu.Unlock()
-	}()
 
 	s.mu.Lock()
 	faults := s.take(name, r)
 	latency, style := s.latency, s.etag
-	s.mu.Unlock()
 	var names []string
 	for _, f := range faults {
 		names = append(names, f.Kind.String())
 	}
 	rec.Fault = strings.Join(names, ", ")
+	// The entry is logged when the request arrives, so that a Reset
+	// between requests splits the log where it splits the counters.
+	idx, gen := len(s.log), s.gen
+	s.log = append(s.log, rec)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		if s.gen == gen && idx < len(s.log) {
+			s.log[idx].Status, s.log[idx].Bytes = cw.status, cw.n
+			if s.log[idx].Status == 0 {
+				s.log[idx].Status = http.StatusOK
+			}
+		}
+		s.mu.Unlock()
+	}()
 	if latency > 0 && !sleepCtx(r, latency) {
 		return
 	}

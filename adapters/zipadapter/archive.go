@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/pipefs/pipefs/vfs"
@@ -57,8 +58,27 @@ func Open(ctx context.Context, b vfs.Blob, o *vfs.Options) (*Archive, error) {
 		return nil, vfs.Corruptf("negative archive size %d", size)
 	}
 	ra := vfs.ReaderAt(ctx, b)
+	// Request economy: the end records, and often the whole central
+	// directory, in one read. A remote root has these bytes pinned
+	// already; a stored archive inside another fetches them here.
+	if tail := min(size, tailPrefetch); tail > 0 {
+		if err := vfs.Prefetch(ctx, b, size-tail, tail); err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	end, err := readEnd(ra, size)
 	if err != nil {
+		return nil, err
+	}
+	// Then the directory, if the tail did not hold it, in one more; and
+	// ask a remote root to read that much first next time.
+	if g, ok := b.(suffixGrower); ok {
+		g.GrowSuffix(size - end.dirStart)
+	}
+	if err := vfs.Prefetch(ctx, b, end.dirStart, size-end.dirStart); err != nil {
 		return nil, err
 	}
 	spans, dirLen, err := scanDirectory(ra, size, end, lim)
@@ -365,13 +385,21 @@ func (a *Archive) openEntry(ctx context.Context, name string, e *entry) (vfs.Blo
 		}
 		return nil, fmt.Errorf("compression method %d%s: %w", f.Method, m, errors.ErrUnsupported)
 	}
+	big := f.Method == zip.Store && usize > maxStoredPrefetch
+	if err := a.prefetch(ctx, e, big); err != nil {
+		return nil, err
+	}
 	off, err := a.dataOffset(ctx, e)
 	if err != nil {
 		return nil, err
 	}
 	fi := e.info
 	if f.Method == zip.Store {
-		return vfs.SectionBlob(a.blob, off, int64(usize), &fi), nil
+		sec := vfs.SectionBlob(a.blob, off, int64(usize), &fi)
+		if big {
+			return &storedBlob{Blob: sec}, nil
+		}
+		return sec, nil
 	}
 	return &compressedBlob{
 		dec: newInflater(member{
@@ -379,6 +407,78 @@ func (a *Archive) openEntry(ctx context.Context, name string, e *entry) (vfs.Blo
 		}),
 		info: &fi,
 	}, nil
+}
+
+// Request economy over remote blobs (vfs.Prefetch does nothing for the
+// others).
+const (
+	// tailPrefetch is what Open fetches from the end of the blob before
+	// looking for the end records: the suffix size of package remote.
+	tailPrefetch = 64 << 10
+	// maxStoredPrefetch is the largest stored member fetched whole, with
+	// its local header, when it is opened. A larger one may be an archive
+	// read at random (a zip in a zip), so only its header is fetched at
+	// open, and its data once it is read sequentially.
+	maxStoredPrefetch = 1 << 20
+	// seqReadMin is the size of a read from the start of a large stored
+	// member taken as the start of a whole-file read.
+	seqReadMin = 256 << 10
+	// headerSlack covers a local extra field longer than the central one.
+	headerSlack = 1 << 10
+)
+
+// A suffixGrower is a blob whose root can read more in its first request
+// (remote.Blob).
+type suffixGrower interface{ GrowSuffix(n int64) }
+
+// prefetch asks for the local header of e and, unless headerOnly, the
+// member's data with it: one request for both.
+func (a *Archive) prefetch(ctx context.Context, e *entry, headerOnly bool) error {
+	f := e.file
+	hdrLen := int64(localHeaderLen+len(f.Name)+len(f.Extra)) + headerSlack
+	n := hdrLen
+	if !headerOnly {
+		// The data, and a data descriptor, but not past the next entry.
+		n = hdrLen + int64(min(f.CompressedSize64, 1<<62)) + 24
+	}
+	n = min(n, e.next-e.hdr, a.size-e.hdr)
+	return vfs.Prefetch(ctx, a.blob, e.hdr, n)
+}
+
+// A storedBlob is a large stored member. Once it is read sequentially, it
+// asks for the rest of the member ahead, so that readahead below runs to
+// the member's end and not past it; read at random (an archive inside the
+// archive), it fetches only what is read.
+type storedBlob struct {
+	vfs.Blob // the section of the archive
+	mu       sync.Mutex
+	next     int64 // where a sequential read would continue
+	declared bool
+}
+
+func (b *storedBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	b.mu.Lock()
+	// A read that continues the last one, or a large one from the start
+	// (a whole-file read), is sequential; format detection and archive
+	// readers read small pieces at random.
+	seq := !b.declared && (off > 0 && off == b.next || off == 0 && len(p) >= seqReadMin)
+	b.next = off + int64(len(p))
+	if seq {
+		b.declared = true
+	}
+	b.mu.Unlock()
+	if seq {
+		size := b.Stat().Size()
+		if err := vfs.Prefetch(ctx, b.Blob, off, size-off); err != nil {
+			return 0, err
+		}
+	}
+	return b.Blob.ReadAt(ctx, p, off)
+}
+
+// Prefetch passes the hint to the archive's blob.
+func (b *storedBlob) Prefetch(ctx context.Context, off, n int64) error {
+	return vfs.Prefetch(ctx, b.Blob, off, n)
 }
 
 // dataOffset reads the local header of e, as (*zip.File).DataOffset does

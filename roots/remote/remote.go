@@ -415,13 +415,20 @@ func (t *Tree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
 	return nil, err
 }
 
-// ReadDir lists the directory name.
+// ReadDir lists the directory name. When there is no such directory but
+// name is an object, the error matches vfs.ErrNotDir.
 func (t *Tree) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
 	d := name
 	if d == "." {
 		d = ""
 	}
-	return t.b.List(ctx, d)
+	ents, err := t.b.List(ctx, d)
+	if err != nil && name != "." && errors.Is(err, fs.ErrNotExist) {
+		if _, oerr := t.open(ctx, name); oerr == nil {
+			return nil, fmt.Errorf("%s: %w", t.b.Key(name), vfs.ErrNotDir)
+		}
+	}
+	return ents, err
 }
 
 // OpenBlob opens the object name: one request the first time, none after.
