@@ -67,8 +67,19 @@ func (f *FS) URL(name string) string {
 	return f.urlOf(name).String()
 }
 
-func (f *FS) urlOf(name string) Pipeline {
-	p := f.p.Append()
+func (f *FS) urlOf(name string) Pipeline { return joinName(f.p, name) }
+
+// joinName returns the pipeline of name inside the directory that p names.
+func joinName(p Pipeline, name string) Pipeline {
+	p = p.Append()
+	if i := len(p) - 1; name != "." && i > 0 {
+		if info, ok := lookupScheme(p[i].Scheme); ok && info.path == pathNone {
+			// An adapter that takes no path and shows its base directory
+			// as it is (neuroglancer-precomputed): a file inside is
+			// named through the base.
+			p = p[:i]
+		}
+	}
 	p[len(p)-1] = p[len(p)-1].Join(name)
 	return p
 }
@@ -306,9 +317,8 @@ func (e *dirEntry) Info() (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := e.dir.Append()
-	p[len(p)-1] = p[len(p)-1].Join(e.Name())
-	return &fileInfo{info, e.Name(), &Origin{URL: p.String(), Header: info.Sys()}}, nil
+	url := joinName(e.dir, e.Name()).String()
+	return &fileInfo{info, e.Name(), &Origin{URL: url, Header: info.Sys()}}, nil
 }
 
 func (e *dirEntry) String() string { return fs.FormatDirEntry(e) }

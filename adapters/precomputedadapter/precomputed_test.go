@@ -16,8 +16,5 @@ func TestConformance(t *testing.T) {
 	}
 	fstest.Run(t, fstest.Case{Pipeline: "file:" + filepath.ToSlash(dir) + "/|neuroglancer-precomputed:",
 		Files: map[string][]byte{},
-		// The spec gives neuroglancer-precomputed: no path, so the URL
-		// that vfs.FS.URL writes for a file inside ("...|neuroglancer-
-		// precomputed:info") does not parse: a vfs question, reported.
-		Skip: []string{"url", "errors"}})
+	})
 }
