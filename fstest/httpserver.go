@@ -471,9 +471,12 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	if c.status == 0 {
 		c.status = http.StatusOK
 	}
+	// Counted before the write: the client may have the bytes before
+	// Write returns.
+	c.s.bytes.Add(int64(len(p)))
 	n, err := c.ResponseWriter.Write(p)
 	c.n += int64(n)
-	c.s.bytes.Add(int64(n))
+	c.s.bytes.Add(int64(n - len(p)))
 	return n, err
 }
 

@@ -205,6 +205,13 @@ func (b *Backend) answer(key string, req *http.Request, resp *http.Response, off
 		r.Length = resp.ContentLength
 		r.Size = resp.ContentLength
 	case status == http.StatusPartialContent:
+		if cr := h.Get("Content-Range"); strings.HasSuffix(cr, "/0") {
+			// An empty object: net/http answers a suffix range of it
+			// with "bytes 0--1/0".
+			drain(resp.Body)
+			r.Body, r.Size, r.Length = http.NoBody, 0, 0
+			return r, nil
+		}
 		start, end, size, ok := parseContentRange(h.Get("Content-Range"))
 		if !ok {
 			return nil, fmt.Errorf("%s: 206 with a bad Content-Range %q", key, h.Get("Content-Range"))

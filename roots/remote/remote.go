@@ -219,8 +219,8 @@ type head struct {
 	mod     time.Time
 	tailOff int64
 	tail    []byte // pinned to every blob of the object
-	// whole holds the object's first bytes, up to tailOff, when the
-	// server sent it whole; the first blob puts them in the cache.
+	// whole holds the whole object when the server sent it all and it
+	// is larger than the tail; the first blob puts it in the cache.
 	whole []byte
 }
 
@@ -391,7 +391,7 @@ func (t *Tree) readHead(name string, resp *Response, want int64) (*head, error) 
 	h.tailOff = size - tailLen
 	h.tail = buf[int64(len(buf))-tailLen:]
 	if start == 0 && tailLen < int64(len(buf)) {
-		h.whole = buf[:int64(len(buf))-tailLen]
+		h.whole = buf // the tail too, so that every block is whole
 	}
 	return h, nil
 }
@@ -409,8 +409,13 @@ func (t *Tree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	if ents, lerr := t.b.List(ctx, name); lerr == nil && len(ents) > 0 {
+	// A listing that succeeds, even empty, is a directory (Backend.List
+	// fails with fs.ErrNotExist for one that does not exist); a denied one
+	// says more than "not found".
+	if _, lerr := t.b.List(ctx, name); lerr == nil {
 		return &vfs.FileInfo{FName: path.Base(name), FMode: fs.ModeDir | 0o555}, nil
+	} else if errors.Is(lerr, fs.ErrPermission) {
+		return nil, lerr
 	}
 	return nil, err
 }
@@ -440,7 +445,7 @@ func (t *Tree) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
 	h, err := t.open(ctx, name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			if ents, lerr := t.b.List(ctx, name); lerr == nil && len(ents) > 0 {
+			if _, lerr := t.b.List(ctx, name); lerr == nil {
 				return nil, vfs.ErrIsDir
 			}
 		}
