@@ -191,6 +191,13 @@ func TestPipeline(t *testing.T) {
 		if s, ok := o.Header.(*icechunkadapter.Snapshot); !ok || s.Message != "set virtual chunk" {
 			t.Errorf("%s: Stat(.).Sys() = %#v, want the snapshot of main", repo, info.Sys())
 		}
+		// The CLI's log: the FS's tree is the snapshot's Tree.
+		tr, _ := fsys.Tree()
+		if it, ok := tr.(*icechunkadapter.Tree); !ok {
+			t.Errorf("%s: FS.Tree() = %T, want *icechunkadapter.Tree", repo, tr)
+		} else if h, err := it.History(ctx); err != nil || len(h) != 4 || h[3].Message != "Repository initialized" {
+			t.Errorf("%s: History() = %v, %v", repo, h, err)
+		}
 		fsys.Close()
 	}
 }
