@@ -177,6 +177,7 @@ Quote pipelines in the shell, since "|" is a shell pipe.`,
 		newStatCmd(g),
 		newServeCmd(g),
 		newLogCmd(g),
+		newArrayCmd(g),
 	)
 	return root
 }

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
 	"path"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pipefs/pipefs/adapters/arraycore"
 )
 
 func newTreeCmd(g *globals) *cobra.Command {
@@ -15,7 +18,9 @@ func newTreeCmd(g *globals) *cobra.Command {
 		Short: "Draw a directory location as a tree",
 		Long: `tree draws the directory location that URL names as a tree, files with
 their size in bytes, then a summary line "N directories, M files". The
-first line is the resolved pipeline, with detected adapters written out.`,
+first line is the resolved pipeline, with detected adapters written out.
+Directories that hold an array or a group (Zarr, N5, precomputed) are
+marked with the format, node type, data type and shape.`,
 		Example: `  pipefs tree 'file:/data/a.zip'
   file:/data/a.zip|zip:
   ├── README.txt (120)
@@ -36,9 +41,12 @@ first line is the resolved pipeline, with detected adapters written out.`,
 				fmt.Fprintf(w, "%s (%d)\n\n%s\n", loc.file.URL(), loc.file.Size(), summary(0, 1))
 				return nil
 			}
-			fmt.Fprintln(w, loc.fsys.Pipeline())
-			t := &treeWriter{w: w, fsys: loc.fsys, report: func(err error) { report(cmd, err) }}
-			t.dir(".", "")
+			t := &treeWriter{ctx: cmd.Context(), w: w, fsys: loc.fsys, report: func(err error) { report(cmd, err) }}
+			ents, ok := t.list(".")
+			fmt.Fprintf(w, "%s%s\n", loc.fsys.Pipeline(), t.label(".", ents))
+			if ok {
+				t.dir(".", ents, "")
+			}
 			fmt.Fprintf(w, "\n%s\n", summary(t.dirs, t.files))
 			if t.failed {
 				return reportedError{}
@@ -50,6 +58,7 @@ first line is the resolved pipeline, with detected adapters written out.`,
 
 // A treeWriter draws a tree, counting what it draws.
 type treeWriter struct {
+	ctx         context.Context
 	w           io.Writer
 	fsys        fs.FS
 	report      func(error)
@@ -57,23 +66,48 @@ type treeWriter struct {
 	failed      bool
 }
 
-// dir draws the entries of directory name, each line after prefix.
-func (t *treeWriter) dir(name, prefix string) {
+// list reads directory name, reporting a failure.
+func (t *treeWriter) list(name string) ([]fs.DirEntry, bool) {
 	ents, err := fs.ReadDir(t.fsys, name)
 	if err != nil {
 		t.report(err)
 		t.failed = true
-		return
+		return nil, false
 	}
+	return ents, true
+}
+
+// label marks a directory that holds an array or a group, such as
+// "  [zarr3 array int16 [4]]". Only directories whose listing has a
+// metadata file are asked, so plain trees cost nothing more.
+func (t *treeWriter) label(name string, ents []fs.DirEntry) string {
+	for _, e := range ents {
+		switch e.Name() {
+		case "zarr.json", ".zarray", ".zgroup", "attributes.json", "info":
+			if l, ok := arraycore.Label(t.ctx, t.fsys, name); ok {
+				return "  [" + l + "]"
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+// dir draws ents, the entries of directory name, each line after prefix.
+func (t *treeWriter) dir(name string, ents []fs.DirEntry, prefix string) {
 	for i, e := range ents {
 		branch, indent := "├── ", "│   "
 		if i == len(ents)-1 {
 			branch, indent = "└── ", "    "
 		}
+		child := path.Join(name, e.Name())
 		if e.IsDir() {
 			t.dirs++
-			fmt.Fprintf(t.w, "%s%s%s/\n", prefix, branch, e.Name())
-			t.dir(path.Join(name, e.Name()), prefix+indent)
+			sub, ok := t.list(child)
+			fmt.Fprintf(t.w, "%s%s%s/%s\n", prefix, branch, e.Name(), t.label(child, sub))
+			if ok {
+				t.dir(child, sub, prefix+indent)
+			}
 			continue
 		}
 		t.files++

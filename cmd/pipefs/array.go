@@ -1,0 +1,101 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pipefs/pipefs/adapters/arraycore"
+)
+
+func newArrayCmd(g *globals) *cobra.Command {
+	var (
+		asJSON     bool
+		read       bool
+		box, chunk string
+		scale      string
+		limit      int64
+	)
+	cmd := &cobra.Command{
+		Use:   "array [--json] [--read | --box BOX | --chunk COORD] URL",
+		Short: "Describe an array or group, or write its elements",
+		Long: `array describes the Zarr (v2 or v3), N5 or neuroglancer precomputed node
+that URL names: format, node type, shape, data type, chunk grid, codecs,
+fill value, dimension names, attributes, and for a group its children.
+The format is detected when URL names the node's directory.
+
+With --read it writes the whole array to standard output as C-order
+little-endian elements (U as UTF-32LE, S raw, bool as 0/1; variable-length
+strings are refused), missing chunks filled with the fill value; --box
+writes a box of it, given as start:stop per dimension; --chunk writes one
+decoded chunk, given by its grid coordinates. --limit bounds the bytes
+written (an error past it, before anything is written).`,
+		Example: `  pipefs array 'file:/data/x.zarr/|zarr3:temperature'
+  pipefs array --json file:/data/x.zarr/
+  pipefs array --read 'file:/data/x.zarr.zip|zip:|zarr3:a' > a.bin
+  pipefs array --box 0:2,1:3 'file:/data/x.zarr/|zarr2:b'
+  pipefs array --chunk 0,1 'file:/data/x.zarr/|zarr3:b'
+  pipefs array --scale 8_8_8 --read 'file:/data/vol/|neuroglancer-precomputed:'`,
+		Args:              args(cobra.ExactArgs(1)),
+		ValidArgsFunction: g.completeURLs(1, false),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			modes := 0
+			for _, on := range []bool{read, box != "", chunk != ""} {
+				if on {
+					modes++
+				}
+			}
+			if modes > 1 {
+				return usageError{fmt.Errorf("--read, --box and --chunk exclude each other")}
+			}
+			pipeline, err := g.pipeline(args[0])
+			if err != nil {
+				return err
+			}
+			ctx, w := cmd.Context(), cmd.OutOrStdout()
+			if modes == 0 {
+				n, fsys, err := arraycore.OpenNode(ctx, pipeline, g.options())
+				if err != nil {
+					return err
+				}
+				defer fsys.Close()
+				if scale != "" {
+					if n, err = n.Child(ctx, scale); err != nil {
+						return err
+					}
+				}
+				return arraycore.WriteDescription(w, n, asJSON)
+			}
+			a, fsys, err := arraycore.OpenArray(ctx, pipeline, scale, g.options())
+			if err != nil {
+				return err
+			}
+			defer fsys.Close()
+			switch {
+			case chunk != "":
+				coord, err := arraycore.ParseChunk(chunk)
+				if err != nil {
+					return usageError{err}
+				}
+				_, err = a.WriteChunk(ctx, w, coord, limit)
+				return err
+			default:
+				start, stop := make([]int64, len(a.Shape)), a.Shape
+				if box != "" {
+					if start, stop, err = arraycore.ParseBox(box, a.Shape); err != nil {
+						return usageError{err}
+					}
+				}
+				_, err = a.WriteBox(ctx, w, start, stop, limit)
+				return err
+			}
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "describe as JSON")
+	cmd.Flags().BoolVar(&read, "read", false, "write the whole array's elements")
+	cmd.Flags().StringVar(&box, "box", "", "write the elements of `BOX`, start:stop per dimension (0:2,1:3)")
+	cmd.Flags().StringVar(&chunk, "chunk", "", "write one decoded chunk at grid coordinates `COORD` (0,1)")
+	cmd.Flags().StringVar(&scale, "scale", "", "the child array to use, such as a precomputed scale `KEY`")
+	cmd.Flags().Int64Var(&limit, "limit", 4<<30, "the most bytes to write")
+	return cmd
+}
