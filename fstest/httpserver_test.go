@@ -1,0 +1,115 @@
+package fstest_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/pipefs/pipefs/fstest"
+)
+
+func get(t *testing.T, s *fstest.HTTPServer, name string, hdr map[string]string) (*http.Response, []byte, error) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", s.URL()+"/"+name, nil)
+	req.Header.Set("Accept-Encoding", "identity")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := s.Client().Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp, b, err
+}
+
+func TestHTTPServer(t *testing.T) {
+	data := []byte("0123456789abcdefghij")
+	s := fstest.NewHTTPServer(t, map[string][]byte{"d/f": data})
+	for _, tc := range []struct {
+		rng    string
+		status int
+		body   string
+	}{{"", 200, string(data)}, {"bytes=2-4", 206, "234"}, {"bytes=-3", 206, "hij"}, {"bytes=18-", 206, "ij"}} {
+		resp, b, err := get(t, s, "d/f", map[string]string{"Range": tc.rng})
+		if err != nil || resp.StatusCode != tc.status || string(b) != tc.body {
+			t.Errorf("Range %q: %v %q %v, want %d %q", tc.rng, resp.StatusCode, b, err, tc.status, tc.body)
+		}
+	}
+	if s.Requests() != 4 || s.Bytes() != int64(len(data)+3+3+2) {
+		t.Errorf("counters: %d requests, %d bytes\n%s", s.Requests(), s.Bytes(), s.LogString())
+	}
+	resp, _, _ := get(t, s, "d/f", nil)
+	etag := resp.Header.Get("ETag")
+	if len(etag) < 3 || etag[0] != '"' {
+		t.Errorf("ETag %q is not strong", etag)
+	}
+	if resp, _, _ := get(t, s, "d/f", map[string]string{"If-Match": etag, "Range": "bytes=0-0"}); resp.StatusCode != 206 {
+		t.Errorf("If-Match with the ETag: %d", resp.StatusCode)
+	}
+	s.Set("d/f", []byte("new"))
+	if resp, _, _ := get(t, s, "d/f", map[string]string{"If-Match": etag}); resp.StatusCode != 412 {
+		t.Errorf("If-Match after a change: %d, want 412", resp.StatusCode)
+	}
+	if resp, _, _ := get(t, s, "missing", nil); resp.StatusCode != 404 {
+		t.Errorf("missing: %d", resp.StatusCode)
+	}
+	s.Reset()
+	if s.Requests() != 0 || s.Bytes() != 0 || len(s.Log()) != 0 {
+		t.Errorf("Reset left %d requests, %d bytes, %d log entries", s.Requests(), s.Bytes(), len(s.Log()))
+	}
+}
+
+func TestHTTPServerFaults(t *testing.T) {
+	data := bytes.Repeat([]byte("pipefs "), 1000)
+	s := fstest.NewHTTPServer(t, map[string][]byte{"f": data})
+
+	s.Inject(fstest.Fault{Kind: fstest.FaultStatus, Status: 429, RetryAfter: "7"})
+	if resp, _, _ := get(t, s, "f", nil); resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "7" {
+		t.Errorf("429 fault: %d %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	s.Inject(fstest.Fault{Kind: fstest.FaultShortBody, Cut: 100})
+	if _, b, err := get(t, s, "f", nil); err == nil || len(b) != 100 {
+		t.Errorf("short body: %d bytes, %v; want 100 and an error", len(b), err)
+	}
+	s.Inject(fstest.Fault{Kind: fstest.FaultReset})
+	if _, _, err := get(t, s, "f", nil); err == nil {
+		t.Errorf("reset: no error")
+	}
+	s.Inject(fstest.Fault{Kind: fstest.FaultIgnoreRange})
+	if resp, b, _ := get(t, s, "f", map[string]string{"Range": "bytes=0-1"}); resp.StatusCode != 200 || len(b) != len(data) {
+		t.Errorf("ignore range: %d, %d bytes", resp.StatusCode, len(b))
+	}
+	s.Inject(fstest.Fault{Kind: fstest.FaultNoLength})
+	if resp, b, _ := get(t, s, "f", nil); resp.ContentLength != -1 || len(b) != len(data) {
+		t.Errorf("no length: Content-Length %d, %d bytes", resp.ContentLength, len(b))
+	}
+	s.Inject(fstest.Fault{Kind: fstest.FaultGzip})
+	if resp, b, _ := get(t, s, "f", map[string]string{"Range": "bytes=0-1"}); resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Errorf("gzip: Content-Encoding %q", resp.Header.Get("Content-Encoding"))
+	} else if zr, err := gzip.NewReader(bytes.NewReader(b)); err != nil {
+		t.Errorf("gzip: %v", err)
+	} else if u, _ := io.ReadAll(zr); !bytes.Equal(u, data) {
+		t.Errorf("gzip: decoded body differs")
+	}
+	s.Inject(fstest.Fault{Kind: fstest.FaultChange, Data: []byte("changed")})
+	if _, b, _ := get(t, s, "f", nil); string(b) != "changed" {
+		t.Errorf("change: %q", b)
+	}
+	s.Inject(fstest.Fault{Kind: fstest.FaultDelay, Delay: 50 * time.Millisecond})
+	start := time.Now()
+	get(t, s, "f", nil)
+	if time.Since(start) < 50*time.Millisecond {
+		t.Errorf("delay: answered in %v", time.Since(start))
+	}
+	s.Inject(fstest.Fault{Kind: fstest.FaultStatus, Times: 2, Path: "f"})
+	for i, want := range []int{503, 503, 200} {
+		if resp, _, _ := get(t, s, "f", nil); resp.StatusCode != want {
+			t.Errorf("Times 2, request %d: %d, want %d", i, resp.StatusCode, want)
+		}
+	}
+}
