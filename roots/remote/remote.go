@@ -11,7 +11,13 @@
 // zip's end records, and often its whole central directory, cost nothing
 // more; the suffix size adapts upwards per tree to what archives needed.
 // Later reads go through the cache package, which fetches aligned blocks,
-// coalesces adjacent ones and reads ahead on sequential reads.
+// coalesces adjacent ones and reads ahead on sequential reads. An archive
+// reader that needed more than the first read calls Blob.GrowSuffix: the
+// tree, and later opens of the same object in this process (a small
+// process-wide table keyed by the object's URL), then read that much first.
+// A server that sends the whole object at open (it ignored Range, or gave
+// no size) has it read to the end; up to 64 MiB of it is put in the block
+// cache, so later reads cost nothing.
 //
 // # Consistency
 //
@@ -23,8 +29,15 @@
 //
 // Errors marked retryable by the backend (5xx, 429, timeouts, resets,
 // short bodies) are retried with jittered exponential backoff, honouring a
-// Retry-After the backend passes on, up to Options.Retry.MaxAttempts. A
-// short body is resumed from where it stopped, never returned as data. A
+// Retry-After the backend passes on (capped at Retry.MaxDelay), up to
+// Options.Retry.MaxAttempts. A short body is resumed from where it stopped,
+// never returned as data; the requests of one range, resumed ones included,
+// share the MaxAttempts bound.
+//
+// # Statistics
+//
+// Tree.Stats counts the requests, bytes, block hits and misses of every
+// object of a tree; Tree.As reaches the backend. A
 // server that ignores Range is handled by streaming from the start to the
 // needed part.
 package remote

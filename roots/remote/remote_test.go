@@ -1,0 +1,209 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pipefs/pipefs/cache"
+	"github.com/pipefs/pipefs/vfs"
+)
+
+// fake is a Backend over one object, with knobs for misbehaviour.
+type fake struct {
+	data     []byte
+	version  string
+	requests atomic.Int64
+	cut      atomic.Int64 // > 0: bodies stop after this many bytes
+	whole    bool         // ignore ranges
+	noSize   bool         // give no size (with whole)
+	failures atomic.Int64 // answer this many requests with a retryable error
+}
+
+func (f *fake) Key(name string) string { return "fake:" + name }
+
+func (f *fake) List(ctx context.Context, dir string) ([]fs.DirEntry, error) {
+	return nil, errors.ErrUnsupported
+}
+
+func (f *fake) Get(ctx context.Context, name string, off, n int64, version string) (*Response, error) {
+	f.requests.Add(1)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if f.failures.Load() > 0 {
+		f.failures.Add(-1)
+		return nil, Retryable(errors.New("503"), 0)
+	}
+	if name != "obj" {
+		return nil, fs.ErrNotExist
+	}
+	if version != "" && version != f.version {
+		return nil, vfs.ErrModified
+	}
+	size := int64(len(f.data))
+	start, end := off, off+n
+	if off < 0 {
+		start, end = max(size+off, 0), size
+	}
+	if f.whole {
+		start, end = 0, size
+	}
+	body := f.data[start:end]
+	if c := f.cut.Load(); c > 0 && int64(len(body)) > c {
+		body = body[:c]
+	}
+	r := &Response{Body: io.NopCloser(bytes.NewReader(body)), Start: start, Length: end - start, Size: size, Version: f.version}
+	if f.noSize {
+		r.Size, r.Length = -1, -1
+	}
+	return r, nil
+}
+
+func data(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i * 7 / 3)
+	}
+	return b
+}
+
+func newTree(f *fake) *Tree {
+	return NewTree(f, Options{
+		Cache: cache.New(cache.Config{BlockSize: 4096}),
+		Retry: Retry{MaxAttempts: 4, BaseDelay: time.Microsecond, MaxDelay: time.Millisecond},
+	})
+}
+
+func readAllAt(t *testing.T, b vfs.Blob) []byte {
+	t.Helper()
+	p := make([]byte, b.Stat().Size())
+	n, err := b.ReadAt(context.Background(), p, 0)
+	if err != nil && err != io.EOF {
+		t.Fatalf("ReadAt = %d, %v", n, err)
+	}
+	return p[:n]
+}
+
+func TestOpenOneRequest(t *testing.T) {
+	f := &fake{data: data(100000), version: "v1"}
+	tr := newTree(f)
+	b, err := tr.OpenBlob(context.Background(), "obj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := f.requests.Load(); n != 1 {
+		t.Errorf("open: %d requests, want 1", n)
+	}
+	p := make([]byte, 1000)
+	if _, err := b.ReadAt(context.Background(), p, 99000); err != nil || !bytes.Equal(p, f.data[99000:]) {
+		t.Errorf("read in the suffix: %v", err)
+	}
+	if n := f.requests.Load(); n != 1 {
+		t.Errorf("read in the suffix: %d requests, want 1", n)
+	}
+	if got := readAllAt(t, b); !bytes.Equal(got, f.data) {
+		t.Error("content differs")
+	}
+	if s := tr.Stats(); s.Requests != f.requests.Load() {
+		t.Errorf("Stats().Requests = %d, backend saw %d", s.Requests, f.requests.Load())
+	}
+}
+
+func TestResumeShortBodies(t *testing.T) {
+	f := &fake{data: data(200000), version: "v1"}
+	tr := newTree(f)
+	b, err := tr.OpenBlob(context.Background(), "obj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.cut.Store(50000)
+	if got := readAllAt(t, b); !bytes.Equal(got, f.data) {
+		t.Error("content differs after resumed bodies")
+	}
+}
+
+func TestWholeBodyUnknownSize(t *testing.T) {
+	for _, noSize := range []bool{false, true} {
+		t.Run(fmt.Sprint("noSize=", noSize), func(t *testing.T) {
+			f := &fake{data: data(300000), version: "v1", whole: true, noSize: noSize}
+			tr := newTree(f)
+			b, err := tr.OpenBlob(context.Background(), "obj")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.Stat().Size() != int64(len(f.data)) {
+				t.Errorf("size %d, want %d", b.Stat().Size(), len(f.data))
+			}
+			if got := readAllAt(t, b); !bytes.Equal(got, f.data) {
+				t.Error("content differs")
+			}
+			if n := f.requests.Load(); n != 1 {
+				t.Errorf("%d requests, want 1: the whole body came at open", n)
+			}
+		})
+	}
+}
+
+func TestRetries(t *testing.T) {
+	f := &fake{data: data(1000), version: "v1"}
+	tr := newTree(f)
+	f.failures.Store(3)
+	if _, err := tr.OpenBlob(context.Background(), "obj"); err != nil {
+		t.Errorf("3 failures, 4 attempts: %v", err)
+	}
+	f2 := &fake{data: data(1000), version: "v1"}
+	f2.failures.Store(4)
+	if _, err := newTree(f2).OpenBlob(context.Background(), "obj"); err == nil || f2.requests.Load() != 4 {
+		t.Errorf("4 failures, 4 attempts: err %v after %d requests", err, f2.requests.Load())
+	}
+}
+
+func TestModified(t *testing.T) {
+	f := &fake{data: data(100000), version: "v1"}
+	tr := newTree(f)
+	b, err := tr.OpenBlob(context.Background(), "obj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.version = "v2"
+	if _, err := b.ReadAt(context.Background(), make([]byte, 10), 0); !errors.Is(err, vfs.ErrModified) {
+		t.Errorf("ReadAt after a change: %v, want ErrModified", err)
+	}
+}
+
+func TestRetryDoCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	start := time.Now()
+	err := Retry{MaxAttempts: 100, BaseDelay: time.Hour}.Do(ctx, func() error { return Retryable(errors.New("x"), 0) })
+	if !errors.Is(err, context.Canceled) || time.Since(start) > time.Second {
+		t.Errorf("Do = %v after %v", err, time.Since(start))
+	}
+	n := 0
+	err = Retry{MaxAttempts: 3, BaseDelay: time.Microsecond}.Do(context.Background(), func() error { n++; return Retryable(errors.New("x"), 0) })
+	if err == nil || n != 3 {
+		t.Errorf("Do: %d attempts, %v", n, err)
+	}
+	n = 0
+	Retry{MaxAttempts: 3}.Do(context.Background(), func() error { n++; return errors.New("final") })
+	if n != 1 {
+		t.Errorf("Do retried a final error %d times", n)
+	}
+}
+
+func TestNotExist(t *testing.T) {
+	tr := newTree(&fake{data: data(10)})
+	if _, err := tr.OpenBlob(context.Background(), "missing"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("OpenBlob(missing) = %v", err)
+	}
+	if _, err := tr.Stat(context.Background(), "missing"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Stat(missing) = %v", err)
+	}
+}
