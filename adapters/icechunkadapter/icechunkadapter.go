@@ -27,9 +27,10 @@ func init() {
 }
 
 // NewAdapter returns the "icechunk" adapter reading virtual chunks as o
-// allows (nil: never). The default registry holds NewAdapter(nil); a
-// program that wants virtual chunks registers NewAdapter(o) in its own
-// vfs.Registry and passes that in vfs.Options.Registry.
+// allows. With o nil (the default registry's adapter), the options come
+// from the open's vfs.Options: Schemes["icechunk"] holding an *Options;
+// without them virtual chunks are never read. A program may also register
+// NewAdapter(o) in its own vfs.Registry.
 func NewAdapter(o *Options) *vfs.Adapter {
 	return &vfs.Adapter{
 		Scheme: "icechunk",
@@ -41,6 +42,8 @@ func NewAdapter(o *Options) *vfs.Adapter {
 			var oo Options
 			if o != nil {
 				oo = *o
+			} else if so := vfs.SchemeOptions[*Options](vo, "icechunk"); so != nil {
+				oo = *so
 			}
 			if oo.Pipeline == nil {
 				oo.Pipeline = vo

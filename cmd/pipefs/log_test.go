@@ -28,3 +28,24 @@ func TestLogOCDBT(t *testing.T) {
 		t.Errorf("log of a plain directory: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+func TestLogIcechunk(t *testing.T) {
+	repo, err := filepath.Abs("../../../shared/fixtures/icechunk/test-repo-v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := mustRun(t, "log", "file:"+repo+"/")
+	want := []string{"2768FV3XW5ZXYM84XNNG", "ZA24GZGPNK3GH682Q1R0", "7T7DSS71H2JNBBZQ9M8G", "1CECHNKREP0F1RSTCMT0"}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != len(want)+1 {
+		t.Fatalf("log printed:\n%s\nwant a header and %d snapshots", out, len(want))
+	}
+	for i, id := range want {
+		if f := strings.Fields(lines[i+1]); f[0] != id {
+			t.Errorf("snapshot %d = %s, want %s", i, f[0], id)
+		}
+	}
+	if !strings.HasSuffix(lines[4], "Repository initialized") {
+		t.Errorf("last line %q lacks the first commit's message", lines[4])
+	}
+}
