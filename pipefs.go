@@ -22,6 +22,8 @@ import (
 	"github.com/pipefs/pipefs/vfs"
 
 	// The standard schemes.
+	_ "github.com/pipefs/pipefs/adapters/gzipadapter"
+	_ "github.com/pipefs/pipefs/adapters/icechunkadapter"
 	_ "github.com/pipefs/pipefs/adapters/jsonadapter"
 	_ "github.com/pipefs/pipefs/adapters/n5adapter"
 	_ "github.com/pipefs/pipefs/adapters/ocdbtadapter"
@@ -31,6 +33,7 @@ import (
 	_ "github.com/pipefs/pipefs/adapters/zarradapter"
 	_ "github.com/pipefs/pipefs/adapters/zipadapter"
 	_ "github.com/pipefs/pipefs/roots/fileroot"
+	_ "github.com/pipefs/pipefs/roots/gsroot"
 	_ "github.com/pipefs/pipefs/roots/httproot"
 	_ "github.com/pipefs/pipefs/roots/memroot"
 	_ "github.com/pipefs/pipefs/roots/s3root"
