@@ -16,8 +16,8 @@ import (
 	seekable "github.com/SaveTheRbtz/zstd-seekable-format-go/pkg"
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/pipefs/pipefs/adapters/zstdadapter"
 	_ "github.com/pipefs/pipefs/adapters/taradapter"
+	"github.com/pipefs/pipefs/adapters/zstdadapter"
 	"github.com/pipefs/pipefs/fstest"
 	_ "github.com/pipefs/pipefs/roots/memroot"
 	"github.com/pipefs/pipefs/vfs"

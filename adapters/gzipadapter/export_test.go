@@ -1,0 +1,11 @@
+package gzipadapter
+
+import "github.com/pipefs/pipefs/vfs"
+
+// IndexStats reports the checkpoints of an opened gzip file.
+func IndexStats(f *vfs.File) (int, int64) {
+	if b, ok := f.Blob().(*blob); ok {
+		return b.s.Index().Stats()
+	}
+	return 0, 0
+}

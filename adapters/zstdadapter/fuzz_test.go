@@ -1,0 +1,42 @@
+package zstdadapter
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pipefs/pipefs/vfs"
+)
+
+// FuzzZstd opens and reads arbitrary bytes as zstd: no panic, and memory
+// bounded by the limits and the window limit.
+func FuzzZstd(f *testing.F) {
+	names, _ := filepath.Glob("testdata/*.zst")
+	for _, n := range names {
+		b, _ := os.ReadFile(n)
+		f.Add(b)
+	}
+	old := MaxWindow
+	MaxWindow = 8 << 20
+	f.Cleanup(func() { MaxWindow = old })
+	o := &vfs.Options{Limits: vfs.Limits{MaxFileSize: 8 << 20}}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ctx := context.Background()
+		loc, err := open(ctx, vfs.Location{Blob: vfs.BytesBlob(data, &vfs.FileInfo{FName: "f.zst", FSize: int64(len(data))})}, vfs.SubURL{}, o)
+		if err != nil {
+			return
+		}
+		b := loc.Blob
+		buf := make([]byte, 4096)
+		size := b.Stat().Size()
+		for _, off := range []int64{size / 2, 0, size - 1} {
+			if off >= 0 {
+				b.ReadAt(ctx, buf, off) // errors are fine: data is checked lazily
+			}
+		}
+		io.Copy(io.Discard, io.NewSectionReader(vfs.ReaderAt(ctx, b), 0, size))
+		b.(io.Closer).Close()
+	})
+}
