@@ -417,7 +417,7 @@ func (b *Backend) mapErr(name string, err error) error {
 // retryableCodes are the S3 error codes of transient failures.
 var retryableCodes = map[string]bool{
 	"SlowDown": true, "Throttling": true, "ThrottlingException": true, "RequestTimeout": true,
-	"RequestTimeTooSkewed": false, "InternalError": true, "ServiceUnavailable": true,
+	"InternalError": true, "ServiceUnavailable": true,
 	"RequestThrottled": true, "TooManyRequestsException": true,
 }
 

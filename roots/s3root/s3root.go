@@ -136,7 +136,8 @@ func client(ctx context.Context, opts *Options, custom bool) (*s3.Client, error)
 		cfg = opts.Config.Copy()
 	} else {
 		var err error
-		cfg, err = config.LoadDefaultConfig(ctx)
+		// The client outlives this open: loading must not stop with ctx.
+		cfg, err = config.LoadDefaultConfig(context.WithoutCancel(ctx))
 		if err != nil {
 			return nil, fmt.Errorf("loading the AWS configuration: %w", err)
 		}
