@@ -106,13 +106,9 @@ type Stats struct {
 	hits, misses, requests, bytes atomic.Int64
 }
 
-// Counts is a snapshot of Stats.
-type Counts struct {
-	Hits     int64 // blocks served from the cache
-	Misses   int64 // blocks fetched
-	Requests int64 // range requests made
-	Bytes    int64 // bytes fetched
-}
+// Counts is a snapshot of Stats; it is vfs.Counts, so that the FS can
+// report the counts of its stages without importing this package.
+type Counts = vfs.Counts
 
 // AddRequest counts a request made outside the cache's own fetches (an
 // open, a resumed body).
@@ -123,12 +119,7 @@ func (s *Stats) AddBytes(n int64) { s.bytes.Add(n) }
 
 // Snapshot returns the current counts.
 func (s *Stats) Snapshot() Counts {
-	return Counts{s.hits.Load(), s.misses.Load(), s.requests.Load(), s.bytes.Load()}
-}
-
-// String formats the counts for people.
-func (c Counts) String() string {
-	return fmt.Sprintf("%d requests, %d bytes fetched, %d block hits, %d misses", c.Requests, c.Bytes, c.Hits, c.Misses)
+	return Counts{Hits: s.hits.Load(), Misses: s.misses.Load(), Requests: s.requests.Load(), Bytes: s.bytes.Load()}
 }
 
 // Blob returns a vfs.Blob that reads src through c. key must name the

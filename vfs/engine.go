@@ -17,6 +17,7 @@ type resources struct {
 	mu      sync.Mutex
 	closers []io.Closer
 	closed  bool
+	stages  []stageRef
 }
 
 func (r *resources) add(v any) {
@@ -101,6 +102,7 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 		return nil, stageErr(p, 0, err)
 	}
 	r.res.track(loc)
+	r.res.stage(0, p, loc)
 	for i := 1; i < len(r.p); i++ {
 		if loc, err = r.openAdapter(ctx, reg, o, i, loc); err != nil {
 			return nil, err
@@ -225,6 +227,7 @@ func (r *result) openAdapter(ctx context.Context, reg *Registry, o *Options, i i
 		return Location{}, stageErr(r.p, i, err)
 	}
 	r.res.track(out)
+	r.res.stage(i, r.p, out)
 	return out, nil
 }
 

@@ -38,6 +38,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -63,7 +64,8 @@ func main() {
 // run runs the command line args and returns the exit status. Errors are
 // written to stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := newRootCmd()
+	root, g := newRoot()
+	defer g.printStats(stderr)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -87,6 +89,32 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // globals holds the flags that every command shares.
 type globals struct {
 	noDetect bool
+	stats    bool
+
+	mu      sync.Mutex
+	counted []interface{ Stats() []vfs.StageCounts } // what --stats reports
+}
+
+// count remembers an opened FS or file for --stats.
+func (g *globals) count(v interface{ Stats() []vfs.StageCounts }) {
+	g.mu.Lock()
+	g.counted = append(g.counted, v)
+	g.mu.Unlock()
+}
+
+// printStats writes, with --stats, what each counting stage of each
+// opened pipeline cost: requests, bytes fetched, cache hits and misses.
+func (g *globals) printStats(w io.Writer) {
+	if !g.stats {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, c := range g.counted {
+		for _, s := range c.Stats() {
+			fmt.Fprintf(w, "pipefs: stats: sub-URL %d %q: %v\n", s.Index, s.URL, s.Counts)
+		}
+	}
 }
 
 // pipeline returns the canonical text of the pipeline that the argument
@@ -127,6 +155,12 @@ func (g *globals) options() *vfs.Options {
 }
 
 func newRootCmd() *cobra.Command {
+	root, _ := newRoot()
+	return root
+}
+
+// newRoot returns the root command and the globals its flags set.
+func newRoot() (*cobra.Command, *globals) {
 	g := new(globals)
 	root := &cobra.Command{
 		Use:   "pipefs",
@@ -163,6 +197,8 @@ Quote pipelines in the shell, since "|" is a shell pipe.`,
 			return cmd.Help()
 		},
 	}
+	root.PersistentFlags().BoolVar(&g.stats, "stats", false,
+		"print to stderr what each remote stage cost: requests, bytes fetched, cache hits and misses")
 	root.PersistentFlags().BoolVar(&g.noDetect, "no-detect", false,
 		"do not detect container formats: a file where a directory is wanted is an error")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
@@ -179,7 +215,7 @@ Quote pipelines in the shell, since "|" is a shell pipe.`,
 		newLogCmd(g),
 		newArrayCmd(g),
 	)
-	return root
+	return root, g
 }
 
 // A usageError is a bad flag or a wrong number of arguments: exit status 2.
@@ -232,6 +268,7 @@ func (g *globals) openLocation(ctx context.Context, arg string) (*location, erro
 	}
 	fsys, err := vfs.OpenFS(ctx, pipeline, g.options())
 	if err == nil {
+		g.count(fsys)
 		return &location{fsys: fsys}, nil
 	}
 	if !errors.Is(err, vfs.ErrNotDir) && !errors.Is(err, vfs.ErrUnknownFormat) {
@@ -242,6 +279,7 @@ func (g *globals) openLocation(ctx context.Context, arg string) (*location, erro
 	if ferr != nil {
 		return nil, err
 	}
+	g.count(f)
 	return &location{file: f}, nil
 }
 
@@ -251,5 +289,10 @@ func (g *globals) openFile(ctx context.Context, arg string) (*vfs.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return vfs.OpenFile(ctx, pipeline, g.options())
+	f, err := vfs.OpenFile(ctx, pipeline, g.options())
+	if err != nil {
+		return nil, err
+	}
+	g.count(f)
+	return f, nil
 }

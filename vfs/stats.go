@@ -1,0 +1,72 @@
+package vfs
+
+import "fmt"
+
+// Counts are what reading a stage cost: the requests made and bytes
+// fetched by a remote root, and the block cache's hits and misses.
+type Counts struct {
+	Hits     int64 // blocks served from the cache
+	Misses   int64 // blocks fetched
+	Requests int64 // requests made
+	Bytes    int64 // bytes fetched
+}
+
+// String formats the counts for people.
+func (c Counts) String() string {
+	return fmt.Sprintf("%d requests, %d bytes fetched, %d block hits, %d misses", c.Requests, c.Bytes, c.Hits, c.Misses)
+}
+
+// A Counter is a Tree or Blob that counts what its reads cost, such as the
+// tree of a remote root. FS.Stats and File.Stats report every stage that
+// is one.
+type Counter interface {
+	Stats() Counts
+}
+
+// StageCounts are the counts of one stage of a pipeline.
+type StageCounts struct {
+	Index  int    // 0-based index of the sub-URL
+	URL    string // canonical text of the sub-URL
+	Counts Counts
+}
+
+// stageRef remembers what a stage yielded, for its counts.
+type stageRef struct {
+	index int
+	url   string
+	loc   Location
+}
+
+func (r *resources) stage(i int, p Pipeline, loc Location) {
+	r.mu.Lock()
+	r.stages = append(r.stages, stageRef{i, p[i].String(), loc})
+	r.mu.Unlock()
+}
+
+// counts returns the counts of every stage that keeps them.
+func (r *resources) counts() []StageCounts {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []StageCounts
+	for _, s := range r.stages {
+		for _, v := range []any{s.loc.Tree, s.loc.Blob} {
+			if c, ok := v.(Counter); ok && v != nil {
+				out = append(out, StageCounts{s.index, s.url, c.Stats()})
+			}
+		}
+	}
+	return out
+}
+
+// Stats returns what each stage of the FS's pipeline has cost so far, for
+// the stages that count (remote roots): requests, bytes fetched, cache
+// hits and misses. Sub and WithContext copies share the counts.
+func (f *FS) Stats() []StageCounts { return f.res.counts() }
+
+// Stats returns what each stage of the file's pipeline has cost so far, for
+// a file from Open or OpenFile; a file opened from an FS reports through
+// the FS.
+func (f *File) Stats() []StageCounts { return f.res.counts() }
