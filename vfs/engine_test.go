@@ -120,3 +120,24 @@ func TestMemoryFS(t *testing.T) {
 		t.Errorf("OpenFile of a directory = %v, want ErrIsDir", err)
 	}
 }
+
+func TestAs(t *testing.T) {
+	ctx := context.Background()
+	if err := memroot.WriteFile("engine-as/a.txt", []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { memroot.RemoveAll("engine-as") })
+	fsys, err := vfs.OpenFS(ctx, "memory:/engine-as/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	var store *memroot.Store
+	if !fsys.As(&store) || store != memroot.Default() {
+		t.Errorf("FS.As(*memroot.Store) = %v, %p; want the process-wide store", store != nil, store)
+	}
+	var n *int
+	if fsys.As(&n) {
+		t.Error("FS.As(**int) matched")
+	}
+}

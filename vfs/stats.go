@@ -1,6 +1,10 @@
 package vfs
 
-import "fmt"
+import (
+	"fmt"
+	"reflect"
+	"slices"
+)
 
 // Counts are what reading a stage cost: the requests made and bytes
 // fetched by a remote root, and the block cache's hits and misses.
@@ -70,3 +74,52 @@ func (f *FS) Stats() []StageCounts { return f.res.counts() }
 // a file from Open or OpenFile; a file opened from an FS reports through
 // the FS.
 func (f *File) Stats() []StageCounts { return f.res.counts() }
+
+// As sets target to a driver value of the pipeline, as errors.As does for
+// errors: each stage's tree or blob, innermost first, is asked through an
+// optional As(any) bool method (an archive reaches its *zip.Reader, a
+// remote root its SDK client), and a tree or blob that is itself assignable
+// to target is taken. It reports whether one matched.
+func (f *FS) As(target any) bool { return f.res.as(f.tree, target) }
+
+// As is FS.As for the pipeline of a file from Open or OpenFile; for a file
+// opened from an FS it asks only the file's blob.
+func (f *File) As(target any) bool { return f.res.as(f.blob, target) }
+
+func (r *resources) as(first any, target any) bool {
+	if asOne(first, target) {
+		return true
+	}
+	if r == nil {
+		return false
+	}
+	r.mu.Lock()
+	stages := slices.Clone(r.stages)
+	r.mu.Unlock()
+	for i := len(stages) - 1; i >= 0; i-- {
+		for _, v := range []any{stages[i].loc.Tree, stages[i].loc.Blob} {
+			if asOne(v, target) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func asOne(v, target any) bool {
+	if v == nil || target == nil {
+		return false
+	}
+	if a, ok := v.(interface{ As(any) bool }); ok && a.As(target) {
+		return true
+	}
+	t := reflect.ValueOf(target)
+	if t.Kind() != reflect.Pointer || t.IsNil() {
+		return false
+	}
+	if vv := reflect.ValueOf(v); vv.Type().AssignableTo(t.Elem().Type()) {
+		t.Elem().Set(vv)
+		return true
+	}
+	return false
+}
