@@ -80,16 +80,16 @@ func (s *section) ReadAt(ctx context.Context, p []byte, off int64) (int, error) 
 		p, short = p[:max], true
 	}
 	n, err := s.parent.ReadAt(ctx, p, s.off+off)
-	if err == io.EOF && n == len(p) {
+	if err == io.EOF {
+		if n < len(p) {
+			// The parent ended before the section did: it is shorter
+			// than its header said.
+			return n, Corruptf("%s: truncated: section ends at %d, data at %d", s.info.Name(), s.off+s.n, s.off+off+int64(n))
+		}
 		err = nil
 	}
 	if err == nil && short {
 		err = io.EOF
-	}
-	if err == io.EOF && n < len(p) && !short {
-		// The parent ended before the section did: it is shorter than
-		// its header said.
-		err = Corruptf("%s: truncated: section ends at %d, data at %d", s.info.Name(), s.off+s.n, s.off+off+int64(n))
 	}
 	return n, err
 }
