@@ -53,8 +53,10 @@ func (fi *FileInfo) String() string { return fs.FormatFileInfo(fi) }
 // copied or buffered, so sections of sections cost nothing. The section
 // does not own parent.
 func SectionBlob(parent Blob, off, n int64, info fs.FileInfo) Blob {
-	if s, ok := parent.(*section); ok {
-		// Flatten nested sections: one bounds check, one call.
+	if s, ok := parent.(*section); ok && off >= 0 && n >= 0 && off <= s.n && n <= s.n-off {
+		// Flatten nested sections that lie inside their parent: one
+		// bounds check, one call. One that overruns its parent stays
+		// nested, so that its reads stop at the parent's end.
 		return &section{s.parent, s.off + off, n, info}
 	}
 	return &section{parent, off, n, info}

@@ -3,6 +3,7 @@ package vfs
 import (
 	"context"
 	"errors"
+	"io"
 	"testing"
 )
 
@@ -19,5 +20,26 @@ func TestSectionShortParent(t *testing.T) {
 		if got != 5 || !errors.Is(err, ErrCorrupt) {
 			t.Errorf("ReadAt(%d bytes, 0) = %d, %v; want 5, ErrCorrupt", n, got, err)
 		}
+	}
+}
+
+// TestNestedSectionBounds checks that a section of a section never reads
+// the parent's bytes beyond the outer section.
+func TestNestedSectionBounds(t *testing.T) {
+	ctx := context.Background()
+	file := BytesBlob([]byte("outer[inner]secret"), nil)
+	inner := SectionBlob(file, 6, 5, &FileInfo{FName: "inner", FSize: 5})
+	member := SectionBlob(inner, 2, 8, &FileInfo{FName: "member", FSize: 8})
+	p := make([]byte, 8)
+	n, err := member.ReadAt(ctx, p, 0)
+	if string(p[:n]) != "ner" || !errors.Is(err, ErrCorrupt) {
+		t.Errorf("ReadAt = %q, %v; want \"ner\", ErrCorrupt", p[:n], err)
+	}
+	past := SectionBlob(inner, 7, 1, &FileInfo{FName: "past", FSize: 1})
+	if n, err := past.ReadAt(ctx, p[:1], 0); n != 0 || err == nil || err == io.EOF {
+		t.Errorf("ReadAt of a section past its parent = %d, %v; want 0 and an error", n, err)
+	}
+	if err := Prefetch(ctx, member, 0, 8); err != nil {
+		t.Errorf("Prefetch = %v", err)
 	}
 }
