@@ -32,6 +32,7 @@ import (
 	_ "github.com/pipefs/pipefs/adapters/taradapter"
 	_ "github.com/pipefs/pipefs/adapters/zarradapter"
 	_ "github.com/pipefs/pipefs/adapters/zipadapter"
+	_ "github.com/pipefs/pipefs/adapters/zstdadapter"
 	_ "github.com/pipefs/pipefs/roots/fileroot"
 	_ "github.com/pipefs/pipefs/roots/gsroot"
 	_ "github.com/pipefs/pipefs/roots/httproot"

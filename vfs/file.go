@@ -17,8 +17,8 @@ import (
 // fs.ReadDirFile; Read and ReadAt on it fail with ErrIsDir.
 type File struct {
 	ctx  context.Context
-	name string // the name it was opened by
-	url  string // the canonical pipeline
+	name string   // the name it was opened by
+	p    Pipeline // the canonical pipeline
 	info fs.FileInfo
 	blob Blob // nil for a directory
 	res  *resources
@@ -30,7 +30,6 @@ type File struct {
 	// directories
 	tree   Tree
 	full   string
-	dirP   Pipeline
 	ents   []fs.DirEntry
 	listed bool
 }
@@ -42,13 +41,12 @@ var (
 	_ io.Seeker      = (*File)(nil)
 )
 
-func newFile(ctx context.Context, b Blob, name, url string, info fs.FileInfo, res *resources) *File {
-	return &File{ctx: ctx, name: name, url: url, info: wrapInfo(info, name, url), blob: b, res: res}
+func newFile(ctx context.Context, b Blob, name string, p Pipeline, info fs.FileInfo, res *resources) *File {
+	return &File{ctx: ctx, name: name, p: p, info: wrapInfo(info, name, p.String()), blob: b, res: res}
 }
 
-func newDir(ctx context.Context, t Tree, full, name string, dirP Pipeline, info fs.FileInfo, res *resources) *File {
-	url := dirP.String()
-	return &File{ctx: ctx, name: name, url: url, info: wrapInfo(info, name, url), tree: t, full: full, dirP: dirP, res: res}
+func newDir(ctx context.Context, t Tree, full, name string, p Pipeline, info fs.FileInfo, res *resources) *File {
+	return &File{ctx: ctx, name: name, p: p, info: wrapInfo(info, name, p.String()), tree: t, full: full, res: res}
 }
 
 // OpenFile opens the file location that pipeline names. With detection on
@@ -79,7 +77,7 @@ func openLocation(ctx context.Context, p Pipeline, o *Options, want Kind) (*File
 	}
 	name := lastName(r.p)
 	if r.loc.Blob != nil {
-		return newFile(ctx, r.loc.Blob, name, r.p.String(), r.info, r.res), nil
+		return newFile(ctx, r.loc.Blob, name, r.p, r.info, r.res), nil
 	}
 	return newDir(ctx, r.loc.Tree, clean(r.loc.Path), name, r.p, r.info, r.res), nil
 }
@@ -99,7 +97,7 @@ func lastName(p Pipeline) string {
 func (f *File) Name() string { return f.name }
 
 // URL returns the canonical pipeline of the file.
-func (f *File) URL() string { return f.url }
+func (f *File) URL() string { return f.p.String() }
 
 // Stat describes the file. Its Sys method returns an *Origin.
 func (f *File) Stat() (fs.FileInfo, error) {
@@ -129,12 +127,15 @@ func (f *File) isClosed() bool {
 	return f.closed
 }
 
+// err is the error of op on the file, for failures of the file itself.
 func (f *File) err(op string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return &fs.PathError{Op: op, Path: f.name, Err: err}
+	return &fs.PathError{Op: op, Path: f.name, Err: unwrapPath(err)}
+}
+
+// driverErr is the error of op on the file when its driver failed: it
+// names the file's sub-URL.
+func (f *File) driverErr(op string, err error) error {
+	return pathError(op, f.name, f.p, err)
 }
 
 // ReadAt reads len(p) bytes at off, as io.ReaderAt.
@@ -153,7 +154,7 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 	}
 	n, err := f.blob.ReadAt(f.ctx, p, off)
 	if err != nil && err != io.EOF {
-		err = f.err("read", err)
+		err = f.driverErr("read", err)
 	}
 	return n, err
 }
@@ -171,16 +172,16 @@ func (f *File) Read(p []byte) (int, error) {
 	if err := f.ctx.Err(); err != nil {
 		return 0, f.err("read", err)
 	}
-	if f.off >= f.info.Size() {
-		return 0, io.EOF
-	}
+	// The end is where ReadAt says io.EOF, not Size: a decompressed
+	// stream may learn its size only by reading it, and a sequential read
+	// should not have to pay for that first.
 	n, err := f.blob.ReadAt(f.ctx, p, f.off)
 	f.off += int64(n)
 	if err == io.EOF && n > 0 {
 		err = nil
 	}
 	if err != nil && err != io.EOF {
-		err = f.err("read", err)
+		err = f.driverErr("read", err)
 	}
 	return n, err
 }
@@ -227,9 +228,9 @@ func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
 		}
 		ents, err := f.tree.ReadDir(f.ctx, f.full)
 		if err != nil {
-			return nil, f.err("readdir", &StageError{Index: len(f.dirP) - 1, URL: f.dirP[len(f.dirP)-1].String(), Err: unwrapPath(err)})
+			return nil, f.driverErr("readdir", err)
 		}
-		f.ents, f.listed = wrapEntries(ents, f.dirP), true
+		f.ents, f.listed = wrapEntries(ents, f.p), true
 	}
 	if n <= 0 {
 		ents := f.ents
