@@ -61,3 +61,11 @@ type readerAt struct {
 }
 
 func (r readerAt) ReadAt(p []byte, off int64) (int, error) { return r.b.ReadAt(r.ctx, p, off) }
+
+// A Streamer is a Blob that can be read sequentially from an offset more
+// cheaply than through ReadAt: a decompressed stream that learns its size
+// and builds its index as it is read. File.WriteTo, and so io.Copy of a
+// File, uses it. The reader returns io.EOF at the end of the blob.
+type Streamer interface {
+	Stream(ctx context.Context, off int64) (io.ReadCloser, error)
+}

@@ -1,6 +1,7 @@
 package vfs_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -139,5 +140,30 @@ func TestAs(t *testing.T) {
 	var n *int
 	if fsys.As(&n) {
 		t.Error("FS.As(**int) matched")
+	}
+}
+
+func TestWriteTo(t *testing.T) {
+	ctx := context.Background()
+	data := bytes.Repeat([]byte("0123456789"), 300_000) // 3 MB: several WriteTo reads
+	if err := memroot.WriteFile("engine-wt/big.bin", data); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { memroot.RemoveAll("engine-wt") })
+	f, err := vfs.OpenFile(ctx, "memory:/engine-wt/big.bin|byte-range:5-2999995", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(10, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	n, err := io.Copy(&buf, f)
+	if err != nil || n != int64(len(data))-20 || !bytes.Equal(buf.Bytes(), data[15:len(data)-5]) {
+		t.Fatalf("io.Copy after Seek(10) = %d, %v; want %d bytes from offset 15 of the base", n, err, len(data)-20)
+	}
+	if m, err := f.Read(make([]byte, 1)); m != 0 || err != io.EOF {
+		t.Errorf("Read after io.Copy = %d, %v; want 0, EOF", m, err)
 	}
 }

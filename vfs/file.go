@@ -39,6 +39,7 @@ var (
 	_ fs.ReadDirFile = (*File)(nil)
 	_ io.ReaderAt    = (*File)(nil)
 	_ io.Seeker      = (*File)(nil)
+	_ io.WriterTo    = (*File)(nil)
 )
 
 func newFile(ctx context.Context, b Blob, name string, p Pipeline, info fs.FileInfo, res *resources) *File {
@@ -172,9 +173,9 @@ func (f *File) Read(p []byte) (int, error) {
 	if err := f.ctx.Err(); err != nil {
 		return 0, f.err("read", err)
 	}
-	// The end is where ReadAt says io.EOF, not Size: a decompressed
-	// stream may learn its size only by reading it, and a sequential read
-	// should not have to pay for that first.
+	if f.off >= f.info.Size() {
+		return 0, io.EOF
+	}
 	n, err := f.blob.ReadAt(f.ctx, p, f.off)
 	f.off += int64(n)
 	if err == io.EOF && n > 0 {
@@ -185,6 +186,64 @@ func (f *File) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// WriteTo writes the file from the current offset to its end, as
+// io.WriterTo, so that io.Copy streams it: a blob that is a Streamer (a
+// decompressed stream) is read sequentially, without first learning its
+// size; other blobs are read in large pieces.
+func (f *File) WriteTo(w io.Writer) (int64, error) {
+	if f.blob == nil {
+		return 0, f.err("read", f.notRegular())
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return 0, f.err("read", fs.ErrClosed)
+	}
+	if err := f.ctx.Err(); err != nil {
+		return 0, f.err("read", err)
+	}
+	if s, ok := f.blob.(Streamer); ok {
+		rc, err := s.Stream(f.ctx, f.off)
+		if err != nil {
+			return 0, f.err("read", err)
+		}
+		defer rc.Close()
+		n, err := io.Copy(w, rc)
+		f.off += n
+		if err != nil {
+			return n, f.err("read", err)
+		}
+		return n, nil
+	}
+	buf := make([]byte, min(max(f.info.Size()-f.off, 1), writeToBuffer))
+	var total int64
+	for f.off < f.info.Size() {
+		n, err := f.blob.ReadAt(f.ctx, buf[:min(int64(len(buf)), f.info.Size()-f.off)], f.off)
+		if n > 0 {
+			m, werr := w.Write(buf[:n])
+			f.off += int64(m)
+			total += int64(m)
+			if werr != nil {
+				return total, werr
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return total, f.err("read", err)
+		}
+		if n == 0 {
+			return total, f.err("read", io.ErrNoProgress)
+		}
+	}
+	return total, nil
+}
+
+// writeToBuffer is the size of WriteTo's reads from a blob that is not a
+// Streamer.
+const writeToBuffer = 1 << 20
 
 // Seek sets the offset of the next Read, as io.Seeker.
 func (f *File) Seek(offset int64, whence int) (int64, error) {
