@@ -55,6 +55,10 @@ type Limits struct {
 	// Default 1100: DEFLATE cannot exceed 1032:1, so only bombs built from
 	// overlapping entries or lying headers go past it.
 	MaxRatio int64
+	// MaxWindow bounds the history window a decoder may be asked to keep
+	// (zstd frames, xz dictionaries). Default 128 MiB, which admits
+	// zstd --long=27.
+	MaxWindow int64
 }
 
 // Defaults of the Limits fields.
@@ -64,6 +68,7 @@ const (
 	DefaultMaxNameLength = 4096
 	DefaultMaxFileSize   = 1 << 40
 	DefaultMaxRatio      = 1100
+	DefaultMaxWindow     = 128 << 20
 )
 
 // Effective returns l with every zero field set to its default and every
@@ -74,6 +79,7 @@ func (l Limits) Effective() Limits {
 	l.MaxNameLength = pick(l.MaxNameLength, DefaultMaxNameLength, int(^uint(0)>>1))
 	l.MaxFileSize = pick(l.MaxFileSize, DefaultMaxFileSize, 1<<63-1)
 	l.MaxRatio = pick(l.MaxRatio, DefaultMaxRatio, 1<<63-1)
+	l.MaxWindow = pick(l.MaxWindow, DefaultMaxWindow, 1<<63-1)
 	return l
 }
 
