@@ -117,13 +117,17 @@ func (f *FS) full(name string) string {
 // fail builds the error of op on name: a *fs.PathError whose cause names
 // the sub-URL of name.
 func (f *FS) fail(op, name string, err error) error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return &fs.PathError{Op: op, Path: name, Err: err}
-	}
-	var se *StageError
-	if !errors.As(err, &se) {
-		p := f.urlOf(name)
-		err = &StageError{Index: len(p) - 1, URL: p[len(p)-1].String(), Err: unwrapPath(err)}
+	return pathError(op, name, f.urlOf(name), err)
+}
+
+// pathError builds the error of op on name, whose pipeline is p, when a
+// driver failed with err: a *fs.PathError whose cause is a StageError
+// naming the innermost sub-URL of p, unless err already names a stage or
+// is the context's.
+func pathError(op, name string, p Pipeline, err error) error {
+	err = unwrapPath(err)
+	if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		err = stageErr(p, len(p)-1, err)
 	}
 	return &fs.PathError{Op: op, Path: name, Err: err}
 }
@@ -159,20 +163,20 @@ func (f *FS) OpenFile(name string) (*File, error) {
 	if err != nil {
 		return nil, f.fail("open", name, err)
 	}
-	url := f.URL(name)
+	p := f.urlOf(name)
 	if info.IsDir() {
-		return newDir(f.ctx, f.tree, full, name, f.urlOf(name), info, nil), nil
+		return newDir(f.ctx, f.tree, full, name, p, info, nil), nil
 	}
 	if !info.Mode().IsRegular() {
 		// A link that is not followed, a device, a FIFO: it can be
 		// opened and described, as fs.FS requires, but not read.
-		return &File{ctx: f.ctx, name: name, url: url, info: wrapInfo(info, name, url)}, nil
+		return newFile(f.ctx, nil, name, p, info, nil), nil
 	}
 	b, err := f.tree.OpenBlob(f.ctx, full)
 	if err != nil {
 		return nil, f.fail("open", name, err)
 	}
-	return newFile(f.ctx, b, name, url, info, nil), nil
+	return newFile(f.ctx, b, name, p, info, nil), nil
 }
 
 // Stat describes the named file or directory. Its Sys method returns an
