@@ -223,6 +223,10 @@ type Tree struct {
 	mu        sync.Mutex
 	heads     map[string]*head // objects opened, by name
 	headBytes int64
+	// missing holds the not-found errors of names looked up, so that
+	// probing a name again (format detection, then the adapter) costs
+	// no request. Like heads, it is the tree's view from its first look.
+	missing map[string]error
 }
 
 // head is what opening an object learned.
@@ -314,10 +318,13 @@ func setHint(key string, n int64) {
 // open reads the suffix of name, learning its size and version.
 func (t *Tree) open(ctx context.Context, name string) (*head, error) {
 	t.mu.Lock()
-	h := t.heads[name]
+	h, miss := t.heads[name], t.missing[name]
 	t.mu.Unlock()
 	if h != nil {
 		return h, nil
+	}
+	if miss != nil {
+		return nil, miss
 	}
 	want := max(t.suffix.Load(), hint(t.b.Key(name)))
 	err := t.o.Retry.Do(ctx, func() error {
@@ -331,6 +338,14 @@ func (t *Tree) open(ctx context.Context, name string) (*head, error) {
 		return err
 	})
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			t.mu.Lock()
+			if t.missing == nil || len(t.missing) >= 4096 {
+				t.missing = map[string]error{} // a bound; misses are cheap to learn again
+			}
+			t.missing[name] = err
+			t.mu.Unlock()
+		}
 		return nil, err
 	}
 	t.mu.Lock()
