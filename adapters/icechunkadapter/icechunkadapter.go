@@ -59,10 +59,17 @@ func NewAdapter(o *Options) *vfs.Adapter {
 
 // MatchDir reports whether t is an Icechunk repository: it has a
 // snapshots/ directory and either a refs/ directory (spec v1) or a repo
-// file (spec v2).
+// file (spec v2). A store that cannot be listed (an HTTP server) cannot
+// show directories, so there a repo file that starts with the Icechunk
+// magic, or a refs/branch.main/ref.json file, is enough.
 func MatchDir(ctx context.Context, t vfs.Tree) (bool, error) {
-	if ok, err := isDir(ctx, t, "snapshots"); !ok || err != nil {
+	if ok, err := isDir(ctx, t, "snapshots"); err != nil {
 		return false, err
+	} else if !ok {
+		if _, err := t.ReadDir(ctx, "."); !errors.Is(err, errors.ErrUnsupported) {
+			return false, nil
+		}
+		return matchUnlistable(ctx, t)
 	}
 	if ok, err := isDir(ctx, t, "refs"); ok || err != nil {
 		return ok, err
@@ -414,3 +421,26 @@ func corruptf(format string, args ...any) error { return vfs.Corruptf(format, ar
 func limitf(format string, args ...any) error   { return vfs.Limitf(format, args...) }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// matchUnlistable is MatchDir over a store that cannot be listed: a repo
+// file that starts with the Icechunk magic (spec v2), or the main branch's
+// refs/branch.main/ref.json (spec v1).
+func matchUnlistable(ctx context.Context, t vfs.Tree) (bool, error) {
+	b, err := t.OpenBlob(ctx, "repo")
+	if err == nil {
+		if c, ok := b.(io.Closer); ok {
+			defer c.Close()
+		}
+		head := make([]byte, len(magic))
+		n, _ := b.ReadAt(ctx, head, 0)
+		return n == len(head) && string(head) == magic, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, vfs.ErrIsDir) {
+		return false, err
+	}
+	fi, err := t.Stat(ctx, "refs/branch.main/ref.json")
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil && fi.Mode().IsRegular(), err
+}

@@ -53,10 +53,18 @@ func openRepo(ctx context.Context, base vfs.Tree, o *vfs.Options) (*repo, error)
 	} else if ok {
 		return nil, fmt.Errorf("refs/branch.main/ZZZZZZZZ.json: %w", ErrLegacyFormat)
 	}
+	// A store that cannot list (an HTTP server) cannot Stat the refs/
+	// directory either, but it can find the file of the main branch.
+	if ok, err := exists(ctx, base, "refs/branch.main/ref.json"); err != nil {
+		return nil, err
+	} else if ok {
+		r.layout = layoutV1
+		return r, nil
+	}
 	if ok, err := isDir(ctx, base, "refs"); err != nil {
 		return nil, err
 	} else if !ok {
-		return nil, fmt.Errorf("not an Icechunk repository: no repo file (spec v2) and no refs/ directory (spec v1): %w", fs.ErrNotExist)
+		return nil, fmt.Errorf("not an Icechunk repository: no repo file (spec v2), no refs/ directory and no refs/branch.main/ref.json (spec v1; a store that cannot be listed needs that file): %w", fs.ErrNotExist)
 	}
 	r.layout = layoutV1
 	return r, nil
