@@ -76,11 +76,23 @@ func openLocation(ctx context.Context, p Pipeline, o *Options, want Kind) (*File
 	if err != nil {
 		return nil, errorAt("open", p.String(), err)
 	}
-	name := lastName(r.p)
 	if r.loc.Blob != nil {
-		return newFile(ctx, r.loc.Blob, name, r.p, r.info, r.res), nil
+		return newFile(ctx, r.loc.Blob, fileName(r.p, r.info), r.p, r.info, r.res), nil
 	}
-	return newDir(ctx, r.loc.Tree, clean(r.loc.Path), name, r.p, r.info, r.res), nil
+	return newDir(ctx, r.loc.Tree, clean(r.loc.Path), lastName(r.p), r.p, r.info, r.res), nil
+}
+
+// fileName is the name of the file that p names and info describes. The
+// path of a byte transform (gzip:, byte-range:) names no file, so its file
+// takes the name its driver gives.
+func fileName(p Pipeline, info fs.FileInfo) string {
+	u := p[len(p)-1]
+	if _, yields, _ := SchemeKinds(u.Scheme); yields == KindFile || u.Key() == "." {
+		if name := info.Name(); name != "" && name != "." {
+			return name
+		}
+	}
+	return lastName(p)
 }
 
 // lastName is the base name of the innermost path of p, "." when empty.

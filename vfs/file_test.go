@@ -95,3 +95,30 @@ func TestFileErrorsNameTheStage(t *testing.T) {
 	_, err = f.ReadAt(make([]byte, 2), 0)
 	check("OpenFile ReadAt", err, "read", "f", "memory:f")
 }
+
+// TestFileNameOfByteTransform checks that a file whose last sub-URL names
+// no file (a byte transform such as gzip: or byte-range:) takes the name
+// its driver gives, not "." or the range.
+func TestFileNameOfByteTransform(t *testing.T) {
+	g := newTestRegistry(testTree{"d/a.txt": "abcdef"})
+	g.RegisterAdapter(&Adapter{Scheme: "byte-range", Input: KindFile, Open: func(ctx context.Context, in Location, u SubURL, o *Options) (Location, error) {
+		start, end := u.Range()
+		return Location{Blob: SectionBlob(in.Blob, int64(start), int64(end-start), &FileInfo{FName: "a.txt", FSize: int64(end - start)})}, nil
+	}})
+	o := &Options{Registry: g}
+	for _, tc := range []struct{ pipeline, name string }{
+		{"memory:d/a.txt", "a.txt"},
+		{"memory:d/a.txt|test.pass:", "a.txt"},
+		{"memory:d/a.txt|byte-range:1-3", "a.txt"},
+	} {
+		f, err := OpenFile(context.Background(), tc.pipeline, o)
+		if err != nil {
+			t.Fatalf("OpenFile(%q) = %v", tc.pipeline, err)
+		}
+		info, _ := f.Stat()
+		if f.Name() != tc.name || info.Name() != tc.name {
+			t.Errorf("OpenFile(%q): Name() = %q, Stat().Name() = %q, want %q", tc.pipeline, f.Name(), info.Name(), tc.name)
+		}
+		f.Close()
+	}
+}

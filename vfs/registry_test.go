@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"path"
 	"strings"
 	"testing"
 )
@@ -16,7 +17,7 @@ func (t testTree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
 		return &FileInfo{FName: ".", FMode: fs.ModeDir | 0o555}, nil
 	}
 	if s, ok := t[name]; ok {
-		return &FileInfo{FName: name, FSize: int64(len(s)), FMode: 0o444}, nil
+		return &FileInfo{FName: path.Base(name), FSize: int64(len(s)), FMode: 0o444}, nil
 	}
 	for k := range t {
 		if strings.HasPrefix(k, name+"/") {
@@ -38,7 +39,7 @@ func (t testTree) OpenBlob(ctx context.Context, name string) (Blob, error) {
 		}
 		return nil, fs.ErrNotExist
 	}
-	return BytesBlob([]byte(s), &FileInfo{FName: name, FSize: int64(len(s)), FMode: 0o444}), nil
+	return BytesBlob([]byte(s), &FileInfo{FName: path.Base(name), FSize: int64(len(s)), FMode: 0o444}), nil
 }
 
 // newTestRegistry returns a registry with a "memory" root over files, and
