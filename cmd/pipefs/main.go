@@ -154,11 +154,6 @@ func (g *globals) options() *vfs.Options {
 	return &pipefs.Options{NoDetect: g.noDetect}
 }
 
-func newRootCmd() *cobra.Command {
-	root, _ := newRoot()
-	return root
-}
-
 // newRoot returns the root command and the globals its flags set.
 func newRoot() (*cobra.Command, *globals) {
 	g := new(globals)
