@@ -2,8 +2,10 @@ package arraycore
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"path"
+	"sync/atomic"
 	"time"
 
 	"github.com/pipefs/pipefs/vfs"
@@ -13,7 +15,12 @@ import (
 // untouched: metadata files, chunk keys and child nodes as stored. Its
 // Stat(".") returns a FileInfo whose Sys() is n, so through a *vfs.FS,
 // Stat(".").Sys() is a *vfs.Origin whose Header is n.
-func (n *Node) Tree() vfs.Tree { return &nodeTree{n.store, n} }
+//
+// A store that cannot list (an HTTP server) cannot Stat a directory
+// either; the node's directory exists all the same, since its metadata was
+// read, so Stat(".") then answers a directory without ModTime, and does
+// not ask the store again.
+func (n *Node) Tree() vfs.Tree { return &nodeTree{Tree: n.store, n: n} }
 
 // Store returns the node's directory in its store (Tree without the
 // description).
@@ -21,15 +28,28 @@ func (n *Node) Store() vfs.Tree { return n.store }
 
 type nodeTree struct {
 	vfs.Tree
-	n *Node
+	n     *Node
+	synth atomic.Bool // the store could not Stat the node's directory
 }
 
 func (t *nodeTree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
-	info, err := t.Tree.Stat(ctx, name)
-	if err != nil || name != "." {
-		return info, err
+	if name != "." {
+		return t.Tree.Stat(ctx, name)
 	}
-	return &nodeInfo{info, t.n}, nil
+	if !t.synth.Load() {
+		info, err := t.Tree.Stat(ctx, name)
+		if err == nil {
+			return &nodeInfo{info, t.n}, nil
+		}
+		if !notNode(err) && !errors.Is(err, errors.ErrUnsupported) {
+			return nil, err
+		}
+		t.synth.Store(true)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return &nodeInfo{&vfs.FileInfo{FName: path.Base(t.n.Path), FMode: fs.ModeDir | 0o555}, t.n}, nil
 }
 
 // nodeInfo is the FileInfo of a node's directory: Sys is the *Node.
