@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 )
 
 // FS is the io/fs view of a directory location of a pipeline. It
@@ -247,29 +248,32 @@ func (f *FS) Sub(dir string) (fs.FS, error) {
 	return &g, nil
 }
 
-// readAll reads b whole. It trusts b's size only as a hint, so that a size
-// that lies cannot make it allocate more than what is read.
+// readAll reads b whole. It trusts b's size only as far as reads prove
+// it: the buffer starts at one chunk and doubles, up to one byte past the
+// size, so that a size that lies cannot make it allocate much more than
+// what is read, and a blob that serves more than its size fails at once.
 func readAll(ctx context.Context, b Blob, limit int64) ([]byte, error) {
 	size := b.Stat().Size()
+	if size < 0 {
+		return nil, Corruptf("negative size %d", size)
+	}
 	if size > limit {
 		return nil, Limitf("file size %d exceeds Limits.MaxFileSize (%d)", size, limit)
 	}
 	const chunk = 1 << 20
-	buf := make([]byte, 0, min(size, 64<<20)+1)
-	var off int64
+	buf := make([]byte, 0, min(size, chunk)+1)
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			buf = slices.Grow(buf, int(min(int64(cap(buf)), size+1-int64(len(buf)))))
 		}
-		n, err := b.ReadAt(ctx, buf[len(buf):cap(buf)][:min(cap(buf)-len(buf), chunk)], off)
+		n, err := b.ReadAt(ctx, buf[len(buf):min(cap(buf), len(buf)+chunk)], int64(len(buf)))
 		buf = buf[:len(buf)+n]
-		off += int64(n)
-		if off > limit {
-			return nil, Limitf("file exceeds Limits.MaxFileSize (%d)", limit)
+		if int64(len(buf)) > size {
+			return nil, Corruptf("file is longer than its size, %d bytes", size)
 		}
 		if err == io.EOF {
-			if off != size {
-				return nil, Corruptf("read %d bytes, size says %d", off, size)
+			if int64(len(buf)) != size {
+				return nil, Corruptf("read %d bytes, size says %d", len(buf), size)
 			}
 			return buf, nil
 		}
