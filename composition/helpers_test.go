@@ -197,3 +197,21 @@ func absFixture(t testing.TB, rel string) string {
 	}
 	return filepath.ToSlash(p)
 }
+
+// localFiles opens "file:FIXTURES/"+rel (a pipeline relative to the
+// fixture directory) and reads every file of it.
+func localFiles(t testing.TB, rel string) map[string][]byte {
+	t.Helper()
+	fsys := openFS(t, "file:"+absFixture(t, ".")+"/"+rel, nil)
+	files := map[string][]byte{}
+	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			files[name], err = fs.ReadFile(fsys, name)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}

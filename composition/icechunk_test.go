@@ -155,11 +155,7 @@ func TestIcechunkConformanceOverHTTP(t *testing.T) {
 		{"test-repo-v1", "branch.my-branch/group2/"},
 	} {
 		t.Run(tc.repo, func(t *testing.T) {
-			local := openFS(t, "file:"+absFixture(t, "icechunk/"+tc.repo)+"/|icechunk://"+tc.sub, nil)
-			files := map[string][]byte{}
-			for _, name := range walkFiles(t, local) {
-				files[name] = readFile(t, local, name)
-			}
+			files := localFiles(t, "icechunk/"+tc.repo+"/|icechunk://"+tc.sub)
 			fstest.Run(t, fstest.Case{Pipeline: srv.URL() + "/icechunk/" + tc.repo + "/|icechunk://" + tc.sub, Options: opts(), Files: files, Exhaustive: true})
 		})
 	}
