@@ -218,7 +218,7 @@ func (f *File) WriteTo(w io.Writer) (int64, error) {
 	if s, ok := f.blob.(Streamer); ok {
 		rc, err := s.Stream(f.ctx, f.off)
 		if err != nil {
-			return 0, f.err("read", err)
+			return 0, f.driverErr("read", err)
 		}
 		defer rc.Close()
 		n, err := io.Copy(w, rc)
@@ -244,7 +244,7 @@ func (f *File) WriteTo(w io.Writer) (int64, error) {
 			break
 		}
 		if err != nil {
-			return total, f.err("read", err)
+			return total, f.driverErr("read", err)
 		}
 		if n == 0 {
 			return total, f.err("read", io.ErrNoProgress)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"testing"
 )
@@ -85,6 +86,8 @@ func TestFileErrorsNameTheStage(t *testing.T) {
 	check("FS File.ReadAt", err, "read", "f", "memory:f")
 	_, err = f.Read(make([]byte, 2))
 	check("FS File.Read", err, "read", "f", "memory:f")
+	_, err = f.WriteTo(io.Discard)
+	check("FS File.WriteTo", err, "read", "f", "memory:f")
 	f.Close()
 
 	f, err = OpenFile(ctx, "memory:f", o)
