@@ -32,6 +32,9 @@ func detectFile(ctx context.Context, reg *Registry, b Blob) (SubURL, error) {
 		tail = max(tail, f.Tail)
 	}
 	size := b.Stat().Size()
+	if size < 0 {
+		return SubURL{}, Corruptf("negative size %d", size)
+	}
 	head = int(min(int64(min(head, maxSniff)), size))
 	tail = int(min(int64(min(tail, maxSniff)), size))
 	hb, err := readFull(ctx, b, head, 0)
