@@ -2,7 +2,6 @@ package vfs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -157,7 +156,7 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 		return 0, f.err("read", f.notRegular())
 	}
 	if off < 0 {
-		return 0, f.err("read", errors.New("negative offset"))
+		return 0, f.err("read", fmt.Errorf("%w: negative offset", fs.ErrInvalid))
 	}
 	if err := f.ctx.Err(); err != nil {
 		return 0, f.err("read", err)

@@ -125,3 +125,17 @@ func TestFileNameOfByteTransform(t *testing.T) {
 		f.Close()
 	}
 }
+
+// TestReadAtNegativeOffset checks that a negative offset is an invalid
+// argument, as for Seek.
+func TestReadAtNegativeOffset(t *testing.T) {
+	o := &Options{Registry: newTestRegistry(testTree{"a": "abc"})}
+	f, err := OpenFile(context.Background(), "memory:a", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if n, err := f.ReadAt(make([]byte, 1), -1); n != 0 || !errors.Is(err, fs.ErrInvalid) {
+		t.Errorf("ReadAt(1, -1) = %d, %v; want 0, fs.ErrInvalid", n, err)
+	}
+}
