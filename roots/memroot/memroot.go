@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -113,18 +114,8 @@ func (s *Store) RemoveAll(name string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, m := range []map[string]*entry{s.files} {
-		for k := range m {
-			if under(k, name) {
-				delete(m, k)
-			}
-		}
-	}
-	for k := range s.dirs {
-		if under(k, name) {
-			delete(s.dirs, k)
-		}
-	}
+	maps.DeleteFunc(s.files, func(k string, _ *entry) bool { return under(k, name) })
+	maps.DeleteFunc(s.dirs, func(k string, _ time.Time) bool { return under(k, name) })
 	return nil
 }
 
