@@ -93,7 +93,7 @@ func pick[T int | int64](v, def, max T) T {
 	return v
 }
 
-// Limits returns the effective limits of o (o may be nil).
+// limits returns the effective limits of o (o may be nil).
 func (o *Options) limits() Limits {
 	if o == nil {
 		return Limits{}.Effective()
