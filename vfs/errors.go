@@ -58,6 +58,7 @@ type StageError struct {
 	Err   error
 }
 
+// Error returns the message, naming the sub-URL by its index and text.
 func (e *StageError) Error() string {
 	return fmt.Sprintf("sub-URL %d %q: %v", e.Index, e.URL, e.Err)
 }

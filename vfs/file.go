@@ -50,8 +50,9 @@ func newDir(ctx context.Context, t Tree, full, name string, p Pipeline, info fs.
 }
 
 // OpenFile opens the file location that pipeline names. With detection on
-// (the default) nothing is appended to a file location. The caller must
-// Close the file, which releases the whole pipeline.
+// (the default) nothing is appended to a file location. The file uses ctx
+// for its reads, so ctx must outlive them. The caller must Close the file,
+// which releases the whole pipeline.
 func OpenFile(ctx context.Context, pipeline string, o *Options) (*File, error) {
 	p, err := Parse(pipeline)
 	if err != nil {
@@ -61,7 +62,8 @@ func OpenFile(ctx context.Context, pipeline string, o *Options) (*File, error) {
 }
 
 // Open opens the file or directory location that pipeline names, without
-// format detection. The caller must Close it, which releases the pipeline.
+// format detection. The file uses ctx for its reads and listings. The
+// caller must Close it, which releases the pipeline.
 func Open(ctx context.Context, pipeline string, o *Options) (*File, error) {
 	p, err := Parse(pipeline)
 	if err != nil {
