@@ -96,7 +96,7 @@ func (d *describer) n5Array(attrs map[string]json.RawMessage) (*Array, error) {
 	case "bzip2":
 		r.decode = arraycodec.Bzip2
 	case "xz":
-		r.decode = arraycodec.XZ
+		r.decode = decodeXZ
 	case "blosc":
 		r.decode = arraycodec.Blosc
 	case "zstd":
@@ -221,4 +221,19 @@ func (r *n5Reader) block(src []byte) ([]byte, error) {
 	zero := make([]int64, nd)
 	copyBox(out, a.ChunkShape, zero, data, hs, zero, hs, a.DType.Size)
 	return out, nil
+}
+
+// decodeXZ is arraycodec.XZ on a stream that must end in a stream footer
+// (its magic "YZ", then any stream padding): the xz reader takes a stream
+// cut right after a block for a whole one, so a truncated chunk would
+// decode without an error.
+func decodeXZ(src []byte, max int) ([]byte, error) {
+	end := len(src)
+	for end >= 4 && string(src[end-4:end]) == "\x00\x00\x00\x00" {
+		end -= 4 // stream padding: null bytes in fours
+	}
+	if end < 12 || string(src[end-2:end]) != "YZ" {
+		return nil, vfs.Corruptf("xz: truncated stream: no stream footer")
+	}
+	return arraycodec.XZ(src, max)
 }

@@ -224,7 +224,7 @@ func compressorByName(id string, format *int) (bytesCodec, error) {
 	case "lzma":
 		switch {
 		case format == nil || *format == 1:
-			f = arraycodec.XZ
+			f = decodeXZ
 		case *format == 2:
 			f = arraycodec.LZMA
 		default:
