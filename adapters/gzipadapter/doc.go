@@ -20,13 +20,33 @@
 // # Size and the first pass
 //
 // The decompressed size is not in the file: ISIZE is the size of one
-// member modulo 2^32, so it is checked but never trusted. Open therefore
-// decodes the whole stream once (the first pass), which verifies every
-// member's CRC-32 and ISIZE and records a checkpoint about every MiB of
-// output. The index is cached in the process, keyed by the canonical
-// pipeline of the input with its size and modification time, so later
-// opens of the same data skip the pass. On a remote input the pass reads
-// the whole compressed object once, through the input's own caching.
+// member modulo 2^32, so it is checked but never trusted. Opening reads
+// only the first member header; nothing is decoded. The first pass over
+// the stream, whichever read makes it, verifies every member's CRC-32 and
+// ISIZE, records a checkpoint about every [Spacing] bytes of output, and
+// learns the size:
+//
+//   - The blob is a [vfs.Streamer], so io.Copy of the file (pipefs cat)
+//     decodes it once, forward, at the speed of the decoder, building the
+//     index as it goes.
+//   - Stat().Size() runs the pass on its first call if no pass has
+//     finished yet, and remembers the answer. It runs with the values of
+//     the open's context but not its cancellation (a FileInfo has no
+//     context). When the stream is bad, Size returns Limits.MaxFileSize
+//     rather than the bytes decoded before the fault, so that a reader
+//     that trusts the size reads on and gets the error: bad data is never
+//     silently cut short. File.Read asks for the size, io.Copy does not.
+//   - ReadAt at an offset past the indexed part decodes up to it from the
+//     last checkpoint, extending the index.
+//
+// The index is cached in the process, keyed by the canonical pipeline of
+// the input with its size and modification time, so later opens of the
+// same data reuse it. On a remote input the pass reads the whole
+// compressed object once, through the input's own caching.
+//
+// Checkpoint spacing ([Spacing], default 1 MiB) and the byte budget of the
+// index cache (inflate's DefaultCacheLimit, 256 MiB) are process-wide:
+// the index is shared by every open of the data, whatever its options.
 //
 // # Name, time, Sys
 //
@@ -42,7 +62,8 @@
 // of each member against its compressed size, and the whole output against
 // the compressed bytes at the bottom of nested decompressors, so a bomb is
 // refused as soon as the first pass goes past the bound, long before it
-// decodes gigabytes. A name or comment longer than Limits.MaxNameLength,
+// decodes gigabytes; the read that gets there returns an error matching
+// vfs.ErrLimit. A name or comment longer than Limits.MaxNameLength,
 // or an FEXTRA field longer than 64 KiB, is an error.
 //
 // # Concurrency and memory

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pipefs/pipefs/internal/inflate"
+	"github.com/pipefs/pipefs/internal/lazysize"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -203,24 +204,22 @@ func open(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (v
 	}
 	fr := &framer{src: src, size: info.Size(), maxName: lim.MaxNameLength}
 	s := inflate.New(src, data, fr, key, &inflate.Options{Spacing: Spacing, Limits: lim})
-	n, err := s.Size(ctx)
-	if err != nil {
-		if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-			inflate.Forget(key)
-		}
-		return vfs.Location{}, err
-	}
 	mtime := h.ModTime
 	if mtime.IsZero() {
 		mtime = info.ModTime()
 	}
-	b := &blob{s: s, info: &vfs.FileInfo{
-		FName:    outputName(h.Name, info.Name()),
-		FSize:    n,
-		FMode:    info.Mode().Perm(),
-		FModTime: mtime,
-		FSys:     h,
-	}, csize: inflate.CompressedSize(src)}
+	size := func(ctx context.Context) (int64, error) {
+		n, err := s.Size(ctx)
+		if errors.Is(err, vfs.ErrCorrupt) || errors.Is(err, vfs.ErrLimit) {
+			inflate.Forget(key) // a bad stream's partial index is not kept
+		}
+		return n, err
+	}
+	b := &blob{
+		s:     s,
+		info:  lazysize.New(ctx, outputName(h.Name, info.Name()), info.Mode(), mtime, h, size, s.Index().Size, lim.MaxFileSize),
+		csize: inflate.CompressedSize(src),
+	}
 	return vfs.Location{Blob: b}, nil
 }
 
@@ -253,12 +252,13 @@ func safeName(s string) bool {
 // blob is the decompressed stream.
 type blob struct {
 	s     *inflate.Stream
-	info  *vfs.FileInfo
+	info  *lazysize.Info
 	csize int64
 }
 
 var (
 	_ vfs.Blob           = (*blob)(nil)
+	_ vfs.Streamer       = (*blob)(nil)
 	_ io.Closer          = (*blob)(nil)
 	_ inflate.Compressed = (*blob)(nil)
 )
@@ -267,6 +267,12 @@ func (b *blob) Stat() fs.FileInfo { return b.info }
 
 func (b *blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	return b.s.ReadAt(ctx, p, off)
+}
+
+// Stream reads the output forward from off, building the index and
+// learning the size on its way (see the package documentation).
+func (b *blob) Stream(ctx context.Context, off int64) (io.ReadCloser, error) {
+	return b.s.Stream(ctx, off)
 }
 
 func (b *blob) Close() error { return b.s.Close() }

@@ -225,14 +225,20 @@ func TestBombInBomb(t *testing.T) {
 	outer := gzipBytes(inner)
 	t.Logf("10 GiB of zeros: %d bytes gzipped, %d twice", len(inner), len(outer))
 	prefix := fstest.MapFiles(t, map[string][]byte{"b.gz.gz": outer})
-	_, err := vfs.OpenFile(context.Background(), "memory:/"+prefix+"/b.gz.gz|gzip:|gzip:", nil)
+	// Opening decodes nothing; the first read (here the size, which the
+	// inner open needs from the outer stream) hits the limit.
+	f, err := vfs.OpenFile(context.Background(), "memory:/"+prefix+"/b.gz.gz|gzip:|gzip:", nil)
+	if err == nil {
+		_, err = io.Copy(io.Discard, f)
+		f.Close()
+	}
 	if !errors.Is(err, vfs.ErrLimit) {
-		t.Fatalf("open = %v, want ErrLimit", err)
+		t.Fatalf("open and read = %v, want ErrLimit", err)
 	}
 	// The inner stream alone is within the DEFLATE ratio; MaxFileSize stops it.
 	_, err = readAll(t, inner, &vfs.Options{Limits: vfs.Limits{MaxFileSize: 1 << 30}})
 	if !errors.Is(err, vfs.ErrLimit) {
-		t.Fatalf("open = %v, want ErrLimit", err)
+		t.Fatalf("read = %v, want ErrLimit", err)
 	}
 }
 
@@ -265,4 +271,96 @@ func TestConformanceTarGz(t *testing.T) {
 	tw.Close()
 	prefix := fstest.MapFiles(t, map[string][]byte{"x.tar.gz": gzipBytes(buf.Bytes())})
 	fstest.Run(t, fstest.Case{Pipeline: "memory:/" + prefix + "/x.tar.gz|gzip:|pipefs.tar:", Files: files})
+}
+
+// copyAll opens gz and copies it with io.Copy, which streams it through
+// vfs.Streamer without asking for its size.
+func copyAll(t testing.TB, gz []byte, o *vfs.Options) ([]byte, error) {
+	t.Helper()
+	f, err := openGz(t, "x.gz", gz, o)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	_, err = io.Copy(&buf, f)
+	return buf.Bytes(), err
+}
+
+// TestStreamHostile checks that streaming bad input ends in an error,
+// never in a clean io.EOF after short data.
+func TestStreamHostile(t *testing.T) {
+	data := []byte(strings.Repeat("streamed hostile input ", 3000))
+	good := member(header(0, nil, "", ""), data)
+	two := append(bytes.Clone(good), good...)
+	flip := func(i int, x byte) []byte { b := bytes.Clone(two); b[i] ^= x; return b }
+	n := len(two)
+	cases := map[string][]byte{
+		"data crc":         flip(n-8, 1),
+		"isize":            flip(n-4, 1),
+		"first member crc": flip(len(good)-8, 1),
+		"trailing garbage": append(bytes.Clone(two), "junk"...),
+		"corrupt deflate":  flip(len(good)+20, 0xff),
+	}
+	for i := len(good) + 1; i < n; i += 37 {
+		cases[fmt.Sprintf("truncated at %d", i)] = two[:i]
+	}
+	for name, gz := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := copyAll(t, gz, nil)
+			if !errors.Is(err, vfs.ErrCorrupt) {
+				t.Fatalf("io.Copy: %d bytes, err %v, want ErrCorrupt", len(got), err)
+			}
+		})
+	}
+	got, err := copyAll(t, two, nil)
+	if err != nil || !bytes.Equal(got, append(bytes.Clone(data), data...)) {
+		t.Fatalf("io.Copy of the good stream: %d bytes, %v", len(got), err)
+	}
+}
+
+// TestLazySize checks that opening decodes nothing, that a streamed read
+// learns the size, and that a bad stream's Size does not cut a reader
+// short.
+func TestLazySize(t *testing.T) {
+	var text bytes.Buffer // 4 MB that does not compress to nothing: several checkpoints
+	for i := 0; text.Len() < 4<<20; i++ {
+		fmt.Fprintf(&text, "%d %x\n", i, i*i*2654435761)
+	}
+	data := text.Bytes()
+	gz := gzipBytes(data)
+	prefix := fstest.MapFiles(t, map[string][]byte{"lazy.gz": gz})
+	f, err := vfs.OpenFile(context.Background(), "memory:/"+prefix+"/lazy.gz|gzip:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if n, _ := gzipadapter.IndexStats(f); n != 1 {
+		t.Errorf("after open, the index has %d points, want 1 (nothing decoded)", n)
+	}
+	var buf bytes.Buffer
+	if _, err := io.Copy(&buf, f); err != nil || !bytes.Equal(buf.Bytes(), data) {
+		t.Fatalf("io.Copy: %d bytes, %v", buf.Len(), err)
+	}
+	if n, _ := gzipadapter.IndexStats(f); n < 4 {
+		t.Errorf("after io.Copy, the index has %d points, want at least 4", n)
+	}
+	if got := f.Size(); got != int64(len(data)) {
+		t.Errorf("Size() = %d, want %d", got, len(data))
+	}
+
+	// A bad CRC: Size is an upper bound, and reading fails.
+	bad := bytes.Clone(gz)
+	bad[len(bad)-8] ^= 1
+	g, err := openGz(t, "bad.gz", bad, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if got := g.Size(); got <= int64(len(data)) {
+		t.Errorf("Size() of a corrupt stream = %d, want an upper bound past %d", got, len(data))
+	}
+	if _, err := io.ReadAll(g); !errors.Is(err, vfs.ErrCorrupt) {
+		t.Errorf("ReadAll of a corrupt stream: %v, want ErrCorrupt", err)
+	}
 }

@@ -92,7 +92,7 @@ type memberFramer struct {
 func (m *memberFramer) Next(_ context.Context, _ int, end int64, crc uint32, size int64) (int64, bool, error) {
 	switch {
 	case size != m.usize:
-		return 0, false, vfs.Corruptf("DEFLATE data decodes to %d bytes, declared %d", size, m.usize)
+		return 0, false, vfs.Corruptf("DEFLATE stream ends after %d bytes, declared %d", size, m.usize)
 	case end != m.end:
 		return 0, false, vfs.Corruptf("DEFLATE data ends at %d, declared to end at %d", end, m.end)
 	case m.checkCRC && crc != m.crc:
@@ -371,7 +371,7 @@ func (c *cursor) finish() error {
 	var b [1]byte
 	n, err := c.next(b[:])
 	if n > 0 {
-		return vfs.Corruptf("DEFLATE data decodes to more than the declared %d bytes", c.s.declared)
+		return vfs.Corruptf("DEFLATE stream is longer than the declared %d bytes", c.s.declared)
 	}
 	if err == io.EOF {
 		return nil
