@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -20,12 +22,19 @@ type resources struct {
 	stages  []stageRef
 }
 
+// add adds v to what must be closed, when v is an io.Closer not added yet
+// (an adapter may return the blob or tree it was given).
 func (r *resources) add(v any) {
-	if c, ok := v.(io.Closer); ok && c != nil {
-		r.mu.Lock()
-		r.closers = append(r.closers, c)
-		r.mu.Unlock()
+	c, ok := v.(io.Closer)
+	if !ok || c == nil {
+		return
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if reflect.ValueOf(c).Comparable() && slices.Contains(r.closers, c) {
+		return
+	}
+	r.closers = append(r.closers, c)
 }
 
 func (r *resources) track(loc Location) {
