@@ -13,6 +13,10 @@ import (
 	"sync"
 )
 
+// maxDetected bounds the adapters that format detection appends to one
+// pipeline, whatever Limits.MaxDepth says.
+const maxDetected = 64
+
 // resources are what an opened pipeline holds: the trees and blobs of its
 // stages, closed in reverse order when the owner is closed.
 type resources struct {
@@ -118,6 +122,7 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 		}
 	}
 	// The final location: settle its kind, detect formats as needed.
+	detected := 0
 	for {
 		var isDir bool
 		isDir, r.info, err = r.kindOf(ctx, &loc)
@@ -140,6 +145,11 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 		}
 		if len(r.p) >= lim.MaxDepth {
 			return nil, stageErr(r.p, len(r.p)-1, Limitf("format detection would exceed Limits.MaxDepth (%d)", lim.MaxDepth))
+		}
+		if detected++; detected > maxDetected {
+			// Even with no depth limit: a stream that decompresses to
+			// itself (a gzip quine) would be detected forever.
+			return nil, stageErr(r.p, len(r.p)-1, Limitf("format detection appended %d adapters and found no end", maxDetected))
 		}
 		u, err := detectFile(ctx, reg, loc.Blob)
 		if err != nil {
