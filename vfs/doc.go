@@ -37,8 +37,10 @@
 //
 // [OpenFS] returns an [*FS] that implements fs.FS, fs.StatFS, fs.ReadDirFS,
 // fs.ReadFileFS and fs.SubFS. [Open] and [OpenFile] return a [*File]; a
-// regular file implements io.Reader, io.ReaderAt and io.Seeker, and ReadAt
-// is safe for concurrent use; a directory implements fs.ReadDirFile. A link
+// regular file implements io.Reader, io.ReaderAt, io.Seeker and io.WriterTo
+// (so io.Copy streams it, through a [Streamer] blob when the driver has
+// one), and ReadAt is safe for concurrent use; a directory implements
+// fs.ReadDirFile. A link
 // that is not followed, a device or a FIFO opens and describes itself but
 // cannot be read. Stat().Sys() is an [*Origin]: the canonical pipeline of
 // the file, and its raw header. FS.URL gives the canonical pipeline of any
