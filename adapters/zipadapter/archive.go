@@ -26,6 +26,7 @@ type Archive struct {
 	r    *zip.Reader
 	lim  vfs.Limits
 
+	key         string // names the archive in the index cache; "" for none
 	root        vfs.FileInfo
 	ents        []entry // sorted by (dir, base)
 	unreachable []*zip.File
@@ -401,12 +402,7 @@ func (a *Archive) openEntry(ctx context.Context, name string, e *entry) (vfs.Blo
 		}
 		return sec, nil
 	}
-	return &compressedBlob{
-		dec: newInflater(member{
-			src: a.blob, off: off, size: int64(csize), usize: int64(usize), crc: f.CRC32, name: name,
-		}),
-		info: &fi,
-	}, nil
+	return a.newDeflated(name, e, off, &fi), nil
 }
 
 // Request economy over remote blobs (vfs.Prefetch does nothing for the

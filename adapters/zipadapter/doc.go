@@ -18,12 +18,18 @@
 // read. STORED members are served as they are: a ReadAt cannot check a
 // CRC-32 over the whole member, so none is checked.
 //
-// A DEFLATE member is decompressed as it is read. A read at or after the
-// decoder's position continues the stream; a read before it starts over
-// from the member's start. When a read reaches the declared size, the
-// stream must end there and its CRC-32 must match the central directory
-// (unless that CRC-32 is 0, which archive/zip also treats as "not set"):
-// a longer or shorter stream, a bad CRC-32 or malformed deflate data is an
+// A DEFLATE member is decompressed as it is read, through the checkpoint
+// index of internal/inflate: the first pass records a resume point about
+// every MiB of output, and a later read at any offset resumes at the
+// nearest one instead of decoding from the member's start. The index is
+// shared by every open of the member in the process (keyed by the
+// archive's canonical pipeline, size and modification time, and the
+// member's name). The member's blob is a [vfs.Streamer]: io.Copy of the
+// file decodes it forward with one decoder. When a read reaches the
+// declared size, the stream must end there and its CRC-32 must match the
+// central directory (unless that CRC-32 is 0, which archive/zip also
+// treats as "not set"): a longer or shorter stream, a bad CRC-32 or
+// malformed deflate data is an
 // error matching [vfs.ErrCorrupt], returned instead of the data, and every
 // later read of that blob returns it too. Other compression methods and
 // encrypted members give an error matching [errors.ErrUnsupported] that
@@ -31,11 +37,11 @@
 //
 // # Concurrency and ownership
 //
-// An [*Archive] and the blobs it returns are safe for concurrent use. The
-// reads of one DEFLATE member are serialised: concurrent readers far apart
-// in the same member take turns and restart each other. The blob returned
-// for a DEFLATE member implements io.Closer, which returns its decompressor
-// to a shared pool (it can still be read afterwards).
+// An [*Archive] and the blobs it returns are safe for concurrent use.
+// Concurrent reads of one DEFLATE member each hold their own decoder,
+// resumed at the nearest checkpoint. The blob returned for a DEFLATE member
+// implements io.Closer, which returns its decoders to a shared pool (it
+// can still be read afterwards).
 //
 // The archive does not own the blob it reads: it never closes it, and the
 // blob must stay readable while the archive or any member blob is in use.

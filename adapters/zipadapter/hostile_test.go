@@ -335,6 +335,9 @@ func TestHostile(t *testing.T) {
 			if !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("error = %v, want it to say %q", err, tc.msg)
 			}
+			if err := openAndStream(vfs.BytesBlob(tc.zip, nil), tc.opts); !errors.Is(err, tc.want) {
+				t.Errorf("streamed: error = %v, want %v", err, tc.want)
+			}
 		})
 	}
 }

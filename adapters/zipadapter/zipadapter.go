@@ -29,6 +29,10 @@ func openAdapter(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Opti
 	if err != nil {
 		return vfs.Location{}, err
 	}
+	if in.URL != "" {
+		info := in.Blob.Stat()
+		a.key = fmt.Sprintf("zip\x00%s\x00%d\x00%d", in.URL, a.size, info.ModTime().UnixNano())
+	}
 	return vfs.Location{Tree: a, Path: u.Key()}, nil
 }
 
