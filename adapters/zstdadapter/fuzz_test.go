@@ -18,10 +18,7 @@ func FuzzZstd(f *testing.F) {
 		b, _ := os.ReadFile(n)
 		f.Add(b)
 	}
-	old := MaxWindow
-	MaxWindow = 8 << 20
-	f.Cleanup(func() { MaxWindow = old })
-	o := &vfs.Options{Limits: vfs.Limits{MaxFileSize: 8 << 20}}
+	o := &vfs.Options{Limits: vfs.Limits{MaxFileSize: 8 << 20, MaxWindow: 8 << 20}}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx := context.Background()
 		loc, err := open(ctx, vfs.Location{Blob: vfs.BytesBlob(data, &vfs.FileInfo{FName: "f.zst", FSize: int64(len(data))})}, vfs.SubURL{}, o)
@@ -37,6 +34,14 @@ func FuzzZstd(f *testing.F) {
 			}
 		}
 		io.Copy(io.Discard, io.NewSectionReader(vfs.ReaderAt(ctx, b), 0, size))
+		// The streamed read must agree with ReadAt.
+		if rc, err := b.(vfs.Streamer).Stream(ctx, 0); err == nil {
+			n, err := io.Copy(io.Discard, rc)
+			rc.Close()
+			if err == nil && n != b.Stat().Size() {
+				t.Errorf("streamed %d bytes cleanly, size %d", n, b.Stat().Size())
+			}
+		}
 		b.(io.Closer).Close()
 	})
 }

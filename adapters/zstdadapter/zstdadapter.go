@@ -13,8 +13,15 @@
 // format (a skippable frame with magic 0x184D2A5E ending in the footer
 // magic 0x8F92EAB1) when the file ends in one, else by walking the frame
 // and block headers, which costs one small read per block and decodes
-// nothing. A frame that declares no content size is decoded once at open
-// to learn its size. ReadAt decodes from the start of the frame that holds
+// nothing. When a frame declares no content size, opening still decodes
+// nothing: the size is learnt by the first pass, whichever read makes it.
+// The blob is a [vfs.Streamer], so io.Copy of the file (pipefs cat)
+// decodes the frames once, forward, measuring them on its way;
+// Stat().Size(), or a ReadAt, decodes the unmeasured frames on first use,
+// once. Size runs with the values of the open's context but not its
+// cancellation, and returns Limits.MaxFileSize when the data is bad (the
+// read then returns the error; bad data is never cut short silently).
+// ReadAt decodes from the start of the frame that holds
 // its offset; a read that continues where an earlier one stopped goes on
 // with the same decoder. Checkpoints inside a frame are not possible (a
 // zstd decoder's state, entropy tables and window included, cannot be
@@ -30,8 +37,9 @@
 // or from its seek table entry is an error matching vfs.ErrCorrupt, and so
 // are reserved bits, bad magic, truncation and trailing bytes that are not
 // a frame. A seek table that does not add up to the file's layout is
-// refused at open. A frame whose window is larger than MaxWindow is refused
-// at open with an error matching vfs.ErrLimit, which bounds each decoder's
+// refused at open. A frame whose window is larger than Limits.MaxWindow
+// is refused at open with an error matching vfs.ErrLimit (and by the
+// decoder, for frames a seek table lists), which bounds each decoder's
 // memory. Limits.MaxFileSize bounds the total output; Limits.MaxRatio bounds
 // each frame's output against its compressed size (zstd legitimately goes
 // past 1100:1 on runs of one byte: raise the limit for such files), and
@@ -41,7 +49,7 @@
 // # Concurrency and memory
 //
 // The blob's ReadAt is safe for concurrent use; each concurrent read holds
-// one decoder (its window, up to MaxWindow, plus about 1 MiB). A blob keeps
+// one decoder (its window, up to Limits.MaxWindow, plus about 1 MiB). A blob keeps
 // at most 4 idle decoders; Close releases them.
 package zstdadapter
 
@@ -55,10 +63,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/pipefs/pipefs/internal/inflate"
+	"github.com/pipefs/pipefs/internal/lazysize"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -68,10 +78,6 @@ func init() {
 	vfs.RegisterFormat(&vfs.Format{Name: "zstd (skippable frame first)", Adapter: "zstd:", Input: vfs.KindFile,
 		Magic: "?\x2a\x4d\x18", Head: 4096, Match: skippableThenFrame})
 }
-
-// MaxWindow is the largest window a frame may ask for; larger ones are
-// refused at open. The default, 128 MiB, admits zstd --long=27.
-var MaxWindow uint64 = 1 << 27
 
 const (
 	frameMagic     = 0xFD2FB528
@@ -295,8 +301,8 @@ func (o *opener) frame(off int64) (frame, error) {
 	if single {
 		window = uint64(size)
 	}
-	if window > MaxWindow {
-		return frame{}, vfs.Limitf("zstd frame at %d needs a %d-byte window, more than the %d allowed", off, window, MaxWindow)
+	if window > uint64(o.lim.MaxWindow) {
+		return frame{}, vfs.Limitf("zstd frame at %d needs a %d-byte window, more than Limits.MaxWindow (%d)", off, window, o.lim.MaxWindow)
 	}
 	p := off + int64(pos)
 	for {
@@ -344,37 +350,107 @@ func open(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (v
 	if err != nil {
 		return vfs.Location{}, err
 	}
-	b := &blob{src: src, frames: frames, csize: inflate.CompressedSize(src)}
+	b := &blob{src: src, frames: frames, csize: inflate.CompressedSize(src), lim: op.lim}
+	sized := true
+	for _, f := range frames {
+		sized = sized && f.size >= 0
+	}
+	sys := &Info{Frames: len(frames), Seekable: seekable}
+	if sized {
+		if err := b.layout(); err != nil {
+			return vfs.Location{}, err
+		}
+		b.info = &vfs.FileInfo{
+			FName:    outputName(info.Name()),
+			FSize:    b.size,
+			FMode:    info.Mode().Perm(),
+			FModTime: info.ModTime(),
+			FSys:     sys,
+		}
+		b.sized.Store(true)
+		return vfs.Location{Blob: b}, nil
+	}
+	// A frame without a content size: the size is learnt by the first
+	// pass, a streamed read or the first call of Size.
+	b.info = lazysize.New(ctx, outputName(info.Name()), info.Mode(), info.ModTime(), sys,
+		b.measureAll, b.knownSize, op.lim.MaxFileSize)
+	return vfs.Location{Blob: b}, nil
+}
+
+// layout sets the output offsets of the frames, whose sizes are all known,
+// and checks the limits.
+func (b *blob) layout() error {
 	var out int64
-	lim := op.lim
+	lim := b.lim
 	for i := range b.frames {
 		f := &b.frames[i]
 		f.out = out
-		if f.size < 0 {
-			// No content size: decode the frame once to learn it.
-			if f.size, err = b.measure(ctx, i, lim); err != nil {
-				return vfs.Location{}, err
-			}
-		}
 		if f.size > mulSat(lim.MaxRatio, f.end-f.in)+ratioSlack {
-			return vfs.Location{}, vfs.Limitf("zstd frame %d decompresses to %d bytes, more than Limits.MaxRatio (%d) times its %d bytes", i, f.size, lim.MaxRatio, f.end-f.in)
+			return vfs.Limitf("zstd frame %d decompresses to %d bytes, more than Limits.MaxRatio (%d) times its %d bytes", i, f.size, lim.MaxRatio, f.end-f.in)
 		}
 		out += f.size
 		if out > lim.MaxFileSize {
-			return vfs.Location{}, vfs.Limitf("zstd output exceeds Limits.MaxFileSize (%d bytes)", lim.MaxFileSize)
+			return vfs.Limitf("zstd output exceeds Limits.MaxFileSize (%d bytes)", lim.MaxFileSize)
 		}
 		if out > mulSat(lim.MaxRatio, b.csize)+ratioSlack {
-			return vfs.Location{}, vfs.Limitf("zstd output exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", lim.MaxRatio, b.csize)
+			return vfs.Limitf("zstd output exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", lim.MaxRatio, b.csize)
 		}
 	}
-	b.info = &vfs.FileInfo{
-		FName:    outputName(info.Name()),
-		FSize:    out,
-		FMode:    info.Mode().Perm(),
-		FModTime: info.ModTime(),
-		FSys:     &Info{Frames: len(frames), Seekable: seekable},
+	b.size = out
+	return nil
+}
+
+// knownSize returns the size once the frames are laid out, else -1.
+func (b *blob) knownSize() int64 {
+	if b.sized.Load() {
+		return b.size
 	}
-	return vfs.Location{Blob: b}, nil
+	return -1
+}
+
+// measureAll decodes the frames without a content size to learn their
+// sizes, then lays the frames out. It runs once; a concurrent streamed
+// pass may get there first.
+func (b *blob) measureAll(ctx context.Context) (int64, error) {
+	b.sizeMu.Lock()
+	defer b.sizeMu.Unlock()
+	if b.sized.Load() {
+		return b.size, nil
+	}
+	sizes := make([]int64, len(b.frames))
+	for i, f := range b.frames {
+		sizes[i] = f.size
+		if f.size < 0 {
+			n, err := b.measure(ctx, i, b.lim)
+			if err != nil {
+				return 0, err
+			}
+			sizes[i] = n
+		}
+	}
+	return b.setSizes(sizes)
+}
+
+// setSizes records the frame sizes a pass learnt; b.sizeMu is held.
+func (b *blob) setSizes(sizes []int64) (int64, error) {
+	for i := range b.frames {
+		b.frames[i].size = sizes[i]
+	}
+	if err := b.layout(); err != nil {
+		return 0, err
+	}
+	b.sized.Store(true)
+	return b.size, nil
+}
+
+// ensureSized lays the frames out before a random read, decoding the
+// frames without a content size if no pass has yet.
+func (b *blob) ensureSized(ctx context.Context) error {
+	if b.sized.Load() {
+		return nil
+	}
+	_, err := b.measureAll(ctx)
+	return err
 }
 
 func mulSat(a, b int64) int64 {
@@ -402,9 +478,14 @@ func outputName(input string) string {
 // blob is the decompressed file.
 type blob struct {
 	src    vfs.Blob
-	frames []frame
-	info   *vfs.FileInfo
+	frames []frame // out and size are set, and stay, once sized is true
+	info   fs.FileInfo
 	csize  int64
+	lim    vfs.Limits
+
+	sizeMu sync.Mutex  // serialises the passes that learn the sizes
+	sized  atomic.Bool // every frame's size and offset is known
+	size   int64       // the output size, once sized
 
 	mu   sync.Mutex
 	idle []*cursor
@@ -441,47 +522,59 @@ type ctxReaderAt struct {
 
 func (r *ctxReaderAt) ReadAt(p []byte, off int64) (int, error) { return r.src.ReadAt(r.ctx, p, off) }
 
-var decoderPool sync.Pool
+// decoderPools holds idle decoders by the window limit they were made
+// with (a *sync.Pool per Limits.MaxWindow in use).
+var decoderPools sync.Map
 
-func getDecoder() (*zstd.Decoder, error) {
-	if d, ok := decoderPool.Get().(*zstd.Decoder); ok {
+func (b *blob) getDecoder() (*zstd.Decoder, error) {
+	p, _ := decoderPools.LoadOrStore(b.lim.MaxWindow, new(sync.Pool))
+	if d, ok := p.(*sync.Pool).Get().(*zstd.Decoder); ok {
 		return d, nil
 	}
-	// One goroutine per decoder: streaming is synchronous and fastest on
-	// few cores, and no goroutine outlives a dropped decoder.
-	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(MaxWindow),
+	// One goroutine per decoder: streaming is synchronous and measured
+	// fastest on 2 cores (see BenchmarkConcurrency), and no goroutine
+	// outlives a dropped decoder. The window is capped again here because
+	// frames listed by a seek table were not walked at open.
+	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderMaxWindow(uint64(min(b.lim.MaxWindow, zstd.MaxWindowSize))),
 		zstd.WithDecoderMaxMemory(1<<62))
+}
+
+func putDecoder(d *zstd.Decoder, window int64) {
+	d.Reset(nil)
+	p, _ := decoderPools.LoadOrStore(window, new(sync.Pool))
+	p.(*sync.Pool).Put(d)
 }
 
 // A cursor decodes one frame forward.
 type cursor struct {
-	ra    ctxReaderAt
-	dec   *zstd.Decoder
-	frame int
-	pos   int64 // output offset in the frame
-	buf   []byte
+	ra     ctxReaderAt
+	dec    *zstd.Decoder
+	window int64 // the MaxWindow dec was made with
+	frame  int
+	pos    int64 // output offset in the frame
+	buf    []byte
 }
 
 func (c *cursor) release() {
 	if c.dec != nil {
-		c.dec.Reset(nil)
-		decoderPool.Put(c.dec)
+		putDecoder(c.dec, c.window)
 		c.dec = nil
 	}
 }
 
 // start positions c at the start of frame i.
 func (b *blob) start(c *cursor, i int) error {
-	f := b.frames[i]
+	in, end := b.frames[i].in, b.frames[i].end // not size: a pass may be setting it
 	if c.dec == nil {
-		d, err := getDecoder()
+		d, err := b.getDecoder()
 		if err != nil {
 			return err
 		}
-		c.dec = d
+		c.dec, c.window = d, b.lim.MaxWindow
 	}
 	c.ra.src = b.src
-	if err := c.dec.Reset(io.NewSectionReader(&c.ra, f.in, f.end-f.in)); err != nil {
+	if err := c.dec.Reset(io.NewSectionReader(&c.ra, in, end-in)); err != nil {
 		return translate(err, i)
 	}
 	c.frame, c.pos = i, 0
@@ -495,8 +588,8 @@ func (b *blob) measure(ctx context.Context, i int, lim vfs.Limits) (int64, error
 	if err := b.start(c, i); err != nil {
 		return 0, err
 	}
-	f := b.frames[i]
-	bound := min(mulSat(lim.MaxRatio, f.end-f.in)+ratioSlack, lim.MaxFileSize)
+	in, end := b.frames[i].in, b.frames[i].end
+	bound := min(mulSat(lim.MaxRatio, end-in)+ratioSlack, lim.MaxFileSize)
 	var n int64
 	for {
 		k, err := c.dec.Read(c.buf)
@@ -520,7 +613,10 @@ func (b *blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	size := b.info.FSize
+	if err := b.ensureSized(ctx); err != nil {
+		return 0, err
+	}
+	size := b.size
 	if off >= size {
 		return 0, io.EOF
 	}

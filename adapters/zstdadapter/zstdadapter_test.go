@@ -205,6 +205,16 @@ func TestHostile(t *testing.T) {
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("read %d bytes, err %v, want %v", len(got), err, tc.want)
 			}
+			// io.Copy streams, without asking for the size.
+			f, err := open(t, tc.z, nil)
+			var n int64
+			if err == nil {
+				n, err = io.Copy(io.Discard, f)
+				f.Close()
+			}
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("io.Copy: %d bytes, err %v, want %v", n, err, tc.want)
+			}
 		})
 	}
 }
@@ -219,9 +229,19 @@ func TestBomb(t *testing.T) {
 		e.Write(zero)
 	}
 	e.Close()
-	_, err := open(t, buf.Bytes(), nil)
+	// The frame declares no size: opening decodes nothing, and the read
+	// that measures it, by Size or by streaming, hits the limit.
+	_, err := readAll(t, buf.Bytes(), nil)
 	if !errors.Is(err, vfs.ErrLimit) {
-		t.Fatalf("open = %v, want ErrLimit", err)
+		t.Fatalf("ReadAll = %v, want ErrLimit", err)
+	}
+	f, err := open(t, buf.Bytes(), nil)
+	if err == nil {
+		_, err = io.Copy(io.Discard, f)
+		f.Close()
+	}
+	if !errors.Is(err, vfs.ErrLimit) {
+		t.Fatalf("io.Copy = %v, want ErrLimit", err)
 	}
 }
 
@@ -239,4 +259,59 @@ func TestConformanceTarZst(t *testing.T) {
 	tw.Close()
 	prefix := fstest.MapFiles(t, map[string][]byte{"x.tar.zst": seekableBytes(t, buf.Bytes(), 32<<10)})
 	fstest.Run(t, fstest.Case{Pipeline: "memory:/" + prefix + "/x.tar.zst|zstd:|pipefs.tar:", Files: files})
+}
+
+// TestLazySize opens a frame without a content size: opening decodes
+// nothing, and a streamed read, then Size, agree with the data.
+func TestLazySize(t *testing.T) {
+	data := words(1 << 20)
+	e, _ := zstd.NewWriter(nil)
+	var buf bytes.Buffer
+	e.Reset(&buf)
+	e.Write(data)
+	e.Close()
+	f, err := open(t, buf.Bytes(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out bytes.Buffer
+	if _, err := io.Copy(&out, f); err != nil || !bytes.Equal(out.Bytes(), data) {
+		t.Fatalf("io.Copy: %d bytes, %v", out.Len(), err)
+	}
+	if f.Size() != int64(len(data)) {
+		t.Fatalf("Size() = %d, want %d", f.Size(), len(data))
+	}
+	g, err := open(t, buf.Bytes(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	p := make([]byte, 10)
+	if n, err := g.ReadAt(p, 1000); err != nil || !bytes.Equal(p[:n], data[1000:1010]) {
+		t.Fatalf("ReadAt before any pass: %q, %v", p[:n], err)
+	}
+}
+
+// TestMaxWindow refuses a frame whose window is over Limits.MaxWindow.
+func TestMaxWindow(t *testing.T) {
+	e, _ := zstd.NewWriter(nil, zstd.WithWindowSize(4<<20))
+	z := e.EncodeAll(words(8<<20), nil)
+	_, err := readAll(t, z, &vfs.Options{Limits: vfs.Limits{MaxWindow: 1 << 20}})
+	if !errors.Is(err, vfs.ErrLimit) {
+		t.Fatalf("read = %v, want ErrLimit", err)
+	}
+	if _, err := readAll(t, z, nil); err != nil {
+		t.Fatalf("read with the default limit: %v", err)
+	}
+}
+
+// words returns n bytes of text that compresses about 3:1.
+func words(n int) []byte {
+	r := rand.New(rand.NewPCG(5, 6))
+	var b bytes.Buffer
+	for b.Len() < n {
+		fmt.Fprintf(&b, "%x ", r.IntN(1<<16))
+	}
+	return b.Bytes()[:n]
 }

@@ -1,0 +1,179 @@
+package zstdadapter
+
+import (
+	"context"
+	"io"
+	"io/fs"
+	"sort"
+
+	"github.com/pipefs/pipefs/vfs"
+)
+
+var _ vfs.Streamer = (*blob)(nil)
+
+// Stream reads the output forward from off with one decoder, frame after
+// frame, as io.Copy of the file does. Frames without a content size are
+// measured on the way: a stream that reaches the end lays the frames out,
+// so Size needs no pass of its own. Checksums, declared sizes and the
+// limits are checked as ReadAt checks them; a bad frame ends the stream
+// with an error matching vfs.ErrCorrupt or vfs.ErrLimit, never io.EOF.
+func (b *blob) Stream(ctx context.Context, off int64) (io.ReadCloser, error) {
+	if off < 0 {
+		return nil, &fs.PathError{Op: "read", Path: b.info.Name(), Err: fs.ErrInvalid}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	r := &streamReader{b: b, ctx: ctx, buf: make([]byte, 32<<10)}
+	b.sizeMu.Lock()
+	r.sizes = make([]int64, len(b.frames))
+	for i, f := range b.frames {
+		r.sizes[i] = f.size
+	}
+	r.learn = !b.sized.Load()
+	b.sizeMu.Unlock()
+	if r.learn {
+		r.skip = off
+		return r, nil
+	}
+	r.i = sort.Search(len(b.frames), func(i int) bool { return b.frames[i].out+b.frames[i].size > off })
+	if r.i < len(b.frames) {
+		r.out = b.frames[r.i].out
+		r.skip = off - r.out
+	}
+	return r, nil
+}
+
+// streamReader is what Stream returns.
+type streamReader struct {
+	b     *blob
+	ctx   context.Context
+	sizes []int64 // frame sizes, -1 for those not yet known
+	learn bool    // record the sizes at the end
+	i     int     // the current frame
+	c     *cursor // decoding frame i; nil between frames
+	n     int64   // output of frame i so far
+	out   int64   // output of the stream so far
+	skip  int64   // output still to discard before off
+	buf   []byte
+	err   error // sticky
+}
+
+func (r *streamReader) Read(p []byte) (int, error) {
+	for r.err == nil {
+		if err := r.ctx.Err(); err != nil {
+			return 0, err
+		}
+		if r.c == nil {
+			if r.i >= len(r.b.frames) {
+				r.err = r.end()
+				break
+			}
+			r.c = &cursor{ra: ctxReaderAt{ctx: r.ctx}, frame: -1}
+			if err := r.b.start(r.c, r.i); err != nil {
+				r.err = err
+				break
+			}
+			r.n = 0
+		}
+		r.c.ra.ctx = r.ctx
+		dst := p
+		if r.skip > 0 {
+			dst = r.buf[:min(int64(len(r.buf)), r.skip)]
+		}
+		if len(dst) == 0 {
+			return 0, nil
+		}
+		want := r.sizes[r.i]
+		if want >= 0 {
+			dst = dst[:min(int64(len(dst)), want-r.n)]
+		}
+		k := 0
+		var err error
+		if len(dst) > 0 {
+			k, err = r.c.dec.Read(dst)
+		} else {
+			// The declared end: the frame must end here (this reads
+			// its checksum).
+			var one [1]byte
+			if k, err = r.c.dec.Read(one[:]); k > 0 {
+				err = vfs.Corruptf("zstd frame %d decodes to more than its declared %d bytes", r.i, want)
+				k = 0
+			}
+		}
+		r.n += int64(k)
+		r.out += int64(k)
+		if lerr := r.limits(); lerr != nil {
+			r.err = lerr
+			break
+		}
+		switch {
+		case err == io.EOF:
+			if want >= 0 && r.n != want {
+				r.err = vfs.Corruptf("zstd frame %d decodes to fewer than its declared %d bytes", r.i, want)
+				break
+			}
+			r.sizes[r.i] = r.n
+			r.c.release()
+			r.c = nil
+			r.i++
+		case err != nil:
+			r.err = translate(err, r.i)
+		}
+		if k == 0 {
+			continue
+		}
+		if r.skip > 0 {
+			r.skip -= int64(k)
+			continue
+		}
+		return k, nil
+	}
+	r.drop()
+	return 0, r.err
+}
+
+// limits checks the output against Limits.MaxFileSize and MaxRatio.
+func (r *streamReader) limits() error {
+	lim := r.b.lim
+	csize := r.b.frames[r.i].end - r.b.frames[r.i].in
+	switch {
+	case r.out > lim.MaxFileSize:
+		return vfs.Limitf("zstd output exceeds Limits.MaxFileSize (%d bytes)", lim.MaxFileSize)
+	case r.n > mulSat(lim.MaxRatio, csize)+ratioSlack:
+		return vfs.Limitf("zstd frame %d decompresses to more than Limits.MaxRatio (%d) times its %d bytes", r.i, lim.MaxRatio, csize)
+	case r.out > mulSat(lim.MaxRatio, r.b.csize)+ratioSlack:
+		return vfs.Limitf("zstd output exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", lim.MaxRatio, r.b.csize)
+	}
+	return nil
+}
+
+// end is reached after the last frame: it records what the pass learnt.
+func (r *streamReader) end() error {
+	if r.learn {
+		b := r.b
+		b.sizeMu.Lock()
+		defer b.sizeMu.Unlock()
+		if !b.sized.Load() {
+			if _, err := b.setSizes(r.sizes); err != nil {
+				return err
+			}
+		}
+	}
+	return io.EOF
+}
+
+func (r *streamReader) drop() {
+	if r.c != nil {
+		r.c.release()
+		r.c = nil
+	}
+}
+
+func (r *streamReader) Close() error {
+	r.drop()
+	if r.err == nil {
+		r.err = fs.ErrClosed
+	}
+	return nil
+}
