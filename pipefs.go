@@ -22,6 +22,7 @@ import (
 	"github.com/pipefs/pipefs/vfs"
 
 	// The standard schemes.
+	_ "github.com/pipefs/pipefs/adapters/bzip2adapter"
 	_ "github.com/pipefs/pipefs/adapters/gzipadapter"
 	_ "github.com/pipefs/pipefs/adapters/icechunkadapter"
 	_ "github.com/pipefs/pipefs/adapters/jsonadapter"
@@ -30,6 +31,7 @@ import (
 	_ "github.com/pipefs/pipefs/adapters/precomputedadapter"
 	_ "github.com/pipefs/pipefs/adapters/rangeadapter"
 	_ "github.com/pipefs/pipefs/adapters/taradapter"
+	_ "github.com/pipefs/pipefs/adapters/xzadapter"
 	_ "github.com/pipefs/pipefs/adapters/zarradapter"
 	_ "github.com/pipefs/pipefs/adapters/zipadapter"
 	_ "github.com/pipefs/pipefs/adapters/zstdadapter"

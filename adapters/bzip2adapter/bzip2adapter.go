@@ -1,0 +1,94 @@
+// Package bzip2adapter registers the vendor adapter "pipefs.bzip2:" and
+// the bzip2 format signature ("BZh" and a block size digit) with vfs.
+// Import it for its side effects:
+//
+//	import _ "github.com/pipefs/pipefs/adapters/bzip2adapter"
+//
+// "file:/d/x.bz2|pipefs.bzip2:" is the decompressed bytes of x.bz2,
+// decoded by the standard library's compress/bzip2. Concatenated streams
+// (as pbzip2 and lbzip2 write) are one output.
+//
+// # Stream only
+//
+// bzip2 has no index, so random access is not served: a read at or after
+// where the previous one stopped continues the decoder, and a read before
+// it starts over from the beginning (see internal/streamblob). The blob is
+// a [vfs.Streamer], so io.Copy of the file decodes it once. The size is
+// learnt by the first pass that reaches the end; Stat().Size() runs that
+// pass on its first call if none has (with the open's context values, not
+// its cancellation), and returns Limits.MaxFileSize when the stream is bad
+// so that a reader reads on to the error instead of stopping short.
+//
+// # Errors and limits
+//
+// Block and stream CRCs are checked by compress/bzip2; a bad CRC, bad
+// magic, trailing bytes that are not a bzip2 stream and truncation give
+// errors matching vfs.ErrCorrupt. Limits.MaxFileSize bounds the output
+// and Limits.MaxRatio bounds it against the compressed bytes at the
+// bottom of nested decompressors (errors matching vfs.ErrLimit).
+// compress/bzip2 holds at most 900 kB blocks, so a decoder's memory is
+// bounded (about 4 MB) whatever the input.
+//
+// # Concurrency
+//
+// The blob is safe for concurrent use; its ReadAt calls are serialised.
+package bzip2adapter
+
+import (
+	"compress/bzip2"
+	"context"
+	"io"
+	"strings"
+
+	"github.com/pipefs/pipefs/internal/streamblob"
+	"github.com/pipefs/pipefs/vfs"
+)
+
+// Scheme is the adapter scheme this package registers.
+const Scheme = "pipefs.bzip2"
+
+func init() {
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: Scheme, Input: vfs.KindFile, Open: open})
+	vfs.RegisterFormat(&vfs.Format{Name: "bzip2", Adapter: Scheme + ":", Input: vfs.KindFile, Magic: "BZh", Head: 10, Match: Match})
+}
+
+// Match reports whether head starts a bzip2 stream: "BZh", a block size
+// digit 1-9 and the block magic (or the end-of-stream magic of an empty
+// stream).
+func Match(head, _ []byte, _ int64) bool {
+	if len(head) < 10 || !strings.HasPrefix(string(head), "BZh") || head[3] < '1' || head[3] > '9' {
+		return false
+	}
+	m := string(head[4:10])
+	return m == "\x31\x41\x59\x26\x53\x59" || m == "\x17\x72\x45\x38\x50\x90"
+}
+
+func open(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
+	src := in.Blob
+	var head [10]byte
+	if n, err := src.ReadAt(ctx, head[:], 0); n < len(head) || !Match(head[:], nil, 0) {
+		if err != nil && err != io.EOF {
+			return vfs.Location{}, err
+		}
+		return vfs.Location{}, vfs.Corruptf("not a bzip2 stream (no BZh magic at offset 0)")
+	}
+	info := src.Stat()
+	b := streamblob.New(ctx, src, streamblob.Config{
+		Format:    "bzip2",
+		NewReader: func(r io.Reader) (io.Reader, error) { return bzip2.NewReader(r), nil },
+		Size:      -1,
+		Name:      outputName(info.Name()),
+		Mode:      info.Mode(),
+		ModTime:   info.ModTime(),
+	}, o.EffectiveLimits())
+	return vfs.Location{Blob: b}, nil
+}
+
+func outputName(input string) string {
+	for _, s := range []struct{ from, to string }{{".tbz2", ".tar"}, {".tbz", ".tar"}, {".bz2", ""}} {
+		if strings.HasSuffix(input, s.from) && len(input) > len(s.from) {
+			return strings.TrimSuffix(input, s.from) + s.to
+		}
+	}
+	return input
+}

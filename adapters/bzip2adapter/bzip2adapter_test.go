@@ -1,0 +1,182 @@
+package bzip2adapter_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	_ "github.com/pipefs/pipefs/adapters/bzip2adapter"
+	"github.com/pipefs/pipefs/fstest"
+	_ "github.com/pipefs/pipefs/roots/memroot"
+	"github.com/pipefs/pipefs/vfs"
+)
+
+const scheme = "pipefs.bzip2:"
+
+// fixture is a file of testdata/want.txt: its bytes decoded by the
+// bzip2 tool hash to sum and count size.
+type fixture struct {
+	name string
+	sum  string
+	size int64
+}
+
+func fixtures(t testing.TB) []fixture {
+	f, err := os.Open("testdata/want.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []fixture
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		n, _ := strconv.ParseInt(fs[2], 10, 64)
+		out = append(out, fixture{fs[0], fs[1], n})
+	}
+	return out
+}
+
+func open(t testing.TB, data []byte, o *vfs.Options) (*vfs.File, error) {
+	t.Helper()
+	prefix := fstest.MapFiles(t, map[string][]byte{"x.bz2": data})
+	return vfs.OpenFile(context.Background(), "memory:/"+prefix+"/x.bz2|"+scheme, o)
+}
+
+// readBoth reads the file twice: with Read (which asks for the size) and
+// with io.Copy (which streams).
+func readBoth(t testing.TB, data []byte, o *vfs.Options) (read, copied []byte, rerr, cerr error) {
+	t.Helper()
+	f, err := open(t, data, o)
+	if err != nil {
+		return nil, nil, err, err
+	}
+	read, rerr = io.ReadAll(f)
+	f.Close()
+	g, err := open(t, data, o)
+	if err != nil {
+		return nil, nil, rerr, err
+	}
+	var buf bytes.Buffer
+	_, cerr = io.Copy(&buf, g)
+	g.Close()
+	return read, buf.Bytes(), rerr, cerr
+}
+
+func hash(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func TestFixtures(t *testing.T) {
+	for _, fx := range fixtures(t) {
+		t.Run(fx.name, func(t *testing.T) {
+			data, err := os.ReadFile("testdata/" + fx.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			read, copied, rerr, cerr := readBoth(t, data, nil)
+			if rerr != nil || hash(read) != fx.sum {
+				t.Errorf("ReadAll: %d bytes, %v; want %d bytes", len(read), rerr, fx.size)
+			}
+			if cerr != nil || hash(copied) != fx.sum {
+				t.Errorf("io.Copy: %d bytes, %v; want %d bytes", len(copied), cerr, fx.size)
+			}
+			f, err := open(t, data, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if f.Size() != fx.size {
+				t.Errorf("Size() = %d, want %d", f.Size(), fx.size)
+			}
+			// Reads forward and backward: a backward read starts over.
+			r := rand.New(rand.NewPCG(1, 2))
+			buf := make([]byte, 1000)
+			for range 10 {
+				if fx.size == 0 {
+					break
+				}
+				off := r.Int64N(fx.size)
+				n, err := f.ReadAt(buf, off)
+				if err != nil && err != io.EOF || !bytes.Equal(buf[:n], read[off:off+int64(n)]) {
+					t.Fatalf("ReadAt(%d) = %d, %v", off, n, err)
+				}
+			}
+		})
+	}
+}
+
+// TestHostile checks that damaged input gives an error matching
+// vfs.ErrCorrupt through both read paths, never short data.
+func TestHostile(t *testing.T) {
+	good, err := os.ReadFile("testdata/seq.txt.bz2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flip := func(i int) []byte { b := bytes.Clone(good); b[i] ^= 0x10; return b }
+	cases := map[string][]byte{
+		"trailing garbage": append(bytes.Clone(good), "junk"...),
+		"trailing zeros":   append(bytes.Clone(good), 0, 0, 0, 0),
+		"stream crc":       flip(len(good) - 2),
+		"block data":       flip(len(good) / 2),
+		"block crc":        flip(12),
+	}
+	for i := 11; i < len(good); i += len(good) / 40 {
+		cases[fmt.Sprintf("truncated at %d", i)] = good[:i]
+	}
+	for name, data := range cases {
+		t.Run(name, func(t *testing.T) {
+			read, copied, rerr, cerr := readBoth(t, data, nil)
+			if !errors.Is(rerr, vfs.ErrCorrupt) {
+				t.Errorf("ReadAll: %d bytes, %v; want ErrCorrupt", len(read), rerr)
+			}
+			if !errors.Is(cerr, vfs.ErrCorrupt) {
+				t.Errorf("io.Copy: %d bytes, %v; want ErrCorrupt", len(copied), cerr)
+			}
+		})
+	}
+	if _, err := open(t, []byte("BZh9 not bzip2"), nil); !errors.Is(err, vfs.ErrCorrupt) {
+		t.Errorf("open of a bad magic = %v, want ErrCorrupt", err)
+	}
+}
+
+// TestBomb: output stops at MaxFileSize, and 256 MiB of zeros in 208
+// bytes (made by bzip2 -9) stop at the default ratio limit.
+func TestBomb(t *testing.T) {
+	data, err := os.ReadFile("testdata/seq.txt.bz2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &vfs.Options{Limits: vfs.Limits{MaxFileSize: 50000}}
+	_, _, rerr, cerr := readBoth(t, data, o)
+	if !errors.Is(rerr, vfs.ErrLimit) || !errors.Is(cerr, vfs.ErrLimit) {
+		t.Errorf("MaxFileSize: ReadAll %v, io.Copy %v; want ErrLimit", rerr, cerr)
+	}
+	bomb, err := os.ReadFile("testdata/zeros-256m.bz2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, rerr, cerr = readBoth(t, bomb, nil)
+	if !errors.Is(rerr, vfs.ErrLimit) || !errors.Is(cerr, vfs.ErrLimit) {
+		t.Errorf("MaxRatio: ReadAll %v, io.Copy %v; want ErrLimit", rerr, cerr)
+	}
+}
+
+func TestDetect(t *testing.T) {
+	data, _ := os.ReadFile("testdata/hello.txt.bz2")
+	u, err := vfs.DefaultRegistry.Detect(context.Background(), vfs.BytesBlob(data, nil))
+	if err != nil || u.String() != scheme {
+		t.Fatalf("Detect = %v, %v; want %s", u, err, scheme)
+	}
+}

@@ -1,0 +1,4 @@
+package bzip2adapter
+
+// Open is the adapter's open function, for the fuzz target.
+var Open = open

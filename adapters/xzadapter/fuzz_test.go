@@ -1,0 +1,47 @@
+package xzadapter_test
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pipefs/pipefs/adapters/xzadapter"
+	"github.com/pipefs/pipefs/vfs"
+)
+
+// FuzzXz opens and reads arbitrary bytes as xz: no panic, bounded
+// output, and the streamed read agrees with ReadAt.
+func FuzzXz(f *testing.F) {
+	names, _ := filepath.Glob("testdata/*.xz")
+	for _, n := range names {
+		b, _ := os.ReadFile(n)
+		if len(b) < 30000 {
+			f.Add(b)
+		}
+	}
+	o := &vfs.Options{Limits: vfs.Limits{MaxFileSize: 4 << 20}}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ctx := context.Background()
+		loc, err := xzadapter.Open(ctx,
+			vfs.Location{Blob: vfs.BytesBlob(data, nil)}, vfs.SubURL{}, o)
+		if err != nil {
+			return
+		}
+		b := loc.Blob
+		rc, err := b.(vfs.Streamer).Stream(ctx, 0)
+		if err != nil {
+			return
+		}
+		n, serr := io.Copy(io.Discard, rc)
+		rc.Close()
+		m, rerr := io.Copy(io.Discard, io.NewSectionReader(vfs.ReaderAt(ctx, b), 0, 1<<40))
+		if (serr == nil) != (rerr == nil) || serr == nil && n != m {
+			t.Errorf("streamed %d bytes (%v), read %d (%v)", n, serr, m, rerr)
+		}
+		if serr == nil && b.Stat().Size() != n {
+			t.Errorf("Size() = %d, streamed %d", b.Stat().Size(), n)
+		}
+	})
+}

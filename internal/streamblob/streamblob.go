@@ -1,0 +1,350 @@
+// Package streamblob serves a compressed stream that can only be decoded
+// forward (bzip2, xz) as a [vfs.Blob] and a [vfs.Streamer].
+//
+// ReadAt keeps one decoder: a read at or after where it stopped continues
+// it (decoding and discarding up to the offset), and a read before it
+// starts over from the beginning. Reads of one blob are serialised. Stream
+// decodes with its own decoder, so io.Copy of the file costs one pass.
+//
+// The size is the declared size when the format has an index that gives
+// it (xz), else it is learnt by the first pass that reaches the end, and
+// Stat().Size() runs that pass on first use (see internal/lazysize). A
+// stream whose output differs from its declared size, a decoder error, or
+// a truncated input gives an error matching vfs.ErrCorrupt; output past
+// Limits.MaxFileSize, or past Limits.MaxRatio times the compressed bytes
+// at the bottom of the nest (plus 64 KiB), an error matching
+// vfs.ErrLimit. Errors of the input (context, I/O) pass through.
+package streamblob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"sync"
+	"time"
+
+	"github.com/pipefs/pipefs/internal/inflate"
+	"github.com/pipefs/pipefs/internal/lazysize"
+	"github.com/pipefs/pipefs/vfs"
+)
+
+// ratioSlack is added to the ratio bound: the first bytes of a stream may
+// legitimately decode to more than MaxRatio times their size.
+const ratioSlack = 64 << 10
+
+// Config describes the format.
+type Config struct {
+	// Format names the format in messages ("bzip2").
+	Format string
+	// NewReader returns a decoder of the compressed bytes r.
+	NewReader func(r io.Reader) (io.Reader, error)
+	// Size is the output size the format declares, or -1.
+	Size int64
+	// Name, Mode, ModTime and Sys describe the output.
+	Name    string
+	Mode    fs.FileMode
+	ModTime time.Time
+	Sys     any
+}
+
+// A Blob is a forward-only decompressed stream.
+type Blob struct {
+	src   vfs.Blob
+	cfg   Config
+	lim   vfs.Limits
+	root  int64 // compressed bytes at the bottom of the nest
+	info  fs.FileInfo
+	csize int64
+
+	mu  sync.Mutex
+	cur *decoder // the ReadAt decoder, nil when none
+
+	sizeMu sync.Mutex
+	size   int64 // the output size once a pass reached the end, else -1
+}
+
+var (
+	_ vfs.Blob           = (*Blob)(nil)
+	_ vfs.Streamer       = (*Blob)(nil)
+	_ io.Closer          = (*Blob)(nil)
+	_ inflate.Compressed = (*Blob)(nil)
+)
+
+// New returns the blob of src decoded as cfg says. ctx is the open's
+// context, whose values (not its cancellation) a Size pass uses.
+func New(ctx context.Context, src vfs.Blob, cfg Config, lim vfs.Limits) *Blob {
+	b := &Blob{src: src, cfg: cfg, lim: lim, root: inflate.CompressedSize(src), csize: src.Stat().Size(), size: -1}
+	if cfg.Size >= 0 {
+		b.size = cfg.Size
+		b.info = &vfs.FileInfo{FName: cfg.Name, FSize: cfg.Size, FMode: cfg.Mode.Perm(), FModTime: cfg.ModTime, FSys: cfg.Sys}
+	} else {
+		b.info = lazysize.New(ctx, cfg.Name, cfg.Mode, cfg.ModTime, cfg.Sys, b.measure, b.known, lim.MaxFileSize)
+	}
+	return b
+}
+
+func (b *Blob) Stat() fs.FileInfo { return b.info }
+
+// CompressedSize returns the compressed size at the bottom of the nest.
+func (b *Blob) CompressedSize() int64 { return b.root }
+
+func (b *Blob) known() int64 {
+	b.sizeMu.Lock()
+	defer b.sizeMu.Unlock()
+	return b.size
+}
+
+// ended records the size a pass found at the end of the stream.
+func (b *Blob) ended(n int64) error {
+	b.sizeMu.Lock()
+	defer b.sizeMu.Unlock()
+	if b.size >= 0 && b.size != n {
+		if b.cfg.Size >= 0 {
+			return vfs.Corruptf("%s stream decodes to %d bytes, its index says %d", b.cfg.Format, n, b.size)
+		}
+		return vfs.Corruptf("%s stream decoded to %d bytes, and to %d before", b.cfg.Format, n, b.size)
+	}
+	b.size = n
+	return nil
+}
+
+// measure decodes the whole stream to learn its size.
+func (b *Blob) measure(ctx context.Context) (int64, error) {
+	d, err := b.start(ctx)
+	if err != nil {
+		return 0, err
+	}
+	buf := make([]byte, 64<<10)
+	for {
+		_, err := d.read(buf)
+		if err == io.EOF {
+			return d.out, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+}
+
+// A decoder is one pass over the stream.
+type decoder struct {
+	b   *Blob
+	rd  *srcReader
+	r   io.Reader
+	out int64 // output delivered
+	err error // sticky; io.EOF at the end
+}
+
+type srcReader struct {
+	ctx context.Context
+	src vfs.Blob
+	pos int64
+	end int64
+}
+
+func (r *srcReader) Read(p []byte) (int, error) {
+	if r.pos >= r.end {
+		return 0, io.EOF
+	}
+	p = p[:min(int64(len(p)), r.end-r.pos)]
+	n, err := r.src.ReadAt(r.ctx, p, r.pos)
+	r.pos += int64(n)
+	if err == io.EOF {
+		if n > 0 {
+			err = nil
+		} else {
+			err = vfs.Corruptf("input ends at %d, before its size %d", r.pos, r.end)
+		}
+	}
+	return n, err
+}
+
+func (b *Blob) start(ctx context.Context) (*decoder, error) {
+	rd := &srcReader{ctx: ctx, src: b.src, end: b.csize}
+	r, err := b.cfg.NewReader(rd)
+	if err != nil {
+		return nil, b.translate(err)
+	}
+	return &decoder{b: b, rd: rd, r: r}, nil
+}
+
+// read reads output into p; io.EOF at the end, once the size checks out.
+func (d *decoder) read(p []byte) (int, error) {
+	if d.err != nil {
+		return 0, d.err
+	}
+	n, err := d.r.Read(p)
+	d.out += int64(n)
+	b := d.b
+	switch {
+	case d.out > b.lim.MaxFileSize:
+		err = vfs.Limitf("%s: decompressed size exceeds Limits.MaxFileSize (%d bytes)", b.cfg.Format, b.lim.MaxFileSize)
+	case d.out > mulSat(b.lim.MaxRatio, b.root)+ratioSlack:
+		err = vfs.Limitf("%s: decompressed size exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", b.cfg.Format, b.lim.MaxRatio, b.root)
+	case b.cfg.Size >= 0 && d.out > b.cfg.Size:
+		err = vfs.Corruptf("%s stream decodes to more than the %d bytes its index says", b.cfg.Format, b.cfg.Size)
+	case err == io.EOF:
+		err = b.ended(d.out)
+		if err == nil {
+			err = io.EOF
+		}
+	case err != nil:
+		err = b.translate(err)
+	}
+	if err != nil {
+		d.err = err
+		if err != io.EOF {
+			n = 0 // never hand out bytes past a limit or a lie
+		}
+	}
+	return n, err
+}
+
+// translate maps decoder errors to vfs.ErrCorrupt; errors of the input
+// pass through.
+func (b *Blob) translate(err error) error {
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, vfs.ErrCorrupt), errors.Is(err, vfs.ErrLimit), errors.Is(err, vfs.ErrModified):
+		return err
+	case err == io.ErrUnexpectedEOF:
+		return vfs.Corruptf("truncated %s stream", b.cfg.Format)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return err // the input failed
+	}
+	return fmt.Errorf("%w: %s: %w", vfs.ErrCorrupt, b.cfg.Format, err)
+}
+
+func mulSat(a, b int64) int64 {
+	if b <= 0 {
+		return 0
+	}
+	if a > (1<<63-1)/b {
+		return 1<<63 - 1
+	}
+	return a * b
+}
+
+// ReadAt reads at off, continuing the blob's decoder or starting over.
+func (b *Blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, &fs.PathError{Op: "read", Path: b.cfg.Name, Err: fs.ErrInvalid}
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if n := b.known(); n >= 0 {
+		if off >= n {
+			return 0, io.EOF
+		}
+		p = p[:min(int64(len(p)), n-off)]
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	d := b.cur
+	if d == nil || d.out > off || d.err != nil && d.err != io.EOF {
+		var err error
+		if d, err = b.start(ctx); err != nil {
+			return 0, err
+		}
+		b.cur = d
+	}
+	d.rd.ctx = ctx
+	defer func() { d.rd.ctx = nil }()
+	n, err := d.readAt(p, off)
+	if err != nil && err != io.EOF {
+		b.cur = nil // start over next time: the input may have failed
+	}
+	return n, err
+}
+
+// readAt skips to off and fills p; d.out <= off.
+func (d *decoder) readAt(p []byte, off int64) (int, error) {
+	var scratch []byte
+	for d.out < off {
+		if scratch == nil {
+			scratch = make([]byte, min(off-d.out, 64<<10))
+		}
+		if _, err := d.read(scratch[:min(int64(len(scratch)), off-d.out)]); err != nil {
+			return 0, err
+		}
+	}
+	n := 0
+	for n < len(p) {
+		k, err := d.read(p[n:])
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	if d.b.known() == d.out && d.err == nil {
+		// The end: the stream must end here too, which checks its
+		// integrity check and trailer.
+		var one [1]byte
+		k, err := d.read(one[:])
+		if k > 0 {
+			d.err = vfs.Corruptf("%s stream decodes to more than %d bytes", d.b.cfg.Format, d.out-1)
+			return n, d.err
+		}
+		if err != io.EOF {
+			return n, err
+		}
+	}
+	if d.err == io.EOF {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// Stream reads the output from off with a decoder of its own.
+func (b *Blob) Stream(ctx context.Context, off int64) (io.ReadCloser, error) {
+	if off < 0 {
+		return nil, &fs.PathError{Op: "read", Path: b.cfg.Name, Err: fs.ErrInvalid}
+	}
+	d, err := b.start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d.rd.ctx = ctx
+	if _, err := d.readAt(nil, off); err != nil && err != io.EOF {
+		return nil, err
+	}
+	return &stream{d: d, ctx: ctx}, nil
+}
+
+type stream struct {
+	d   *decoder
+	ctx context.Context
+}
+
+func (s *stream) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if err := s.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return s.d.read(p)
+}
+
+func (s *stream) Close() error {
+	if s.d.err == nil {
+		s.d.err = fs.ErrClosed
+	}
+	return nil
+}
+
+// Close drops the blob's decoder; the blob stays usable.
+func (b *Blob) Close() error {
+	b.mu.Lock()
+	b.cur = nil
+	b.mu.Unlock()
+	return nil
+}
