@@ -29,9 +29,9 @@ var benchFile = sync.OnceValues(func() (string, error) {
 	if src := os.Getenv("PIPEFS_BENCH_TAR"); src != "" {
 		tarPath = src
 	} else {
-		script := `for i in 1 2 3 4 5 6; do tar cf - -C "$GOROOT" src 2>/dev/null; done | head -c 268435456 > "$OUT"`
+		script := `r=$(go env GOROOT) && for i in 1 2 3 4 5 6; do tar cf - -C "$r" src 2>/dev/null; done | head -c 268435456 > "$OUT"`
 		cmd := exec.Command("sh", "-c", script)
-		cmd.Env = append(os.Environ(), "GOROOT="+runtime.GOROOT(), "OUT="+tarPath)
+		cmd.Env = append(os.Environ(), "OUT="+tarPath)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return "", &exec.ExitError{Stderr: out}
 		}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 )
 
@@ -28,8 +27,8 @@ func Tar(size int64) (string, error) {
 		return p, nil
 	}
 	return build(fmt.Sprintf("src-%d.tar", size), func(out string) string {
-		return fmt.Sprintf(`for i in 1 2 3 4 5 6; do tar cf - -C %q src test doc 2>/dev/null; done | head -c %d > %q`,
-			runtime.GOROOT(), size, out)
+		return fmt.Sprintf(`r=$(go env GOROOT) && for i in 1 2 3 4 5 6; do tar cf - -C "$r" src test doc 2>/dev/null; done | head -c %d > %q`,
+			size, out)
 	})
 }
 

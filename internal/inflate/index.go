@@ -15,9 +15,6 @@ import (
 // decompressed size; see the package benchmarks for the measurements.
 const DefaultSpacing = 1 << 20
 
-// windowSize is the DEFLATE window a checkpoint holds.
-const windowSize = 32 << 10
-
 // Options configure a Stream. A nil *Options means the defaults.
 type Options struct {
 	// Spacing is the distance in output bytes between checkpoints; 0
