@@ -11,6 +11,9 @@
 // most about Spacing bytes before it reaches off; it never decodes from the
 // start again. The index is built lazily: a read past the indexed part
 // extends it on its way, so a first sequential read builds it for free.
+// [Stream.Stream] is that sequential read as an io.ReadCloser (for
+// vfs.Streamer): one decoder read forward from an offset, which records
+// checkpoints and, at the end, the stream's size.
 //
 // The checkpoints of github.com/klauspost/compress/flate v1.20.3 report a
 // wrong compressed offset once a stream has passed a stored block (the
