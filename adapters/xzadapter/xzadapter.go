@@ -24,7 +24,11 @@
 //
 // Every LZMA2 dictionary a block header asks for must fit in
 // Limits.MaxWindow, or opening fails with an error matching vfs.ErrLimit:
-// the dictionary is what a decoder allocates. More blocks than
+// the dictionary is what a decoder allocates. As it allocates one for each
+// block, the dictionaries of all blocks together must fit in
+// Limits.MaxWindow plus the output size, or opening fails the same way
+// (many tiny blocks would otherwise make a small file allocate without
+// bound). More blocks than
 // Limits.MaxEntries, an index size over Limits.MaxFileSize or over
 // Limits.MaxRatio times the compressed size, and output past those bounds
 // while decoding are errors matching vfs.ErrLimit. Bad magic, a bad
@@ -128,6 +132,10 @@ type scanner struct {
 	streams int
 	blocks  int
 	dict    int64
+	// dicts is the sum of the dictionaries of all blocks: the decoder
+	// allocates one for each block, so a file of many tiny blocks that
+	// each ask for a large one costs far more than its size.
+	dicts int64
 }
 
 func (s *scanner) read(p []byte, off int64) error {
@@ -173,6 +181,13 @@ func (s *scanner) scan(size int64) (int64, error) {
 	}
 	if s.streams == 0 {
 		return 0, vfs.Corruptf("not an xz file: no stream")
+	}
+	// xz gives a block no larger a dictionary than its output, but for
+	// the last of a stream; so the dictionaries of a file xz made add up
+	// to at most the output and one window (more for many small files
+	// concatenated: raise MaxWindow for those).
+	if s.dicts > s.lim.MaxWindow+total {
+		return 0, vfs.Limitf("xz blocks ask for %d bytes of dictionaries in all for %d bytes of output, more than Limits.MaxWindow (%d) beyond it", s.dicts, total, s.lim.MaxWindow)
 	}
 	return total, nil
 }
@@ -369,6 +384,7 @@ func (s *scanner) header(off int64) error {
 			dict = int64(2|p&1) << (p/2 + 11)
 		}
 		s.dict = max(s.dict, dict)
+		s.dicts += dict
 		if dict > s.lim.MaxWindow {
 			return vfs.Limitf("xz block at %d needs a %d-byte dictionary, more than Limits.MaxWindow (%d)", off, dict, s.lim.MaxWindow)
 		}
