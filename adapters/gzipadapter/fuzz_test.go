@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pipefs/pipefs/internal/lazysize"
 	"github.com/pipefs/pipefs/vfs"
 )
 
-// FuzzGzip opens and reads arbitrary bytes as gzip: no panic, and memory
-// bounded by the limits.
+// FuzzGzip opens and reads arbitrary bytes as gzip: no panic, memory
+// bounded by the limits, reads that succeed when the size pass did, and a
+// streamed read that agrees with it.
 func FuzzGzip(f *testing.F) {
 	names, _ := filepath.Glob("testdata/*.gz")
 	for _, n := range names {
@@ -26,8 +28,23 @@ func FuzzGzip(f *testing.F) {
 			return
 		}
 		b := loc.Blob
+		// Opening decodes nothing; the size pass may find the stream
+		// bad. Then streaming it must fail too, never end cleanly.
+		info := b.Stat().(*lazysize.Info)
+		size := info.Size()
+		if err := info.Err(); err != nil {
+			rc, serr := b.(vfs.Streamer).Stream(ctx, 0)
+			if serr == nil {
+				_, serr = io.Copy(io.Discard, rc)
+				rc.Close()
+			}
+			if serr == nil {
+				t.Fatalf("Size failed (%v), and streaming ended cleanly", err)
+			}
+			b.(io.Closer).Close()
+			return
+		}
 		buf := make([]byte, 4096)
-		size := b.Stat().Size()
 		for _, off := range []int64{size / 2, 0, size - 1, size / 3} {
 			if off < 0 {
 				continue
@@ -36,6 +53,14 @@ func FuzzGzip(f *testing.F) {
 				t.Fatalf("ReadAt(%d) after a successful open: %v", off, err)
 			}
 		}
+		rc, err := b.(vfs.Streamer).Stream(ctx, 0)
+		if err != nil {
+			t.Fatalf("Stream after a good size pass: %v", err)
+		}
+		if n, err := io.Copy(io.Discard, rc); err != nil || n != size {
+			t.Fatalf("streamed %d bytes (%v), size %d", n, err, size)
+		}
+		rc.Close()
 		b.(io.Closer).Close()
 	})
 }

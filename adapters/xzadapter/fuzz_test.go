@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/pipefs/pipefs/adapters/xzadapter"
 	"github.com/pipefs/pipefs/vfs"
@@ -21,8 +22,11 @@ func FuzzXz(f *testing.F) {
 			f.Add(b)
 		}
 	}
-	o := &vfs.Options{Limits: vfs.Limits{MaxFileSize: 4 << 20}}
+	o := &vfs.Options{Limits: vfs.Limits{MaxFileSize: 256 << 10}} // small: each input is decoded several times
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// A slow input is a bug too: crash, so that the fuzzer keeps it.
+		watchdog := time.AfterFunc(20*time.Second, func() { panic("one input took more than 20 s") })
+		defer watchdog.Stop()
 		ctx := context.Background()
 		loc, err := xzadapter.Open(ctx,
 			vfs.Location{Blob: vfs.BytesBlob(data, nil)}, vfs.SubURL{}, o)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -18,8 +19,11 @@ func FuzzZstd(f *testing.F) {
 		b, _ := os.ReadFile(n)
 		f.Add(b)
 	}
-	o := &vfs.Options{Limits: vfs.Limits{MaxFileSize: 8 << 20, MaxWindow: 8 << 20}}
+	o := &vfs.Options{Limits: vfs.Limits{MaxFileSize: 1 << 20, MaxWindow: 8 << 20}}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// A slow input is a bug too: crash, so that the fuzzer keeps it.
+		watchdog := time.AfterFunc(20*time.Second, func() { panic("one input took more than 20 s") })
+		defer watchdog.Stop()
 		ctx := context.Background()
 		loc, err := open(ctx, vfs.Location{Blob: vfs.BytesBlob(data, &vfs.FileInfo{FName: "f.zst", FSize: int64(len(data))})}, vfs.SubURL{}, o)
 		if err != nil {

@@ -130,12 +130,17 @@ func (b *Blob) measure(ctx context.Context) (int64, error) {
 
 // A decoder is one pass over the stream.
 type decoder struct {
-	b   *Blob
-	rd  *srcReader
-	r   io.Reader
-	out int64 // output delivered
-	err error // sticky; io.EOF at the end
+	b    *Blob
+	rd   *srcReader
+	r    io.Reader
+	out  int64 // output delivered
+	err  error // sticky; io.EOF at the end
+	idle int   // reads in a row that returned nothing
 }
+
+// maxIdleReads is how many empty reads in a row a decoder may return
+// before the stream is taken as stuck (io.ErrNoProgress, as bufio does).
+const maxIdleReads = 100
 
 type srcReader struct {
 	ctx context.Context
@@ -177,6 +182,13 @@ func (d *decoder) read(p []byte) (int, error) {
 	}
 	n, err := d.r.Read(p)
 	d.out += int64(n)
+	if n == 0 && err == nil && len(p) > 0 {
+		if d.idle++; d.idle > maxIdleReads {
+			err = fmt.Errorf("%s decoder: %w", d.b.cfg.Format, io.ErrNoProgress)
+		}
+	} else {
+		d.idle = 0
+	}
 	b := d.b
 	switch {
 	case d.out > b.lim.MaxFileSize:
