@@ -39,6 +39,10 @@
 //   - ReadAt at an offset past the indexed part decodes up to it from the
 //     last checkpoint, extending the index.
 //
+// Opening needs the input's size (the last member ends where the input
+// ends), so a gzip inside another decompressed stream (x.gz.gz, a .gz in
+// a .tar.gz) runs the outer stream's pass at open.
+//
 // The index is cached in the process, keyed by the canonical pipeline of
 // the input with its size and modification time, so later opens of the
 // same data reuse it. On a remote input the pass reads the whole
