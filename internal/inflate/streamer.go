@@ -2,8 +2,11 @@ package inflate
 
 import (
 	"context"
+	"hash/crc32"
 	"io"
 	"io/fs"
+
+	"github.com/pipefs/pipefs/vfs"
 )
 
 var _ interface {
@@ -82,7 +85,9 @@ func (r *streamReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// WriteTo copies the rest of the output to w in large reads.
+// WriteTo copies the rest of the output to w. It hands w the decoder's
+// own output buffer (klauspost's decompressor is an io.WriterTo), which
+// saves a copy of every byte.
 func (r *streamReader) WriteTo(w io.Writer) (int64, error) {
 	if r.err != nil {
 		if r.err == io.EOF {
@@ -90,6 +95,32 @@ func (r *streamReader) WriteTo(w io.Writer) (int64, error) {
 		}
 		return 0, r.err
 	}
+	c := r.c
+	wt, ok := c.fr.(io.WriterTo)
+	if !ok {
+		return r.copyTo(w)
+	}
+	c.rd.ctx = r.ctx
+	cw := &cursorWriter{c: c, w: w, ctx: r.ctx, declared: r.s.declared}
+	for !c.done {
+		_, err := wt.WriteTo(cw)
+		switch {
+		case cw.err != nil:
+			return cw.total, r.fail(cw.err)
+		case err != nil:
+			return cw.total, r.fail(translate(err))
+		}
+		// The end of a member's DEFLATE data.
+		if err := c.memberEnd(); err != nil {
+			return cw.total, r.fail(err)
+		}
+	}
+	r.fail(nil)
+	return cw.total, nil
+}
+
+// copyTo is WriteTo through Read.
+func (r *streamReader) copyTo(w io.Writer) (int64, error) {
 	buf := make([]byte, 128<<10)
 	var total int64
 	for {
@@ -111,6 +142,55 @@ func (r *streamReader) WriteTo(w io.Writer) (int64, error) {
 			return total, err
 		}
 	}
+}
+
+// cursorWriter receives the decoder's output for WriteTo: it does what
+// cursor.next does with output (checkpoint candidates, CRC-32, counts,
+// limits, the declared size) and passes it on to w.
+type cursorWriter struct {
+	c        *cursor
+	w        io.Writer
+	ctx      context.Context
+	declared int64
+	total    int64
+	err      error // ours or w's, as opposed to the decoder's
+}
+
+func (cw *cursorWriter) Write(b []byte) (int, error) {
+	if err := cw.ctx.Err(); err != nil {
+		cw.err = err
+		return 0, err
+	}
+	c := cw.c
+	var long error
+	if cw.declared >= 0 && c.out+int64(len(b)) > cw.declared {
+		long = vfs.Corruptf("DEFLATE stream is longer than the declared %d bytes", cw.declared)
+		b = b[:cw.declared-c.out]
+	}
+	if c.pend != nil {
+		c.feed(b)
+	}
+	c.crc = crc32.Update(c.crc, crc32.IEEETable, b)
+	c.mout += int64(len(b))
+	c.out += int64(len(b))
+	if err := c.check(); err != nil {
+		cw.err = err
+		return 0, err
+	}
+	n, err := cw.w.Write(b)
+	cw.total += int64(n)
+	switch {
+	case err != nil:
+	case n < len(b):
+		err = io.ErrShortWrite
+	default:
+		err = long
+	}
+	if err != nil {
+		cw.err = err
+		return n, err
+	}
+	return n, nil
 }
 
 // fail ends the reader with err (nil or io.EOF for a clean end): a
