@@ -17,6 +17,7 @@
 package streamblob
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -168,7 +169,8 @@ func (r *srcReader) Read(p []byte) (int, error) {
 
 func (b *Blob) start(ctx context.Context) (*decoder, error) {
 	rd := &srcReader{ctx: ctx, src: b.src, end: b.csize}
-	r, err := b.cfg.NewReader(rd)
+	// Decoders read small pieces; each read of the input is a ReadAt.
+	r, err := b.cfg.NewReader(bufio.NewReaderSize(rd, 64<<10))
 	if err != nil {
 		return nil, b.translate(err)
 	}
