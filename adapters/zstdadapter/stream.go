@@ -177,3 +177,99 @@ func (r *streamReader) Close() error {
 	}
 	return nil
 }
+
+// WriteTo copies the rest of the output to w, frame by frame, handing w
+// the decoder's own buffers (zstd.Decoder is an io.WriterTo), which saves
+// a copy of every byte.
+func (r *streamReader) WriteTo(w io.Writer) (int64, error) {
+	fw := &frameWriter{r: r, w: w}
+	for r.err == nil {
+		if err := r.ctx.Err(); err != nil {
+			return fw.total, err
+		}
+		if r.i >= len(r.b.frames) {
+			r.err = r.end()
+			break
+		}
+		if r.c == nil {
+			r.c = &cursor{ra: ctxReaderAt{ctx: r.ctx}, frame: -1}
+			if err := r.b.start(r.c, r.i); err != nil {
+				r.err = err
+				break
+			}
+			r.n = 0
+		}
+		r.c.ra.ctx = r.ctx
+		fw.err = nil
+		_, err := r.c.dec.WriteTo(fw)
+		switch {
+		case fw.err != nil:
+			r.err = fw.err
+		case err != nil:
+			r.err = translate(err, r.i)
+		case r.sizes[r.i] >= 0 && r.n != r.sizes[r.i]:
+			r.err = vfs.Corruptf("zstd frame %d decodes to fewer than its declared %d bytes", r.i, r.sizes[r.i])
+		default:
+			r.sizes[r.i] = r.n
+			r.c.release()
+			r.c = nil
+			r.i++
+		}
+	}
+	r.drop()
+	if r.err == io.EOF {
+		return fw.total, nil
+	}
+	return fw.total, r.err
+}
+
+// frameWriter receives a frame's output for WriteTo: it counts it,
+// checks the limits and the declared size, drops what lies before the
+// stream's offset, and passes the rest to w.
+type frameWriter struct {
+	r     *streamReader
+	w     io.Writer
+	total int64
+	err   error // ours or w's, as opposed to the decoder's
+}
+
+func (fw *frameWriter) Write(b []byte) (int, error) {
+	r := fw.r
+	k := len(b)
+	var long error
+	if want := r.sizes[r.i]; want >= 0 && r.n+int64(len(b)) > want {
+		long = vfs.Corruptf("zstd frame %d decodes to more than its declared %d bytes", r.i, want)
+		b = b[:want-r.n]
+	}
+	r.n += int64(len(b))
+	r.out += int64(len(b))
+	if err := r.limits(); err != nil {
+		fw.err = err
+		return 0, err
+	}
+	if err := r.ctx.Err(); err != nil {
+		fw.err = err
+		return 0, err
+	}
+	if r.skip > 0 {
+		s := min(r.skip, int64(len(b)))
+		r.skip -= s
+		b = b[s:]
+	}
+	if len(b) > 0 {
+		n, err := fw.w.Write(b)
+		fw.total += int64(n)
+		if err == nil && n < len(b) {
+			err = io.ErrShortWrite
+		}
+		if err != nil {
+			fw.err = err
+			return 0, err
+		}
+	}
+	if long != nil {
+		fw.err = long
+		return 0, long
+	}
+	return k, nil
+}

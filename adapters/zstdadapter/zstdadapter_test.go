@@ -315,3 +315,43 @@ func words(n int) []byte {
 	}
 	return b.Bytes()[:n]
 }
+
+// TestStreamOffsets streams from several offsets, through Read and
+// through WriteTo, with and without content sizes.
+func TestStreamOffsets(t *testing.T) {
+	data := words(3 << 20)
+	sized := seekableBytes(t, data, 1<<20)
+	e, _ := zstd.NewWriter(nil)
+	var unsized bytes.Buffer
+	e.Reset(&unsized)
+	e.Write(data)
+	e.Close()
+	for name, z := range map[string][]byte{"seekable": sized, "no content size": unsized.Bytes()} {
+		for _, off := range []int64{0, 5, 1<<20 + 3, int64(len(data)) - 1, int64(len(data)), int64(len(data)) + 7} {
+			for _, how := range []string{"Read", "WriteTo"} {
+				f, err := open(t, z, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rc, err := f.Blob().(vfs.Streamer).Stream(context.Background(), off)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []byte
+				if how == "Read" {
+					got, err = io.ReadAll(rc)
+				} else {
+					var buf bytes.Buffer
+					_, err = io.Copy(&buf, rc)
+					got = buf.Bytes()
+				}
+				rc.Close()
+				f.Close()
+				want := data[min(off, int64(len(data))):]
+				if err != nil || !bytes.Equal(got, want) {
+					t.Errorf("%s: Stream(%d) by %s: %d bytes, %v; want %d", name, off, how, len(got), err, len(want))
+				}
+			}
+		}
+	}
+}
