@@ -69,3 +69,11 @@ func (r readerAt) ReadAt(p []byte, off int64) (int, error) { return r.b.ReadAt(r
 type Streamer interface {
 	Stream(ctx context.Context, off int64) (io.ReadCloser, error)
 }
+
+// A SizeKnower is an fs.FileInfo whose Size may be costly to learn: the
+// size of a decompressed stream is known only once it has been decoded to
+// its end. While SizeKnown reports false, File.Read does not ask for the
+// size and relies on the blob's ReadAt returning io.EOF at the end.
+type SizeKnower interface {
+	SizeKnown() bool
+}

@@ -186,7 +186,7 @@ func (f *File) Read(p []byte) (int, error) {
 	if err := f.ctx.Err(); err != nil {
 		return 0, f.err("read", err)
 	}
-	if f.off >= f.info.Size() {
+	if sizeKnown(f.info) && f.off >= f.info.Size() {
 		return 0, io.EOF
 	}
 	n, err := f.blob.ReadAt(f.ctx, p, f.off)
@@ -348,4 +348,14 @@ func OpenPipelineFile(ctx context.Context, p Pipeline, o *Options) (*File, error
 // OpenPipeline is Open for a parsed pipeline.
 func OpenPipeline(ctx context.Context, p Pipeline, o *Options) (*File, error) {
 	return openLocation(ctx, p, o, KindAny)
+}
+
+// sizeKnown reports whether info's Size answers without decoding anything
+// (see SizeKnower).
+func sizeKnown(info fs.FileInfo) bool {
+	if w, ok := info.(*fileInfo); ok {
+		info = w.FileInfo
+	}
+	k, ok := info.(SizeKnower)
+	return !ok || k.SizeKnown()
 }

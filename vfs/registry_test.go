@@ -3,6 +3,7 @@ package vfs
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"path"
 	"strings"
@@ -201,5 +202,35 @@ func TestCancelledOpen(t *testing.T) {
 	cancel()
 	if _, err := OpenFile(ctx, "memory:a", o); !errors.Is(err, context.Canceled) {
 		t.Errorf("OpenFile with a cancelled context = %v, want context.Canceled", err)
+	}
+}
+
+// lazyInfo is a FileInfo whose size is not known yet: asking for it fails
+// the test.
+type lazyInfo struct {
+	FileInfo
+	t *testing.T
+}
+
+func (l *lazyInfo) Size() int64 {
+	l.t.Error("Read asked for a size that is not known yet")
+	return 1 << 40
+}
+
+func (l *lazyInfo) SizeKnown() bool { return false }
+
+func TestReadDoesNotAskAnUnknownSize(t *testing.T) {
+	g := new(Registry)
+	g.RegisterRoot(&Root{Scheme: "memory", Open: func(ctx context.Context, u SubURL, o *Options) (Location, error) {
+		return Location{Blob: BytesBlob([]byte("streamed"), &lazyInfo{FileInfo{FName: "s"}, t})}, nil
+	}})
+	f, err := OpenFile(context.Background(), "memory:s", &Options{Registry: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil || string(b) != "streamed" {
+		t.Errorf("ReadAll = %q, %v; want %q", b, err, "streamed")
 	}
 }

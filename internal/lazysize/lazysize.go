@@ -61,11 +61,29 @@ func New(ctx context.Context, name string, mode fs.FileMode, mtime time.Time, sy
 	}
 }
 
-func (i *Info) Name() string       { return i.name }
-func (i *Info) Mode() fs.FileMode  { return i.mode }
+// Name returns the stream's name.
+func (i *Info) Name() string { return i.name }
+
+// Mode returns the permission bits of a regular file.
+func (i *Info) Mode() fs.FileMode { return i.mode }
+
+// ModTime returns the modification time.
 func (i *Info) ModTime() time.Time { return i.mtime }
-func (i *Info) IsDir() bool        { return false }
-func (i *Info) Sys() any           { return i.sys }
+
+// IsDir reports false.
+func (i *Info) IsDir() bool { return false }
+
+// Sys returns the stream's header.
+func (i *Info) Sys() any { return i.sys }
+
+// SizeKnown reports whether Size would answer without decoding (vfs.SizeKnower):
+// the pass has run, or another reader has learnt the size.
+func (i *Info) SizeKnown() bool {
+	i.mu.Lock()
+	done := i.done
+	i.mu.Unlock()
+	return done || i.known != nil && i.known() >= 0
+}
 
 // Size returns the size of the stream, decoding it to its end on the
 // first call unless it is already known. See the package documentation
