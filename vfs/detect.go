@@ -16,6 +16,14 @@ const maxSniff = 1 << 20
 // whose signature matches b. It reads at most a prefix and a suffix of b.
 // No match, or more than one, is an error matching ErrUnknownFormat that
 // names the candidates.
+//
+// While b's size is not known (its Stat is a [SizeKnower] reporting
+// false, as a decompressed stream's is before its first pass), the
+// formats with no Tail are tried first on the head alone, with the
+// head's length as the size: when exactly one matches, it is the answer,
+// the formats that need the tail are not tried, and b is not decoded to
+// its end just to learn its size. Otherwise every format is tried as
+// usual.
 func (g *Registry) Detect(ctx context.Context, b Blob) (SubURL, error) {
 	return detectFile(ctx, g, b)
 }
@@ -31,7 +39,16 @@ func detectFile(ctx context.Context, reg *Registry, b Blob) (SubURL, error) {
 		head = max(head, f.Head, f.Offset+len(f.Magic))
 		tail = max(tail, f.Tail)
 	}
-	size := b.Stat().Size()
+	info := b.Stat()
+	if !sizeKnown(info) {
+		if f, err := matchHead(ctx, cands, b, min(head, maxSniff)); f != nil || err != nil {
+			if err != nil {
+				return SubURL{}, err
+			}
+			return parseAdapter(f.Adapter)
+		}
+	}
+	size := info.Size()
 	if size < 0 {
 		return SubURL{}, Corruptf("negative size %d", size)
 	}
@@ -63,6 +80,32 @@ func detectFile(ctx context.Context, reg *Registry, b Blob) (SubURL, error) {
 	default:
 		return SubURL{}, fmt.Errorf("%w: several formats match: %s; name one with an adapter", ErrUnknownFormat, formatNames(matched))
 	}
+}
+
+// matchHead returns the one format among cands with no Tail that matches
+// the first n bytes of b, nil if none or several do, or if b is shorter
+// (a short stream is decoded to its end by the read, so its size is
+// known and cheap).
+func matchHead(ctx context.Context, cands []*Format, b Blob, n int) (*Format, error) {
+	hb := make([]byte, n)
+	m, err := b.ReadAt(ctx, hb, 0)
+	if m < n {
+		if err == nil || errors.Is(err, io.EOF) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var match *Format
+	for _, f := range cands {
+		if f.Tail > 0 || !f.matches(hb, nil, int64(n)) {
+			continue
+		}
+		if match != nil {
+			return nil, nil
+		}
+		match = f
+	}
+	return match, nil
 }
 
 func (f *Format) matches(head, tail []byte, size int64) bool {

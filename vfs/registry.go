@@ -49,7 +49,9 @@ type Format struct {
 	Magic  string
 	// Head and Tail are the numbers of bytes Match wants to see.
 	Head, Tail int
-	// Match reports whether a file input has this format.
+	// Match reports whether a file input has this format. While the
+	// input's size is not known (see Registry.Detect), a format with no
+	// Tail is matched on the head alone and size is the head's length.
 	Match func(head, tail []byte, size int64) bool
 	// MatchDir reports whether a directory input has this format.
 	MatchDir func(ctx context.Context, t Tree) (bool, error)

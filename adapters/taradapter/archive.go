@@ -32,7 +32,8 @@ var _ vfs.Tree = (*Archive)(nil)
 type shared struct {
 	mu     sync.Mutex
 	done   atomic.Pointer[built]
-	key    cacheKey // in the cache; zero when not cached
+	key    cacheKey // in the cache; zero when not cached; set under the cache's mutex
+	url    string   // the archive's pipeline, to cache the index once built; "" when cached already or never
 	weight int      // entries charged to the cache; guarded by the cache's mutex
 }
 
@@ -65,14 +66,29 @@ func Open(ctx context.Context, b vfs.Blob, o *vfs.Options) (*Archive, error) {
 
 // openShared returns an Archive over b whose index comes from the
 // process-wide cache when url is not empty. It does no I/O.
+//
+// The cache key holds b's size, which a decompressed stream learns only
+// by decoding itself to its end. When it is not known yet, the Archive
+// gets an index of its own, which its scan (that decodes the stream once
+// and learns the size) adds to the cache for later opens.
 func openShared(b vfs.Blob, url string, o *vfs.Options) *Archive {
 	a := &Archive{blob: b, lim: o.EffectiveLimits()}
-	if url == "" {
+	switch {
+	case url == "":
 		a.sh = new(shared)
-	} else {
+	case !sizeKnown(b.Stat()):
+		a.sh = &shared{url: url}
+	default:
 		a.sh = indexes.get(keyOf(url, b, a.lim))
 	}
 	return a
+}
+
+// sizeKnown reports whether info's Size answers without decoding
+// anything (see vfs.SizeKnower).
+func sizeKnown(info fs.FileInfo) bool {
+	k, ok := info.(vfs.SizeKnower)
+	return !ok || k.SizeKnown()
 }
 
 // index returns the archive's index, scanning the archive if no Archive
@@ -89,9 +105,11 @@ func (a *Archive) index(ctx context.Context) (*index, error) {
 		return r.idx, r.err
 	}
 	scans.Add(1)
-	size := a.blob.Stat().Size()
-	if size < 0 {
-		return nil, vfs.Corruptf("negative archive size %d", size)
+	size := int64(-1) // read to io.EOF: asking would decode a stream twice
+	if info := a.blob.Stat(); sizeKnown(info) {
+		if size = info.Size(); size < 0 {
+			return nil, vfs.Corruptf("negative archive size %d", size)
+		}
 	}
 	sc, err := scan(ctx, vfs.ReaderAt(ctx, a.blob), size, a.lim)
 	if err != nil {
@@ -102,6 +120,9 @@ func (a *Archive) index(ctx context.Context) (*index, error) {
 	}
 	idx := buildIndex(sc)
 	a.sh.done.Store(&built{idx: idx})
+	if a.sh.url != "" && sizeKnown(a.blob.Stat()) {
+		indexes.add(keyOf(a.sh.url, a.blob, a.lim), a.sh)
+	}
 	indexes.charge(a.sh, len(idx.ents))
 	return idx, nil
 }

@@ -76,6 +76,18 @@ func (c *indexCache) get(k cacheKey) *shared {
 	return sh
 }
 
+// add caches sh, whose index was built before its key was known, under
+// k, unless the cache holds an index of k already.
+func (c *indexCache) add(k cacheKey, sh *shared) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.lru.Contains(k) {
+		return
+	}
+	sh.key = k
+	c.lru.Add(k, sh)
+}
+
 // charge records that sh, now built, holds n entries, and evicts the
 // least recently used indexes until the total fits (the newest stays).
 // Archives already open keep their index; only later opens scan again.

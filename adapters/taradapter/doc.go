@@ -22,6 +22,13 @@
 // offset of the member's data; it skips data by seeking, so the scan reads
 // headers and little else.
 //
+// The scan does not ask the archive's size when it is not known yet (a
+// [vfs.SizeKnower] reporting false, as a decompressed stream's is before
+// its first pass): it reads forward until io.EOF, so that a cold .tar.gz
+// is decoded once, by the scan, which builds the stream's checkpoints as
+// it goes, rather than once for the size and once more for the headers.
+// Truncation is an error either way.
+//
 // Sparse members (old GNU type "S", and the GNU pax formats 0.0, 0.1 and
 // 1.0, as GNU tar and bsdtar write them) are served with random access
 // too: the scan recovers the sparse map that archive/tar parsed but does
@@ -39,7 +46,9 @@
 // across the process: they are cached, keyed by the canonical pipeline of
 // the archive file, its size and modification time, and the limits that
 // shape a scan, so a later open of the same archive reads nothing until a
-// member is read. The cache keeps at most 256 indexes and, beyond the
+// member is read. An archive whose size is not known when it is opened
+// scans into an index of its own, which is cached once the scan has
+// learnt the size. The cache keeps at most 256 indexes and, beyond the
 // most recent one, 4 Mi entries in all (about 1 GiB), evicting the least
 // recently used; an evicted index stays with the archives that hold it. A
 // scan that fails because of the context or an I/O error is tried again

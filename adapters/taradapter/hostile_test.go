@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -58,6 +59,43 @@ func endMarker(t testing.TB, data []byte) int64 {
 	return roundUp(m.dataOff + m.packed)
 }
 
+// unsizedInfo describes a blob whose size is not known yet, as a
+// decompressed stream's is before its first pass (vfs.SizeKnower). Size
+// records that it was asked.
+type unsizedInfo struct {
+	fs.FileInfo
+	asked *atomic.Bool
+}
+
+func (unsizedInfo) SizeKnown() bool { return false }
+
+func (i unsizedInfo) Size() int64 {
+	i.asked.Store(true)
+	return i.FileInfo.Size()
+}
+
+type unsizedBlob struct {
+	vfs.Blob
+	info unsizedInfo
+}
+
+func (b unsizedBlob) Stat() fs.FileInfo { return b.info }
+
+// blobKinds returns data as a blob of known size and as one whose size
+// is not known, which the scan must read to io.EOF without asking it.
+// check, called when the test is done with the blobs, fails the test if
+// the size of the second was asked.
+func blobKinds(t testing.TB, data []byte) (kinds []vfs.Blob, check func()) {
+	asked := new(atomic.Bool)
+	b := vfs.BytesBlob(data, nil)
+	return []vfs.Blob{b, unsizedBlob{b, unsizedInfo{b.Stat(), asked}}}, func() {
+		t.Helper()
+		if asked.Load() {
+			t.Errorf("the scan asked the size of a blob whose size is not known yet")
+		}
+	}
+}
+
 // TestTruncation cuts archives at every block boundary and inside
 // headers: the scan fails with vfs.ErrCorrupt unless the cut leaves the
 // end-of-archive marker, and never panics or reads wrong bytes.
@@ -73,25 +111,29 @@ func TestTruncation(t *testing.T) {
 			marker := endMarker(t, data)
 			for cut := int64(0); cut < int64(len(data)); cut += blockSize {
 				for _, c := range []int64{cut, cut + 1, cut + 100, cut + 156, cut + 257, cut + 511} {
-					a, err := Open(t.Context(), vfs.BytesBlob(data[:c], nil), nil)
-					if c < marker+blockSize {
-						if !errors.Is(err, vfs.ErrCorrupt) {
-							t.Fatalf("Open(first %d bytes, end marker at %d) error = %v, want vfs.ErrCorrupt", c, marker, err)
+					blobs, check := blobKinds(t, data[:c])
+					for _, b := range blobs {
+						a, err := Open(t.Context(), b, nil)
+						if c < marker+blockSize {
+							if !errors.Is(err, vfs.ErrCorrupt) {
+								t.Fatalf("Open(first %d bytes, end marker at %d) error = %v, want vfs.ErrCorrupt", c, marker, err)
+							}
+							continue
 						}
-						continue
-					}
-					if err != nil {
-						t.Fatalf("Open(first %d bytes, past the end marker) error = %v", c, err)
-					}
-					got, err := readEverything(t.Context(), a)
-					if file != "go-links.tar" && (err != nil || len(got) != len(full)) {
-						t.Fatalf("cut at %d: read %d files, %v; want %d", c, len(got), err, len(full))
-					}
-					for name, s := range got {
-						if s != full[name] {
-							t.Fatalf("cut at %d: %s reads differently", c, name)
+						if err != nil {
+							t.Fatalf("Open(first %d bytes, past the end marker) error = %v", c, err)
+						}
+						got, err := readEverything(t.Context(), a)
+						if file != "go-links.tar" && (err != nil || len(got) != len(full)) {
+							t.Fatalf("cut at %d: read %d files, %v; want %d", c, len(got), err, len(full))
+						}
+						for name, s := range got {
+							if s != full[name] {
+								t.Fatalf("cut at %d: %s reads differently", c, name)
+							}
 						}
 					}
+					check()
 				}
 			}
 		})
@@ -148,10 +190,14 @@ func TestLyingHeaders(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			data := bytes.Clone(base)
 			tc.change(data)
-			_, err := Open(t.Context(), vfs.BytesBlob(data, nil), nil)
-			if !errors.Is(err, vfs.ErrCorrupt) || !errors.Is(err, fs.ErrInvalid) {
-				t.Errorf("Open error = %v, want vfs.ErrCorrupt", err)
+			blobs, check := blobKinds(t, data)
+			for _, b := range blobs {
+				_, err := Open(t.Context(), b, nil)
+				if !errors.Is(err, vfs.ErrCorrupt) || !errors.Is(err, fs.ErrInvalid) {
+					t.Errorf("Open error = %v, want vfs.ErrCorrupt", err)
+				}
 			}
+			check()
 		})
 	}
 }

@@ -25,6 +25,11 @@ const (
 	// maxSparseMap bounds the bytes of one pax 1.0 sparse map, which
 	// archive/tar reads from the data area before Next returns.
 	maxSparseMap = 16 << 20
+
+	// maxSpecial bounds the size of one pax header or GNU long name,
+	// which archive/tar has already refused above 1 MiB; it keeps the
+	// offsets that mainHeader adds up far from overflow.
+	maxSpecial = 1 << 20
 )
 
 // scanReader reads the archive for archive/tar: a buffered reader over an
@@ -33,9 +38,18 @@ const (
 // The position right after tar.Reader.Next returns is the offset of the
 // member's data, since archive/tar reads headers block by block, straight
 // from its reader, with no buffer of its own.
+//
+// The scan does not need the archive's size: it reads forward until the
+// ReaderAt returns io.EOF. The size of a decompressed stream is known
+// only once the stream has been decoded to its end, so asking for it
+// before the scan would decode the stream twice; reading forward decodes
+// it once, and the decoder learns the size (and builds its index) on the
+// way. When the size is known, reads are checked against it.
 type scanReader struct {
 	r      io.ReaderAt
-	size   int64
+	end    int64 // the size of the archive, -1 until known
+	hi     int64 // the end of the bytes read so far
+	beyond int64 // an offset where a read found nothing, -1 if none
 	pos    int64
 	buf    []byte // the bytes at [bufOff, bufOff+len(buf))
 	bufOff int64
@@ -48,37 +62,61 @@ type scanReader struct {
 const scanBuffer = 64 << 10
 
 func (s *scanReader) Read(p []byte) (int, error) {
-	if s.pos >= s.size {
+	if s.end >= 0 && s.pos >= s.end {
 		return 0, io.EOF
 	}
 	if s.pos < s.bufOff || s.pos >= s.bufOff+int64(len(s.buf)) {
 		if s.buf == nil {
 			s.buf = make([]byte, scanBuffer)
 		}
-		n := int(min(int64(cap(s.buf)), s.size-s.pos))
+		n := cap(s.buf)
+		if s.end >= 0 {
+			n = int(min(int64(n), s.end-s.pos))
+		}
 		s.reads++
 		m, err := s.r.ReadAt(s.buf[:n], s.pos)
-		if m < n {
-			s.buf = s.buf[:0]
-			if err == nil || err == io.EOF {
-				err = io.ErrUnexpectedEOF // the blob is shorter than its size
+		s.buf = s.buf[:0]
+		switch {
+		case m == n:
+		case err == io.EOF && s.end < 0:
+			// The end of the archive: exactly here when some bytes
+			// came or the read starts where the last one ended; at
+			// or before pos when it starts further on (after a seek).
+			if m > 0 || s.pos == s.hi {
+				s.end = s.pos + int64(m)
+			} else if s.beyond < 0 || s.pos < s.beyond {
+				s.beyond = s.pos
 			}
+			if m == 0 {
+				return 0, io.EOF
+			}
+		case err == nil || err == io.EOF:
+			return 0, io.ErrUnexpectedEOF // the blob is shorter than its size
+		default:
 			return 0, err
 		}
-		s.buf, s.bufOff = s.buf[:n], s.pos
+		s.buf, s.bufOff = s.buf[:m], s.pos
+		s.hi = max(s.hi, s.pos+int64(m))
 	}
 	n := copy(p, s.buf[s.pos-s.bufOff:])
 	s.pos += int64(n)
 	return n, nil
 }
 
+// Seek moves the position. archive/tar seeks only relative to the
+// current position (to skip member data); a seek past the end is not an
+// error, the read there is. Seeking from the end needs the size, so it
+// fails while the size is not known.
 func (s *scanReader) Seek(off int64, whence int) (int64, error) {
 	switch whence {
 	case io.SeekStart:
 	case io.SeekCurrent:
 		off += s.pos
 	case io.SeekEnd:
-		off += s.size
+		if s.end < 0 {
+			return 0, errors.New("taradapter: seek from an end not known yet")
+		}
+		off += s.end
 	default:
 		return 0, errors.New("taradapter: bad whence")
 	}
@@ -96,7 +134,7 @@ func (s *scanReader) readAt(p []byte, off int64) error {
 		copy(p, s.buf[off-s.bufOff:])
 		return nil
 	}
-	if off+int64(len(p)) > s.size {
+	if off < 0 || s.end >= 0 && off+int64(len(p)) > s.end {
 		return io.ErrUnexpectedEOF
 	}
 	s.reads++
@@ -119,14 +157,17 @@ func (s *scanReader) zeroBlock(off int64) (bool, error) {
 	return blk == [blockSize]byte{}, nil
 }
 
-// scan reads the whole archive in r (size bytes) and returns its raw
-// members in archive order. ctx is checked between headers.
+// scan reads the whole archive in r and returns its raw members in
+// archive order. size is the size of the archive, or -1 when it is not
+// known yet: the scan then reads until r returns io.EOF. ctx is checked
+// between headers.
 func scan(ctx context.Context, r io.ReaderAt, size int64, lim vfs.Limits) (*scanned, error) {
-	s := &scanReader{r: r, size: size}
+	s := &scanReader{r: r, end: max(size, -1), beyond: -1}
 	tr := tar.NewReader(s)
-	out := &scanned{size: size}
+	out := new(scanned)
 	var meta int64
-	var next int64 // where the next header starts
+	var next int64   // where the next header starts
+	var prev *member // the member before next, if it stores data
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -150,6 +191,9 @@ func scan(ctx context.Context, r io.ReaderAt, size int64, lim vfs.Limits) (*scan
 			}
 		}
 		if err != nil {
+			if prev != nil && s.pastEnd(prev.dataOff+prev.packed) {
+				return nil, pastEnd(prev, s.end) // found when skipping its data
+			}
 			return nil, tarErr(ctx, err, start)
 		}
 		if len(out.members) >= lim.MaxEntries {
@@ -187,15 +231,35 @@ func scan(ctx context.Context, r io.ReaderAt, size int64, lim vfs.Limits) (*scan
 		} else if storesData(hdr.Typeflag) {
 			m.packed = hdr.Size
 		}
-		if m.dataOff+m.packed > size {
-			return nil, vfs.Corruptf("member %q at offset %d: its %d bytes of data run past the end of the %d-byte archive",
-				hdr.Name, start, m.packed, size)
+		if s.pastEnd(m.dataOff + m.packed) {
+			return nil, pastEnd(&m, s.end)
 		}
 		next = roundUp(m.dataOff + m.packed)
 		out.members = append(out.members, m)
+		prev = &out.members[len(out.members)-1]
 	}
 	out.reads = s.reads
 	return out, nil
+}
+
+// pastEnd reports whether off is known to lie past the end of the
+// archive.
+func (s *scanReader) pastEnd(off int64) bool {
+	if s.end >= 0 {
+		return off > s.end
+	}
+	return s.beyond >= 0 && off > s.beyond
+}
+
+// pastEnd is the error of a member whose data runs past the end of the
+// archive, of size bytes (-1 when not known).
+func pastEnd(m *member, size int64) error {
+	if size < 0 {
+		return vfs.Corruptf("member %q at offset %d: its %d bytes of data run past the end of the archive",
+			m.hdr.Name, m.hdrOff, m.packed)
+	}
+	return vfs.Corruptf("member %q at offset %d: its %d bytes of data run past the end of the %d-byte archive",
+		m.hdr.Name, m.hdrOff, m.packed, size)
 }
 
 // roundUp rounds n up to a whole number of blocks.
@@ -242,7 +306,6 @@ type member struct {
 
 // scanned is the result of a scan.
 type scanned struct {
-	size    int64
 	members []member
 	globals []*tar.Header
 	reads   int
@@ -399,7 +462,7 @@ func mainHeader(s *scanReader, start int64, blk []byte) (int64, error) {
 		switch blk[156] {
 		case tar.TypeXHeader, tar.TypeGNULongName, tar.TypeGNULongLink:
 			n, ok := parseNumeric(blk[124:136])
-			if !ok || n < 0 || n > s.size {
+			if !ok || n < 0 || n > maxSpecial || s.end >= 0 && n > s.end {
 				return 0, vfs.Corruptf("bad size in extended header at offset %d", off)
 			}
 			off += blockSize + (n+blockSize-1)/blockSize*blockSize
