@@ -212,11 +212,11 @@ func (b *Backend) answer(key string, req *http.Request, resp *http.Response, off
 			r.Body, r.Size, r.Length = http.NoBody, 0, 0
 			return r, nil
 		}
-		start, end, size, ok := parseContentRange(h.Get("Content-Range"))
+		start, end, size, ok := remote.ParseContentRange(h.Get("Content-Range"))
 		if !ok {
 			return nil, fmt.Errorf("%s: 206 with a bad Content-Range %q", key, h.Get("Content-Range"))
 		}
-		r.Start, r.Length, r.Size = start, end-start+1, size
+		r.Start, r.Length, r.Size = start, end-start, size
 	case status == http.StatusRequestedRangeNotSatisfiable:
 		// A suffix of an empty object; anything else is a range past
 		// the end, which only a changed object gives us.
@@ -279,37 +279,6 @@ func versionOf(h http.Header) string {
 func splitVersion(v string) (etag, lastMod string) {
 	etag, lastMod, _ = strings.Cut(v, "\x00")
 	return etag, lastMod
-}
-
-// parseContentRange parses "bytes a-b/size" (size may be "*", giving -1).
-func parseContentRange(s string) (start, end, size int64, ok bool) {
-	s, ok = strings.CutPrefix(strings.TrimSpace(s), "bytes ")
-	if !ok {
-		return 0, 0, 0, false
-	}
-	rng, total, ok := strings.Cut(s, "/")
-	if !ok {
-		return 0, 0, 0, false
-	}
-	a, z, ok := strings.Cut(rng, "-")
-	if !ok {
-		return 0, 0, 0, false
-	}
-	var err1, err2 error
-	start, err1 = strconv.ParseInt(a, 10, 64)
-	end, err2 = strconv.ParseInt(z, 10, 64)
-	if err1 != nil || err2 != nil || start < 0 || end < start {
-		return 0, 0, 0, false
-	}
-	size = -1
-	if total != "*" {
-		n, err := strconv.ParseInt(total, 10, 64)
-		if err != nil || n <= end {
-			return 0, 0, 0, false
-		}
-		size = n
-	}
-	return start, end, size, true
 }
 
 // unsatisfiedSize parses the "bytes */size" of a 416 answer.

@@ -137,7 +137,7 @@ func (b *Backend) Get(ctx context.Context, name string, off, n int64, version st
 		resp.Length = *out.ContentLength
 	}
 	if cr := aws.ToString(out.ContentRange); cr != "" {
-		start, end, size, ok := parseContentRange(cr)
+		start, end, size, ok := remote.ParseContentRange(cr)
 		if !ok {
 			out.Body.Close()
 			return nil, fmt.Errorf("%s: bad Content-Range %q", b.Key(name), cr)
@@ -159,37 +159,6 @@ func (b *Backend) locate(name string) (bucket, key string) {
 	}
 	first, _, _ := strings.Cut(name, "/")
 	return first, name
-}
-
-// parseContentRange parses "bytes START-END/SIZE" (SIZE may be "*"); end
-// is exclusive.
-func parseContentRange(s string) (start, end, size int64, ok bool) {
-	rest, found := strings.CutPrefix(strings.TrimSpace(s), "bytes ")
-	if !found {
-		return 0, 0, 0, false
-	}
-	rng, total, found := strings.Cut(rest, "/")
-	if !found {
-		return 0, 0, 0, false
-	}
-	a, z, found := strings.Cut(rng, "-")
-	if !found {
-		return 0, 0, 0, false
-	}
-	var err1, err2 error
-	start, err1 = strconv.ParseInt(a, 10, 64)
-	end, err2 = strconv.ParseInt(z, 10, 64)
-	if err1 != nil || err2 != nil || start < 0 || end < start {
-		return 0, 0, 0, false
-	}
-	size = -1
-	if total != "*" {
-		var err error
-		if size, err = strconv.ParseInt(total, 10, 64); err != nil || size <= end {
-			return 0, 0, 0, false
-		}
-	}
-	return start, end + 1, size, true
 }
 
 // List lists directory dir ("" is the root) with ListObjectsV2 and the
