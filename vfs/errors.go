@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 )
 
 // Sentinel errors, for errors.Is. Errors from this package and its drivers
@@ -92,4 +93,20 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// SafePath reports whether name, a member name of an archive or store,
+// may be exposed in a tree: an fs.ValidPath name other than "." (no
+// empty, "." or ".." element, no leading or trailing slash, valid UTF-8)
+// with no backslash or NUL and no drive letter ("C:") in front. It is the
+// rule behind ErrUnsafePath that the archive adapters apply; an adapter
+// cleans what its format allows (such as a trailing "/") first.
+func SafePath(name string) bool {
+	if name == "." || !fs.ValidPath(name) || strings.ContainsAny(name, "\\\x00") {
+		return false
+	}
+	if len(name) >= 2 && name[1] == ':' && ('a' <= name[0]|0x20 && name[0]|0x20 <= 'z') {
+		return false
+	}
+	return true
 }

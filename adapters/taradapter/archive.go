@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/pipefs/pipefs/internal/fsname"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -153,7 +154,7 @@ func (x *index) resolve(name string) (*entry, error) {
 	cur := "."
 	var e *entry
 	for hops := 0; len(comps) > 0; {
-		p := join(cur, comps[0])
+		p := fsname.Join(cur, comps[0])
 		comps = comps[1:]
 		if e = x.lookup(p); e == nil {
 			return nil, fs.ErrNotExist
@@ -217,7 +218,7 @@ func (x *index) named(e *entry, base string) *vfs.FileInfo {
 }
 
 func baseName(name string) string {
-	_, b := split(name)
+	_, b := fsname.Split(name)
 	return b
 }
 
@@ -260,7 +261,7 @@ func (a *Archive) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, erro
 		if e.kind != kindDir {
 			return nil, &fs.PathError{Op: "readdir", Path: name, Err: vfs.ErrNotDir}
 		}
-		dir = join(e.dir, e.base)
+		dir = fsname.Join(e.dir, e.base)
 	}
 	ents := x.children(dir)
 	infos := make([]vfs.FileInfo, len(ents))

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/pipefs/pipefs/fstest"
+	"github.com/pipefs/pipefs/internal/fsname"
 	"github.com/pipefs/pipefs/vfs"
 
 	_ "github.com/pipefs/pipefs/adapters/zipadapter"
@@ -188,13 +189,13 @@ func TestSpecialFiles(t *testing.T) {
 		if err != nil || fi.Mode().Type() != tc.mode {
 			t.Errorf("%s: Stat(%s) = %v, %v, want type %v", tc.file, tc.name, fi, err, tc.mode)
 		}
-		ents, err := a.ReadDir(t.Context(), parent(tc.name))
+		ents, err := a.ReadDir(t.Context(), fsname.Parent(tc.name))
 		found := false
 		for _, e := range ents {
 			found = found || e.Name() == baseName(tc.name) && e.Type() == tc.mode
 		}
 		if err != nil || !found {
-			t.Errorf("%s: ReadDir(%s) = %v, %v, want %s listed as %v", tc.file, parent(tc.name), ents, err, tc.name, tc.mode)
+			t.Errorf("%s: ReadDir(%s) = %v, %v, want %s listed as %v", tc.file, fsname.Parent(tc.name), ents, err, tc.name, tc.mode)
 		}
 		if _, err := a.OpenBlob(t.Context(), tc.name); !errors.Is(err, errors.ErrUnsupported) {
 			t.Errorf("%s: OpenBlob(%s) error = %v, want errors.ErrUnsupported", tc.file, tc.name, err)

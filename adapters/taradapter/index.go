@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pipefs/pipefs/internal/fsname"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -72,12 +73,12 @@ func buildIndex(sc *scanned) *index {
 			}
 			continue
 		}
-		if !safeName(name) {
+		if !vfs.SafePath(name) {
 			hide(h)
 			continue
 		}
 		e := entry{}
-		e.dir, e.base = split(name)
+		e.dir, e.base = fsname.Split(name)
 		plainDir := h.Typeflag == tar.TypeDir || (h.Typeflag == tar.TypeReg && !isSparse(h) && m.packed == 0)
 		if dirName && !plainDir {
 			hide(h) // "a/" that is not a directory
@@ -128,7 +129,7 @@ func buildIndex(sc *scanned) *index {
 		}
 		// Every ancestor is a directory. Once one exists, all of its
 		// ancestors do too.
-		for p := e.dir; p != "."; p = parent(p) {
+		for p := e.dir; p != "."; p = fsname.Parent(p) {
 			if j, ok := byName[p]; ok {
 				if ents[j].kind != kindDir {
 					hide(owner[j])
@@ -156,7 +157,7 @@ func (x *index) rootHeader() *tar.Header {
 
 func implicitDir(name string) entry {
 	e := entry{kind: kindDir}
-	e.dir, e.base = split(name)
+	e.dir, e.base = fsname.Split(name)
 	e.info = vfs.FileInfo{FName: e.base, FMode: fs.ModeDir | 0o555}
 	return e
 }
@@ -215,41 +216,9 @@ func cleanName(raw string) (name string, dir bool) {
 	return name, dir
 }
 
-// safeName reports whether name may be exposed: an fs.ValidPath name other
-// than "." (no empty, "." or ".." element, no leading or trailing slash,
-// valid UTF-8) without backslash, NUL or a drive letter ("C:") in front.
-func safeName(name string) bool {
-	if name == "." || !fs.ValidPath(name) || strings.ContainsAny(name, "\\\x00") {
-		return false
-	}
-	if len(name) >= 2 && name[1] == ':' && ('a' <= name[0]|0x20 && name[0]|0x20 <= 'z') {
-		return false
-	}
-	return true
-}
-
-func split(name string) (dir, base string) {
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		return name[:i], name[i+1:]
-	}
-	return ".", name
-}
-
-func parent(name string) string {
-	dir, _ := split(name)
-	return dir
-}
-
-func join(dir, base string) string {
-	if dir == "." {
-		return base
-	}
-	return dir + "/" + base
-}
-
 // lookup finds name, an fs.ValidPath name other than ".", in the index.
 func (x *index) lookup(name string) *entry {
-	dir, base := split(name)
+	dir, base := fsname.Split(name)
 	i, ok := slices.BinarySearchFunc(x.ents, name, func(e entry, _ string) int {
 		return cmp.Or(strings.Compare(e.dir, dir), strings.Compare(e.base, base))
 	})

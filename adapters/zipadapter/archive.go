@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/pipefs/pipefs/internal/fsname"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -158,7 +159,7 @@ func (a *Archive) index(spans []span, next []int64) {
 			continue
 		}
 		e := entry{file: f, hdr: spans[i].start, next: next[i]}
-		e.dir, e.base = split(name)
+		e.dir, e.base = fsname.Split(name)
 		e.info = fileInfo(e.base, f, isDir)
 		if j, dup := byName[name]; dup {
 			old := &ents[j]
@@ -177,7 +178,7 @@ func (a *Archive) index(spans []span, next []int64) {
 		}
 		// Every ancestor is a directory. Once one exists, all of its
 		// ancestors do too.
-		for p := parent(name); p != "."; p = parent(p) {
+		for p := fsname.Parent(name); p != "."; p = fsname.Parent(p) {
 			if j, ok := byName[p]; ok {
 				if !ents[j].info.IsDir() {
 					hidden[owner[j]] = true
@@ -204,7 +205,7 @@ func (a *Archive) index(spans []span, next []int64) {
 
 func implicitDir(name string) entry {
 	e := entry{}
-	e.dir, e.base = split(name)
+	e.dir, e.base = fsname.Split(name)
 	e.info = vfs.FileInfo{FName: e.base, FMode: fs.ModeDir | 0o555}
 	return e
 }
@@ -217,20 +218,7 @@ func cleanName(f *zip.File) (name string, isDir, ok bool) {
 	if strings.HasSuffix(name, "/") {
 		name, isDir = name[:len(name)-1], true
 	}
-	return name, isDir, safeName(name)
-}
-
-// safeName reports whether name may be exposed: an fs.ValidPath name other
-// than "." (no empty, "." or ".." element, no leading or trailing slash,
-// valid UTF-8) without backslash, NUL or a drive letter ("C:") in front.
-func safeName(name string) bool {
-	if name == "." || !fs.ValidPath(name) || strings.ContainsAny(name, "\\\x00") {
-		return false
-	}
-	if len(name) >= 2 && name[1] == ':' && ('a' <= name[0]|0x20 && name[0]|0x20 <= 'z') {
-		return false
-	}
-	return true
+	return name, isDir, vfs.SafePath(name)
 }
 
 func fileInfo(base string, f *zip.File, isDir bool) vfs.FileInfo {
@@ -252,21 +240,9 @@ func fileInfo(base string, f *zip.File, isDir bool) vfs.FileInfo {
 	return fi
 }
 
-func split(name string) (dir, base string) {
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		return name[:i], name[i+1:]
-	}
-	return ".", name
-}
-
-func parent(name string) string {
-	dir, _ := split(name)
-	return dir
-}
-
 // lookup finds name, an fs.ValidPath name other than ".".
 func (a *Archive) lookup(name string) *entry {
-	dir, base := split(name)
+	dir, base := fsname.Split(name)
 	i, ok := slices.BinarySearchFunc(a.ents, name, func(e entry, _ string) int {
 		return cmp.Or(strings.Compare(e.dir, dir), strings.Compare(e.base, base))
 	})
