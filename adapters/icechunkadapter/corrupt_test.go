@@ -17,6 +17,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/roots/memroot"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -125,7 +126,7 @@ func exercise(b vfs.Tree, damaged string) error {
 			keep(err)
 			continue
 		}
-		keep(fs.WalkDir(treeFS{tr}, ".", func(name string, d fs.DirEntry, err error) error {
+		keep(fs.WalkDir(fstest.TreeFS(tr), ".", func(name string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err
 			}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"testing"
+
+	"github.com/pipefs/pipefs/fstest"
 )
 
 // TestChunkKeyEncodings serves the chunks of the fixtures' arrays under
@@ -34,7 +36,7 @@ func TestChunkKeyEncodings(t *testing.T) {
 		}
 		for arr, want := range map[string][]string{"group1/big_chunks": tc.big, "group1/small_chunks": tc.small} {
 			var got []string
-			for _, k := range keys(t, treeFS{tr}) {
+			for _, k := range keys(t, fstest.TreeFS(tr)) {
 				if rest, ok := cutDir(k, arr); ok && rest != "zarr.json" {
 					got = append(got, rest)
 				}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/roots/fileroot"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -172,7 +173,7 @@ func TestFixtures(t *testing.T) {
 				if !ok || s.ID != rc.id || s.Message != rc.message || s.Time.IsZero() {
 					t.Errorf("Stat(.).Sys() = %+v, want id %s, message %q", fi.Sys(), rc.id, rc.message)
 				}
-				if got := keys(t, treeFS{tr}); !slices.Equal(got, slices.Sorted(slices.Values(rc.keys))) {
+				if got := keys(t, fstest.TreeFS(tr)); !slices.Equal(got, slices.Sorted(slices.Values(rc.keys))) {
 					t.Errorf("keys = %q (%d), want %q (%d)", got, len(got), rc.keys, len(rc.keys))
 				}
 				for _, k := range rc.keys {
@@ -417,7 +418,7 @@ func TestTreeFS(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := stdfstest.TestFS(treeFS{tr}, rc.keys...); err != nil {
+			if err := stdfstest.TestFS(fstest.TreeFS(tr), rc.keys...); err != nil {
 				t.Errorf("%s %q: %v", repo, rc.ref, err)
 			}
 			tr.Close()

@@ -226,7 +226,7 @@ func readBlob(t testing.TB, b vfs.Blob) []byte {
 func TestUnsafeNames(t *testing.T) {
 	a := openFixture(t, "go-unsafe.tar")
 	var names []string
-	err := fs.WalkDir(treeFS{a}, ".", func(name string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(fstest.TreeFS(a), ".", func(name string, d fs.DirEntry, err error) error {
 		names = append(names, name)
 		return err
 	})

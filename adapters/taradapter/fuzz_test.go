@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -38,7 +39,7 @@ func fuzzTar(t *testing.T, data []byte) {
 			}
 			return
 		}
-		_ = fs.WalkDir(treeFS{a}, ".", func(name string, d fs.DirEntry, err error) error {
+		_ = fs.WalkDir(fstest.TreeFS(a), ".", func(name string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil
 			}

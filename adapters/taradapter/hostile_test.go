@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -30,7 +31,7 @@ func readFixture(t testing.TB, name string) []byte {
 // contents by name, or the first error.
 func readEverything(ctx context.Context, a *Archive) (map[string]string, error) {
 	got := map[string]string{}
-	err := fs.WalkDir(treeFS{a}, ".", func(name string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(fstest.TreeFS(a), ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !d.Type().IsRegular() {
 			return err
 		}

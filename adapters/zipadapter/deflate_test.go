@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -20,7 +21,7 @@ func openAndStream(b vfs.Blob, o *vfs.Options) error {
 	if err != nil {
 		return err
 	}
-	return fs.WalkDir(treeFS{a}, ".", func(name string, d fs.DirEntry, err error) error {
+	return fs.WalkDir(fstest.TreeFS(a), ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || d.Type()&fs.ModeSymlink != 0 {
 			return err
 		}

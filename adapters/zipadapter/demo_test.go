@@ -11,6 +11,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	pfstest "github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -26,11 +27,11 @@ func TestDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := fstest.TestFS(treeFS{a}, "README.txt", "docs/guide.md", "site/index.html", "site/style.css",
+	if err := fstest.TestFS(pfstest.TreeFS(a), "README.txt", "docs/guide.md", "site/index.html", "site/style.css",
 		"templates/page.tmpl", "templates/list.tmpl", "data/inner.zip"); err != nil {
 		t.Error(err)
 	}
-	tmpl, err := template.ParseFS(treeFS{a}, "templates/*.tmpl")
+	tmpl, err := template.ParseFS(pfstest.TreeFS(a), "templates/*.tmpl")
 	if err != nil {
 		t.Fatal(err)
 	}

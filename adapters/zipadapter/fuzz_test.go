@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -50,7 +51,7 @@ func fuzzTree(t *testing.T, blob vfs.Blob, o *vfs.Options, depth int) {
 		checkFuzzErr(t, err)
 		return
 	}
-	fs.WalkDir(treeFS{a}, ".", func(name string, d fs.DirEntry, err error) error {
+	fs.WalkDir(fstest.TreeFS(a), ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
 			t.Fatalf("walk %s: %v", name, err)
 		}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	pfstest "github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -139,7 +140,7 @@ func TestFixtures(t *testing.T) {
 			for name := range tc.want {
 				names = append(names, name)
 			}
-			if err := fstest.TestFS(treeFS{a}, names...); err != nil {
+			if err := fstest.TestFS(pfstest.TreeFS(a), names...); err != nil {
 				t.Error(err)
 			}
 		})
