@@ -73,6 +73,8 @@ type HTTPRequest struct {
 	Fault  string // the fault injected, "" when none
 }
 
+// String returns the method and the path with its query, as a log line
+// shows the request.
 func (r HTTPRequest) String() string {
 	s := fmt.Sprintf("%s %s", r.Method, r.Path)
 	if r.Query != "" {
@@ -131,6 +133,7 @@ var faultNames = map[FaultKind]string{
 	FaultIgnoreRange: "ignore range", FaultNoLength: "no length", FaultGzip: "gzip", FaultChange: "change",
 }
 
+// String returns the fault's name, such as "short body".
 func (k FaultKind) String() string {
 	if s, ok := faultNames[k]; ok {
 		return s

@@ -155,6 +155,7 @@ const (
 	Virtual                      // a byte range of an object outside the repository
 )
 
+// String returns the kind's name: "inline", "native" or "virtual".
 func (k ChunkKind) String() string {
 	switch k {
 	case Inline:

@@ -86,6 +86,9 @@ func New(ctx context.Context, src vfs.Blob, cfg Config, lim vfs.Limits) *Blob {
 	return b
 }
 
+// Stat describes the decompressed stream. Unless Config.Size gave the
+// size, its Size decodes the stream to its end on first use, when no pass
+// has learnt it yet (see lazysize).
 func (b *Blob) Stat() fs.FileInfo { return b.info }
 
 // CompressedSize returns the compressed size at the bottom of the nest.

@@ -117,6 +117,7 @@ type RetryableError struct {
 	After time.Duration // the server's Retry-After, 0 when none
 }
 
+// Error returns the message of the failure.
 func (e *RetryableError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the failure.
