@@ -17,13 +17,13 @@ const maxSniff = 1 << 20
 // No match, or more than one, is an error matching ErrUnknownFormat that
 // names the candidates.
 //
-// While b's size is not known (its Stat is a [SizeKnower] reporting
-// false, as a decompressed stream's is before its first pass), the
-// formats with no Tail are tried first on the head alone, with the
-// head's length as the size: when exactly one matches, it is the answer,
-// the formats that need the tail are not tried, and b is not decoded to
-// its end just to learn its size. Otherwise every format is tried as
-// usual.
+// Formats with no Tail (a signature at the start) are tried first, on the
+// head alone: when exactly one matches, it is the answer and the formats
+// found at the end (zip) are not consulted, so b is not decoded to its end
+// just to learn its size (a decompressed stream's size is known only after
+// a pass over it). Otherwise every format is tried on the head and the
+// tail. The rule does not depend on whether b's size is known, so the
+// answer is the same on every open.
 func (g *Registry) Detect(ctx context.Context, b Blob) (SubURL, error) {
 	return detectFile(ctx, g, b)
 }
@@ -40,7 +40,9 @@ func detectFile(ctx context.Context, reg *Registry, b Blob) (SubURL, error) {
 		tail = max(tail, f.Tail)
 	}
 	info := b.Stat()
-	if !sizeKnown(info) {
+	if head > 0 {
+		// Head signatures first, always: the answer must not depend on
+		// whether the size happens to be known yet.
 		if f, err := matchHead(ctx, cands, b, min(head, maxSniff)); f != nil || err != nil {
 			if err != nil {
 				return SubURL{}, err

@@ -65,7 +65,9 @@
 // registered format signatures are tried in registration order, reading
 // only a prefix and a suffix of the file; exactly one match is appended as
 // an adapter, and this repeats until the kind fits, so "file:/x.zip" opens
-// as "file:/x.zip|zip:". No match, or several, is an error matching
+// as "file:/x.zip|zip:". Formats whose signature is at the start are tried
+// first: exactly one of them matching wins without looking at the end of
+// the file (nor decoding a stream to its end to find it). No match, or several, is an error matching
 // [ErrUnknownFormat] that names the candidates. A directory that holds a
 // store (OCDBT, Icechunk) opens as that store. [FS.Pipeline] reports the
 // resolved pipeline. Options.NoDetect turns detection off.
