@@ -13,6 +13,7 @@ import (
 
 	"github.com/klauspost/compress/flate"
 
+	"github.com/pipefs/pipefs/internal/blobread"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -118,7 +119,7 @@ func (s *Stream) Size(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	c.rd.ctx = ctx
+	c.rd.Ctx = ctx
 	for {
 		_, err := c.next(c.scratch)
 		if err == io.EOF {
@@ -129,7 +130,7 @@ func (s *Stream) Size(ctx context.Context) (int64, error) {
 			return 0, err
 		}
 	}
-	c.rd.ctx = nil
+	c.rd.Ctx = nil
 	s.put(c)
 	return s.ix.Size(), nil
 }
@@ -165,7 +166,7 @@ func (s *Stream) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	if err == nil && s.declared >= 0 && off+int64(n) == s.declared {
 		err = c.finish()
 	}
-	c.rd.ctx = nil
+	c.rd.Ctx = nil
 	if err != nil && err != io.EOF {
 		c.release()
 		return n, err
@@ -235,33 +236,6 @@ func (s *Stream) put(c *cursor) {
 	}
 }
 
-// srcReader reads the input forward with the context of the current call.
-type srcReader struct {
-	ctx context.Context
-	src vfs.Blob
-	pos int64
-	end int64
-}
-
-func (r *srcReader) Read(p []byte) (int, error) {
-	if r.pos >= r.end {
-		return 0, io.EOF
-	}
-	if int64(len(p)) > r.end-r.pos {
-		p = p[:r.end-r.pos]
-	}
-	n, err := r.src.ReadAt(r.ctx, p, r.pos)
-	r.pos += int64(n)
-	if err == io.EOF {
-		if n > 0 {
-			err = nil
-		} else {
-			err = vfs.Corruptf("input ends at %d, before its size %d", r.pos, r.end)
-		}
-	}
-	return n, err
-}
-
 // resetter is the method of klauspost's decompressor that resumes at a
 // checkpoint while keeping its buffers.
 type resetter interface {
@@ -280,7 +254,7 @@ func apply[T any](opt func(T), r any) {
 // A cursor is one running decoder.
 type cursor struct {
 	s       *Stream
-	rd      srcReader
+	rd      blobread.Reader
 	br      *bufio.Reader
 	fr      io.ReadCloser
 	scratch []byte
@@ -315,16 +289,16 @@ var cursorPool = sync.Pool{New: func() any {
 }}
 
 func (c *cursor) release() {
-	c.s, c.rd, c.pend = nil, srcReader{}, nil
+	c.s, c.rd, c.pend = nil, blobread.Reader{}, nil
 	cursorPool.Put(c)
 }
 
-func (c *cursor) consumed() int64 { return c.rd.pos - int64(c.br.Buffered()) }
+func (c *cursor) consumed() int64 { return c.rd.Pos - int64(c.br.Buffered()) }
 
 // resume positions c at pt.
 func (c *cursor) resume(ctx context.Context, pt point) error {
 	s := c.s
-	c.rd = srcReader{ctx: ctx, src: s.src, pos: pt.in, end: s.srcSize}
+	c.rd = blobread.Reader{Ctx: ctx, Src: s.src, Pos: pt.in, End: s.srcSize}
 	c.br.Reset(&c.rd)
 	c.member, c.memberIn, c.mout, c.out, c.crc = pt.member, pt.memberIn, pt.mout, pt.out, pt.crc
 	c.done, c.pend = false, nil
@@ -348,7 +322,7 @@ func (c *cursor) restart(mout, in int64, bit uint8, window []byte) error {
 
 // read fills p with the output at off; c.out <= off.
 func (c *cursor) read(ctx context.Context, p []byte, off int64) (int, error) {
-	c.rd.ctx = ctx
+	c.rd.Ctx = ctx
 	for c.out < off {
 		n := int(min(off-c.out, int64(len(c.scratch))))
 		if _, err := c.next(c.scratch[:n]); err != nil {
@@ -446,7 +420,7 @@ func (c *cursor) memberEnd() error {
 	}
 	s := c.s
 	end := c.consumed()
-	next, more, err := s.framer.Next(c.rd.ctx, c.member, end, c.crc, c.mout)
+	next, more, err := s.framer.Next(c.rd.Ctx, c.member, end, c.crc, c.mout)
 	if err != nil {
 		return err
 	}
@@ -463,7 +437,7 @@ func (c *cursor) memberEnd() error {
 	if skip := next - end; skip <= int64(c.br.Buffered()) {
 		c.br.Discard(int(skip))
 	} else {
-		c.rd.pos = next
+		c.rd.Pos = next
 		c.br.Reset(&c.rd)
 	}
 	return c.restart(0, next, 0, nil)
@@ -545,7 +519,7 @@ var verifierPool = sync.Pool{New: func() any {
 }}
 
 type verifier struct {
-	rd  srcReader
+	rd  blobread.Reader
 	br  *bufio.Reader
 	fr  io.ReadCloser
 	buf []byte
@@ -556,8 +530,8 @@ type verifier struct {
 func (c *cursor) verify(t int64, p *pending) bool {
 	v := verifierPool.Get().(*verifier)
 	defer verifierPool.Put(v)
-	v.rd = srcReader{ctx: c.rd.ctx, src: c.s.src, pos: t / 8, end: c.s.srcSize}
-	defer func() { v.rd = srcReader{} }()
+	v.rd = blobread.Reader{Ctx: c.rd.Ctx, Src: c.s.src, Pos: t / 8, End: c.s.srcSize}
+	defer func() { v.rd = blobread.Reader{} }()
 	v.br.Reset(&v.rd)
 	cp := flate.InflateCheckpoint{UncompressedOffset: p.mout, CompressedOffset: t / 8, BitOffset: uint8(t % 8), Window: p.window}
 	if v.fr == nil {

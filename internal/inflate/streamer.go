@@ -42,7 +42,7 @@ func (s *Stream) Stream(ctx context.Context, off int64) (io.ReadCloser, error) {
 		c.release()
 		return nil, err
 	}
-	c.rd.ctx = nil
+	c.rd.Ctx = nil
 	return &streamReader{s: s, c: c, ctx: ctx}, nil
 }
 
@@ -65,10 +65,10 @@ func (r *streamReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	c := r.c
-	c.rd.ctx = r.ctx
+	c.rd.Ctx = r.ctx
 	defer func() {
 		if r.c != nil {
-			r.c.rd.ctx = nil
+			r.c.rd.Ctx = nil
 		}
 	}()
 	if d := r.s.declared; d >= 0 {
@@ -100,7 +100,7 @@ func (r *streamReader) WriteTo(w io.Writer) (int64, error) {
 	if !ok {
 		return r.copyTo(w)
 	}
-	c.rd.ctx = r.ctx
+	c.rd.Ctx = r.ctx
 	cw := &cursorWriter{c: c, w: w, ctx: r.ctx, declared: r.s.declared}
 	for !c.done {
 		_, err := wt.WriteTo(cw)
@@ -202,7 +202,7 @@ func (r *streamReader) fail(err error) error {
 	}
 	c := r.c
 	r.c, r.err = nil, err
-	c.rd.ctx = nil
+	c.rd.Ctx = nil
 	if err == io.EOF {
 		r.s.put(c)
 	} else {
@@ -215,7 +215,7 @@ func (r *streamReader) Close() error {
 	if r.c != nil {
 		c := r.c
 		r.c = nil
-		c.rd.ctx = nil
+		c.rd.Ctx = nil
 		r.s.put(c)
 	}
 	if r.err == nil {

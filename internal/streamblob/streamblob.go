@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pipefs/pipefs/internal/blobread"
 	"github.com/pipefs/pipefs/internal/inflate"
 	"github.com/pipefs/pipefs/internal/lazysize"
 	"github.com/pipefs/pipefs/vfs"
@@ -135,7 +136,7 @@ func (b *Blob) measure(ctx context.Context) (int64, error) {
 // A decoder is one pass over the stream.
 type decoder struct {
 	b    *Blob
-	rd   *srcReader
+	rd   *blobread.Reader
 	r    io.Reader
 	out  int64 // output delivered
 	err  error // sticky; io.EOF at the end
@@ -146,32 +147,8 @@ type decoder struct {
 // before the stream is taken as stuck (io.ErrNoProgress, as bufio does).
 const maxIdleReads = 100
 
-type srcReader struct {
-	ctx context.Context
-	src vfs.Blob
-	pos int64
-	end int64
-}
-
-func (r *srcReader) Read(p []byte) (int, error) {
-	if r.pos >= r.end {
-		return 0, io.EOF
-	}
-	p = p[:min(int64(len(p)), r.end-r.pos)]
-	n, err := r.src.ReadAt(r.ctx, p, r.pos)
-	r.pos += int64(n)
-	if err == io.EOF {
-		if n > 0 {
-			err = nil
-		} else {
-			err = vfs.Corruptf("input ends at %d, before its size %d", r.pos, r.end)
-		}
-	}
-	return n, err
-}
-
 func (b *Blob) start(ctx context.Context) (*decoder, error) {
-	rd := &srcReader{ctx: ctx, src: b.src, end: b.csize}
+	rd := &blobread.Reader{Ctx: ctx, Src: b.src, End: b.csize}
 	// Decoders read small pieces; each read of the input is a ReadAt.
 	r, err := b.cfg.NewReader(bufio.NewReaderSize(rd, 64<<10))
 	if err != nil {
@@ -273,8 +250,8 @@ func (b *Blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 		}
 		b.cur = d
 	}
-	d.rd.ctx = ctx
-	defer func() { d.rd.ctx = nil }()
+	d.rd.Ctx = ctx
+	defer func() { d.rd.Ctx = nil }()
 	n, err := d.readAt(p, off)
 	if err != nil && err != io.EOF {
 		b.cur = nil // start over next time: the input may have failed
@@ -329,7 +306,7 @@ func (b *Blob) Stream(ctx context.Context, off int64) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.rd.ctx = ctx
+	d.rd.Ctx = ctx
 	if _, err := d.readAt(nil, off); err != nil && err != io.EOF {
 		return nil, err
 	}
