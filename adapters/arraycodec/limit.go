@@ -3,11 +3,13 @@ package arraycodec
 import (
 	"bytes"
 	"compress/bzip2"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
@@ -150,33 +152,123 @@ func le32(b []byte) uint32 {
 // count, which must equal count, then per item a u32le length and the
 // bytes. The items alias src.
 func Vlen(src []byte, count int) ([][]byte, error) {
-	if len(src) < 4 {
-		return nil, vfs.Corruptf("vlen: %d bytes, need a 4-byte count", len(src))
-	}
-	if n := le32(src); int64(n) != int64(count) {
-		return nil, vfs.Corruptf("vlen: %d items, the chunk has %d elements", n, count)
-	}
-	// Each item takes at least 4 bytes: a count above that is a lie,
-	// caught before the slice is allocated.
-	if int64(count) > int64(len(src)-4)/4 {
-		return nil, vfs.Corruptf("vlen: %d items cannot fit in %d bytes", count, len(src))
+	if err := checkVlenCount(src, count); err != nil {
+		return nil, err
 	}
 	out := make([][]byte, count)
-	p := src[4:]
-	for i := range out {
-		if len(p) < 4 {
-			return nil, vfs.Corruptf("vlen: item %d: truncated length", i)
-		}
-		n := le32(p)
-		p = p[4:]
-		if uint64(n) > uint64(len(p)) {
-			return nil, vfs.Corruptf("vlen: item %d: length %d past the end", i, n)
-		}
-		out[i] = p[:n:n]
-		p = p[n:]
+	err := walkVlen(src, count, func(i, lo, hi int) { out[i] = src[lo:hi:hi] })
+	if err != nil {
+		return nil, err
 	}
-	if len(p) != 0 {
-		return nil, vfs.Corruptf("vlen: %d trailing bytes", len(p))
+	return out, nil
+}
+
+// VlenStrings is Vlen giving strings. They share one copy of the item
+// bytes, so the strings take no more memory than src. With utf8 set
+// (vlen-utf8) every item must be valid UTF-8.
+func VlenStrings(src []byte, count int, utf8Only bool) ([]string, error) {
+	if err := checkVlenCount(src, count); err != nil {
+		return nil, err
+	}
+	all := string(src)
+	out := make([]string, count)
+	bad := -1
+	err := walkVlen(src, count, func(i, lo, hi int) {
+		out[i] = all[lo:hi]
+		if utf8Only && bad < 0 && !utf8.ValidString(out[i]) {
+			bad = i
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if bad >= 0 {
+		return nil, vfs.Corruptf("vlen-utf8: item %d is not valid UTF-8", bad)
+	}
+	return out, nil
+}
+
+// checkVlenCount checks the item count of a vlen buffer before anything is
+// allocated for its items.
+func checkVlenCount(src []byte, count int) error {
+	if len(src) < 4 {
+		return vfs.Corruptf("vlen: %d bytes, need a 4-byte count", len(src))
+	}
+	if n := le32(src); int64(n) != int64(count) {
+		return vfs.Corruptf("vlen: %d items, the chunk has %d elements", n, count)
+	}
+	// Each item takes at least 4 bytes: a count above that is a lie,
+	// caught before the items are allocated.
+	if count < 0 || int64(count) > int64(len(src)-4)/4 {
+		return vfs.Corruptf("vlen: %d items cannot fit in %d bytes", count, len(src))
+	}
+	return nil
+}
+
+// walkVlen calls item with the bounds in src of each of the count items.
+func walkVlen(src []byte, count int, item func(i, lo, hi int)) error {
+	p := 4
+	for i := 0; i < count; i++ {
+		if len(src)-p < 4 {
+			return vfs.Corruptf("vlen: item %d: truncated length", i)
+		}
+		n := le32(src[p:])
+		p += 4
+		if uint64(n) > uint64(len(src)-p) {
+			return vfs.Corruptf("vlen: item %d: length %d past the end", i, n)
+		}
+		item(i, p, p+int(n))
+		p += int(n)
+	}
+	if p != len(src) {
+		return vfs.Corruptf("vlen: %d trailing bytes", len(src)-p)
+	}
+	return nil
+}
+
+// JSON2Strings decodes a numcodecs json2 chunk: a JSON list of the items,
+// then the dtype and the shape, which must hold count elements. Items
+// must be strings; null reads as fill.
+func JSON2Strings(src []byte, count int, fill string) ([]string, error) {
+	// Each item takes at least 2 bytes ("0,"): a count above that is
+	// refused before decoding.
+	if count < 0 || int64(count) > int64(len(src))/2 {
+		return nil, vfs.Corruptf("json2: %d items cannot fit in %d bytes", count, len(src))
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(src, &list); err != nil {
+		return nil, vfs.Corruptf("json2: %v", err)
+	}
+	if len(list) < 2 {
+		return nil, vfs.Corruptf("json2: %d values, need the items, a dtype and a shape", len(list))
+	}
+	var shape []int64
+	if err := json.Unmarshal(list[len(list)-1], &shape); err != nil {
+		return nil, vfs.Corruptf("json2: shape %s: %v", list[len(list)-1], err)
+	}
+	n := int64(1)
+	for _, d := range shape {
+		if d < 0 || d > int64(len(src)) {
+			return nil, vfs.Corruptf("json2: shape %v", shape)
+		}
+		n *= d
+		if n > int64(len(src)) {
+			return nil, vfs.Corruptf("json2: shape %v", shape)
+		}
+	}
+	items := list[:len(list)-2]
+	if n != int64(count) || len(items) != count {
+		return nil, vfs.Corruptf("json2: %d items of shape %v, the chunk has %d elements", len(items), shape, count)
+	}
+	out := make([]string, count)
+	for i, raw := range items {
+		if string(raw) == "null" {
+			out[i] = fill
+			continue
+		}
+		if err := json.Unmarshal(raw, &out[i]); err != nil {
+			return nil, errUnsupported("json2: item %d is %s, not a string", i, raw)
+		}
 	}
 	return out, nil
 }
