@@ -363,9 +363,12 @@ func (b *Blob) tryBlocks(ctx context.Context, first, last, fetchLast int64) (out
 	c := b.c
 	out = make([][]byte, last-first+1)
 	waits := map[int64]*flight{}
-	var runs [][2]int64 // [start, end] block indexes this call fetches
+	mine := map[int64]*flight{} // the flights this call fetches
+	var runs [][2]int64         // [start, end] block indexes this call fetches
 	add := func(i int64) {
-		c.inflight[blockKey{b.key, i}] = &flight{done: make(chan struct{})}
+		f := &flight{done: make(chan struct{})}
+		c.inflight[blockKey{b.key, i}] = f
+		mine[i] = f
 		if n := len(runs); n > 0 && runs[n-1][1] == i-1 && (i-runs[n-1][0]+1)*c.cfg.BlockSize <= c.cfg.MaxRequest {
 			runs[n-1][1] = i
 		} else {
@@ -415,14 +418,12 @@ func (b *Blob) tryBlocks(ctx context.Context, first, last, fetchLast int64) (out
 			return nil, false, e
 		}
 	}
-	for _, r := range runs {
-		for i := max(r[0], first); i <= min(r[1], last); i++ {
-			data, ok := c.lru.Peek(blockKey{b.key, i})
-			if !ok {
-				// Evicted already under a tiny budget: fetch again.
-				return nil, true, nil
-			}
-			out[i-first] = data
+	// The blocks fetched are taken from their flights, not from the LRU,
+	// which may have evicted them already (a read of more blocks than
+	// the budget holds, or other readers' blocks arriving meanwhile).
+	for i := first; i <= last; i++ {
+		if f := mine[i]; f != nil {
+			out[i-first] = f.data
 		}
 	}
 	for i, f := range waits {
