@@ -3,8 +3,11 @@ package cache
 import (
 	"bytes"
 	"context"
+	"io"
 	"testing"
 	"time"
+
+	"github.com/pipefs/pipefs/vfs"
 )
 
 // A read of more blocks than the budget holds is answered from the bytes
@@ -24,5 +27,43 @@ func TestReadLargerThanBudget(t *testing.T) {
 	}
 	if got := b.c.Len(); got != 1 {
 		t.Errorf("cache holds %d blocks, want 1", got)
+	}
+}
+
+// panicSource panics on its first request and then serves data.
+type panicSource struct {
+	memSource
+	panicked bool
+}
+
+func (s *panicSource) ReadRange(ctx context.Context, off, n int64) (io.ReadCloser, error) {
+	if !s.panicked {
+		s.panicked = true
+		panic("source bug")
+	}
+	return s.memSource.ReadRange(ctx, off, n)
+}
+
+// A Source that panics leaves neither the cache locked nor a block's
+// flight open: later reads of the same block are answered.
+func TestSourcePanicReleasesFlights(t *testing.T) {
+	src := &panicSource{memSource: memSource{data: make([]byte, 1<<20)}}
+	b := New(Config{BlockSize: 64 * kib}).Blob(src, "obj", &vfs.FileInfo{FName: "obj", FSize: 1 << 20}, nil)
+	func() {
+		defer func() { recover() }()
+		b.ReadAt(context.Background(), make([]byte, 10), 0)
+	}()
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.ReadAt(context.Background(), make([]byte, 10), 0)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("ReadAt after a panicking fetch = %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("ReadAt after a panicking fetch hangs")
 	}
 }

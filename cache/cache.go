@@ -451,7 +451,14 @@ func (b *Blob) fetchRun(ctx context.Context, first, last int64) (err error) {
 	off := first * bs
 	end := min((last+1)*bs, b.size)
 	blocks := make([][]byte, 0, last-first+1)
+	fetched := false
 	defer func() {
+		if !fetched && err == nil {
+			// The source panicked: the flights still end, with an
+			// error, so that their waiters do not wait forever, and
+			// the panic goes on.
+			err = fmt.Errorf("cache: fetching %s: the source panicked", b.info.Name())
+		}
 		c.mu.Lock()
 		for i := first; i <= last; i++ {
 			k := blockKey{b.key, i}
@@ -486,6 +493,7 @@ func (b *Blob) fetchRun(ctx context.Context, first, last int64) (err error) {
 		blocks = append(blocks, blk)
 		b.stats.misses.Add(1)
 	}
+	fetched = true
 	return nil
 }
 
