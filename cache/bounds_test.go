@@ -67,3 +67,27 @@ func TestSourcePanicReleasesFlights(t *testing.T) {
 		t.Fatal("ReadAt after a panicking fetch hangs")
 	}
 }
+
+// Put copies the blocks it keeps: a block must not hold the whole of a
+// large buffer alive after its neighbours are evicted, or the budget in
+// bytes would not bound the memory held.
+func TestPutDoesNotShareBuffer(t *testing.T) {
+	b, src := newBlob(t, 1<<20, Config{BlockSize: 64 * kib})
+	whole := bytes.Clone(src.data)
+	b.Put(0, whole)
+	if got := b.c.Len(); got != 16 {
+		t.Fatalf("Put of 16 blocks cached %d", got)
+	}
+	for i := range int64(16) {
+		blk, ok := b.c.lru.Peek(blockKey{b.key, i})
+		if !ok {
+			t.Fatalf("block %d missing after Put", i)
+		}
+		if &blk[0] == &whole[i*64*kib] {
+			t.Fatalf("block %d shares the buffer given to Put", i)
+		}
+		if !bytes.Equal(blk, src.data[i*64*kib:(i+1)*64*kib]) {
+			t.Fatalf("block %d has wrong bytes", i)
+		}
+	}
+}

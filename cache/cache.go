@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -179,8 +180,9 @@ func (b *Blob) Pin(off int64, data []byte) {
 // Put adds data, the bytes at off, to the cache: every whole block it
 // covers (and the object's last, partial block when data reaches the end).
 // Roots use it for bytes that arrived without being asked for, such as a
-// whole object from a server that ignores Range. data must not be modified
-// afterwards.
+// whole object from a server that ignores Range. Each block is a copy, so
+// that one cached block does not keep all of data alive and the budget
+// bounds the memory held; data is not kept.
 func (b *Blob) Put(off int64, data []byte) {
 	bs := b.c.cfg.BlockSize
 	end := min(off+int64(len(data)), b.size)
@@ -189,7 +191,7 @@ func (b *Blob) Put(off int64, data []byte) {
 		if hi > end {
 			break
 		}
-		b.c.lru.Add(blockKey{b.key, i}, data[lo-off:hi-off:hi-off])
+		b.c.lru.Add(blockKey{b.key, i}, bytes.Clone(data[lo-off:hi-off]))
 	}
 }
 
