@@ -43,6 +43,7 @@
 package remote
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -418,7 +419,11 @@ func (t *Tree) readHead(name string, resp *Response, want int64) (*head, error) 
 	start := size - int64(len(buf))
 	tailLen := min(int64(len(buf)), want)
 	h.tailOff = size - tailLen
-	h.tail = buf[int64(len(buf))-tailLen:]
+	// The tail is kept with the head and pinned to every blob of the
+	// object: it gets an array of its own, so that it does not keep alive
+	// the whole body (which the cache copies) or a larger buffer it was
+	// read into, memory that no bound counts.
+	h.tail = bytes.Clone(buf[int64(len(buf))-tailLen:])
 	if start == 0 && tailLen < int64(len(buf)) {
 		h.whole = buf // the tail too, so that every block is whole
 	}
