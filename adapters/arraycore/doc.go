@@ -25,7 +25,9 @@
 // endian: U as UTF-32LE code points, S and V raw bytes, bool one byte.
 // ReadBox, ReadAll, WriteBox and WriteChunk write bools as 0 or 1.
 // Variable-length strings and objects have no raw form: reading them
-// fails with ErrUnsupported.
+// that way fails with ErrUnsupported. ReadStrings reads string arrays
+// (Zarr v3 string and bytes, Zarr v2 object arrays with vlen-utf8,
+// vlen-bytes or json2, and fixed-size U and S) as Go strings.
 //
 // N5 stores its first axis fastest and big endian; it is presented with
 // its axes reversed (shape = reverse(dimensions)), as zarr-python did, so
@@ -52,8 +54,8 @@
 // gzip, zstd, blosc, crc32c and sharding_indexed (index at the end or the
 // start, nested shards); Zarr v2 compressors zlib, gzip, bz2, zstd, lz4,
 // blosc, lzma (xz and legacy), filters shuffle, delta, fixedscaleoffset,
-// bitround, quantize, astype, crc32, adler32, crc32c (vlen-utf8,
-// vlen-bytes and json2 arrays are described but not read); N5 raw, gzip
+// bitround, quantize, astype, crc32, adler32, crc32c, and vlen-utf8,
+// vlen-bytes and json2 for ReadStrings; N5 raw, gzip
 // (and zlib), bzip2, xz, blosc and zstd; precomputed raw (plain or .gz).
 // See package arraycodec for the decoders.
 //

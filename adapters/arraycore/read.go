@@ -43,7 +43,7 @@ func (a *Array) ReadChunk(ctx context.Context, coord []int64) (Chunk, error) {
 		return Chunk{}, err
 	}
 	if a.DType.Variable() {
-		return Chunk{}, unsupported("%s elements have no raw form", a.DType.Name)
+		return Chunk{}, unsupported("%s elements have no raw form; read them with ReadStrings", a.DType.Name)
 	}
 	data, found, err := a.reader.read(ctx, coord)
 	if err != nil {
@@ -93,7 +93,7 @@ func (a *Array) ReadBox(ctx context.Context, start, stop []int64, limit int64) (
 		return nil, err
 	}
 	if a.DType.Variable() {
-		return nil, unsupported("%s elements have no raw form", a.DType.Name)
+		return nil, unsupported("%s elements have no raw form; read them with ReadStrings", a.DType.Name)
 	}
 	out := make([]byte, n)
 	ext := make([]int64, len(start))
