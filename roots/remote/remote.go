@@ -22,7 +22,8 @@
 // # Consistency
 //
 // Every read after open is conditional on the version seen at open. When
-// the object changed, the read fails with an error matching vfs.ErrModified;
+// the object changed, the read fails with an error matching vfs.ErrModified
+// (and fs.ErrNotExist too when it was deleted);
 // bytes of two versions are never mixed, and cache keys carry the version.
 //
 // # Faults
@@ -562,6 +563,10 @@ func (r *resumer) reopen(first bool) error {
 		}
 		first = false
 		resp, err := t.b.Get(r.ctx, r.s.name, r.off, r.end-r.off, r.s.version)
+		if errors.Is(err, fs.ErrNotExist) {
+			// Deleted since open: a change like any other.
+			return fmt.Errorf("%w: %w", err, vfs.ErrModified)
+		}
 		if err != nil {
 			return err
 		}
