@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -12,12 +13,13 @@ func newArrayCmd(g *globals) *cobra.Command {
 	var (
 		asJSON     bool
 		read       bool
+		strs       bool
 		box, chunk string
 		scale      string
 		limit      int64
 	)
 	cmd := &cobra.Command{
-		Use:   "array [--json] [--read | --box BOX | --chunk COORD] URL",
+		Use:   "array [--json] [--read | --box BOX | --chunk COORD | --strings [--box BOX]] URL",
 		Short: "Describe an array or group, or write its elements",
 		Long: `array describes the Zarr (v2 or v3), N5 or neuroglancer precomputed node
 that URL names: format, node type, shape, data type, chunk grid, codecs,
@@ -29,12 +31,19 @@ little-endian elements (U as UTF-32LE, S raw, bool as 0/1; variable-length
 strings are refused), missing chunks filled with the fill value; --box
 writes a box of it, given as start:stop per dimension; --chunk writes one
 decoded chunk, given by its grid coordinates. --limit bounds the bytes
-written (an error past it, before anything is written).`,
+written (an error past it, before anything is written).
+
+With --strings it prints the elements of a string array (Zarr v3 string,
+Zarr v2 object arrays with vlen-utf8, vlen-bytes or json2, fixed-size U
+and S) as one JSON array of strings on one line, in C order, missing
+chunks as the fill value; with --box, those of that box. --limit then
+bounds the bytes decoded.`,
 		Example: `  pipefs array 'file:/data/x.zarr/|zarr3:temperature'
   pipefs array --json file:/data/x.zarr/
   pipefs array --read 'file:/data/x.zarr.zip|zip:|zarr3:a' > a.bin
   pipefs array --box 0:2,1:3 'file:/data/x.zarr/|zarr2:b'
   pipefs array --chunk 0,1 'file:/data/x.zarr/|zarr3:b'
+  pipefs array --strings --box 0:2 'file:/data/x.zarr/|zarr3:names'
   pipefs array --scale 8_8_8 --read 'file:/data/vol/|neuroglancer-precomputed:'`,
 		Args:              args(cobra.ExactArgs(1)),
 		ValidArgsFunction: g.completeURLs(1, false),
@@ -47,6 +56,12 @@ written (an error past it, before anything is written).`,
 			}
 			if modes > 1 {
 				return usageError{fmt.Errorf("--read, --box and --chunk exclude each other")}
+			}
+			if strs && (read || chunk != "") {
+				return usageError{fmt.Errorf("--strings excludes --read and --chunk (it takes --box)")}
+			}
+			if strs {
+				modes = 1
 			}
 			pipeline, err := g.pipeline(args[0])
 			if err != nil {
@@ -71,7 +86,22 @@ written (an error past it, before anything is written).`,
 				return err
 			}
 			defer fsys.Close()
+			if !strs && a.DType.Variable() {
+				return fmt.Errorf("%s: %s elements have no raw form; print them with --strings: %w", args[0], a.DType.Name, arraycore.ErrUnsupported)
+			}
 			switch {
+			case strs:
+				start, stop, err := arraycore.ParseBox(box, a.Shape)
+				if err != nil {
+					return usageError{err}
+				}
+				ss, err := a.ReadStrings(ctx, start, stop, limit)
+				if err != nil {
+					return err
+				}
+				enc := json.NewEncoder(w)
+				enc.SetEscapeHTML(false)
+				return enc.Encode(ss)
 			case chunk != "":
 				coord, err := arraycore.ParseChunk(chunk)
 				if err != nil {
@@ -93,9 +123,10 @@ written (an error past it, before anything is written).`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "describe as JSON")
 	cmd.Flags().BoolVar(&read, "read", false, "write the whole array's elements")
+	cmd.Flags().BoolVar(&strs, "strings", false, "print a string array's elements as a JSON array")
 	cmd.Flags().StringVar(&box, "box", "", "write the elements of `BOX`, start:stop per dimension (0:2,1:3)")
 	cmd.Flags().StringVar(&chunk, "chunk", "", "write one decoded chunk at grid coordinates `COORD` (0,1)")
 	cmd.Flags().StringVar(&scale, "scale", "", "the child array to use, such as a precomputed scale `KEY`")
-	cmd.Flags().Int64Var(&limit, "limit", 4<<30, "the most bytes to write")
+	cmd.Flags().Int64Var(&limit, "limit", 4<<30, "the most bytes to write (with --strings, to decode)")
 	return cmd
 }
