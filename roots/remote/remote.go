@@ -496,7 +496,11 @@ func (t *Tree) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
 	t.mu.Lock()
 	whole := h.whole
 	h.whole = nil
-	t.headBytes -= int64(len(whole))
+	if t.heads[name] == h {
+		// Only while the memo still counts it: a concurrent open may
+		// have cleared the memo and its count already.
+		t.headBytes -= int64(len(whole))
+	}
 	t.mu.Unlock()
 	if whole != nil {
 		blob.Put(0, whole)
