@@ -505,7 +505,7 @@ func (t *Tree) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
 	if whole != nil {
 		blob.Put(0, whole)
 	}
-	return &Blob{Blob: blob, t: t, key: t.b.Key(name)}, nil
+	return &Blob{Blob: blob, t: t, key: t.b.Key(name), src: src}, nil
 }
 
 // Blob is an open remote object: a cache.Blob (so a vfs.Blob and a
@@ -514,6 +514,14 @@ type Blob struct {
 	*cache.Blob
 	t   *Tree
 	key string
+	src *source
+}
+
+// Close releases the whole-object body a server that ignores Range left
+// open for the next sequential read, if any. The blob can still be read.
+func (b *Blob) Close() error {
+	b.src.close()
+	return nil
 }
 
 // GrowSuffix asks that later opens of this object, and of other objects of
@@ -531,15 +539,53 @@ type source struct {
 	name    string
 	version string
 	size    int64
+
+	mu     sync.Mutex
+	parked *resumer // a whole-object body stopped where a range ended
 }
 
 // ReadRange returns the n bytes at off, resuming a body that is cut short.
+// When the server sent the whole object for an earlier range (it ignores
+// Range), that body was kept where the range ended: a range at or after
+// that point continues it instead of streaming the object from its start
+// again, so a sequential read costs the object once, not once per block.
 func (s *source) ReadRange(ctx context.Context, off, n int64) (io.ReadCloser, error) {
+	s.mu.Lock()
+	p := s.parked
+	s.parked = nil
+	s.mu.Unlock()
+	if p != nil {
+		if p.off <= off && off-p.off <= maxParkedSkip {
+			p.ctx, p.end, p.parked = ctx, off, true
+			m, err := io.Copy(io.Discard, p)
+			s.t.stats.AddBytes(m)
+			if err == nil {
+				p.end = off + n
+				return p, nil
+			}
+		}
+		p.body.Close()
+	}
 	r := &resumer{ctx: ctx, s: s, off: off, end: off + n}
 	if err := r.reopen(true); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// maxParkedSkip bounds how far ahead of a kept body a range may start and
+// still continue it rather than ask again.
+const maxParkedSkip = 64 << 20
+
+// close releases a kept body.
+func (s *source) close() {
+	s.mu.Lock()
+	p := s.parked
+	s.parked = nil
+	s.mu.Unlock()
+	if p != nil {
+		p.body.Close()
+	}
 }
 
 // resumer reads [off, end) of an object and, when a body breaks, asks for
@@ -551,6 +597,8 @@ type resumer struct {
 	off, end int64
 	body     io.ReadCloser
 	attempts int
+	whole    bool // the body goes on past end: the server ignored the range
+	parked   bool // the body was kept from an earlier range
 }
 
 // reopen asks for the rest of the range. The cache counts the first
@@ -587,6 +635,7 @@ func (r *resumer) reopen(first bool) error {
 			resp.Body.Close()
 			return fmt.Errorf("%s: asked for bytes from %d, got from %d: %w", key, r.off, resp.Start, vfs.ErrCorrupt)
 		}
+		r.whole = resp.Start < r.off || resp.Length < 0 || resp.Length > r.end-r.off
 		if skip := r.off - resp.Start; skip > 0 {
 			// The server ignored the range: stream up to what is needed.
 			m, err := io.CopyN(io.Discard, resp.Body, skip)
@@ -621,6 +670,15 @@ func (r *resumer) Read(p []byte) (int, error) {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF // the body ended before the range did
 		}
+		if r.parked {
+			// A kept body may have died with the request that opened
+			// it: ask again, as if it had never been kept.
+			r.parked = false
+			if err := r.reopen(false); err != nil {
+				return 0, err
+			}
+			continue
+		}
 		if !IsRetryable(err) || r.attempts >= r.s.t.o.Retry.withDefaults().MaxAttempts {
 			return 0, fmt.Errorf("reading %s at %d: %w", r.s.t.b.Key(r.s.name), r.off, err)
 		}
@@ -630,9 +688,22 @@ func (r *resumer) Read(p []byte) (int, error) {
 	}
 }
 
+// Close closes the body, or keeps it for the next range when it is a
+// whole-object body read to the end of this range.
 func (r *resumer) Close() error {
-	if r.body != nil {
-		return r.body.Close()
+	if r.body == nil {
+		return nil
 	}
-	return nil
+	if r.whole && r.off == r.end && r.end < r.s.size {
+		r.ctx = nil
+		r.s.mu.Lock()
+		old := r.s.parked
+		r.s.parked = r
+		r.s.mu.Unlock()
+		if old != nil {
+			old.body.Close()
+		}
+		return nil
+	}
+	return r.body.Close()
 }
