@@ -224,7 +224,8 @@ type Tree struct {
 	suffix atomic.Int64 // current size of the first read
 
 	mu        sync.Mutex
-	heads     map[string]*head // objects opened, by name
+	opening   map[string]*openCall // first reads under way, by name
+	heads     map[string]*head     // objects opened, by name
 	headBytes int64
 	// missing holds the not-found errors of names looked up, so that
 	// probing a name again (format detection, then the adapter) costs
@@ -320,15 +321,56 @@ func setHint(key string, n int64) {
 
 // open reads the suffix of name, learning its size and version.
 func (t *Tree) open(ctx context.Context, name string) (*head, error) {
-	t.mu.Lock()
-	h, miss := t.heads[name], t.missing[name]
-	t.mu.Unlock()
-	if h != nil {
-		return h, nil
+	for {
+		t.mu.Lock()
+		h, miss := t.heads[name], t.missing[name]
+		if h != nil || miss != nil {
+			t.mu.Unlock()
+			return h, miss
+		}
+		c := t.opening[name]
+		if c == nil {
+			// This call opens name; concurrent opens of it wait for it.
+			c = &openCall{done: make(chan struct{})}
+			if t.opening == nil {
+				t.opening = map[string]*openCall{}
+			}
+			t.opening[name] = c
+			t.mu.Unlock()
+			c.h, c.err = t.openFirst(ctx, name)
+			t.mu.Lock()
+			delete(t.opening, name)
+			t.mu.Unlock()
+			close(c.done)
+			return c.h, c.err
+		}
+		t.mu.Unlock()
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if c.err == nil || !isContextErr(c.err) || ctx.Err() != nil {
+			return c.h, c.err
+		}
+		// The first caller gave up, not this one: open again.
 	}
-	if miss != nil {
-		return nil, miss
-	}
+}
+
+// An openCall is one first read of an object, shared by concurrent opens.
+type openCall struct {
+	done chan struct{}
+	h    *head
+	err  error
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// openFirst reads the suffix of name: the one request that opens it.
+func (t *Tree) openFirst(ctx context.Context, name string) (*head, error) {
+	var h *head
 	want := max(t.suffix.Load(), hint(t.b.Key(name)))
 	err := t.o.Retry.Do(ctx, func() error {
 		t.stats.AddRequest()
