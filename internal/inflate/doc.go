@@ -37,6 +37,24 @@
 // (one decoder, its 64 KiB input buffer, and the index). Each concurrent
 // ReadAt holds its own decoder; at most [maxIdle] are kept per stream.
 //
+// # Two cores
+//
+// A cold [Stream.Stream] from offset 0 of more than 4 MiB of compressed
+// data, copied through WriteTo with GOMAXPROCS of 2 or more, decodes on two
+// cores the way rapidgzip does (parallel.go): a second decoder starts at the
+// middle of the input, finds a block boundary by trial, and decodes from
+// there with a marker inflater (marker.go) whose output leaves the unknown
+// window before its start as references. Its output is used only when the
+// first decoder ends a block at exactly its start bit (the drift above is
+// derived exactly at every block end); the references are then resolved
+// from the first decoder's window, and a fresh decoder resumes where the
+// second one stopped, before the final block. Anything else (a false start,
+// an error, a limit) drops the second decoder's output and leaves the
+// sequential decoder to go on, so the output and errors are the sequential
+// ones. The second decoder holds at most 64 MiB of compressed input and
+// 64 MiB of output (plus up to 32 MiB while references remain), beyond the
+// constant memory of the sequential read.
+//
 // # Verification and limits
 //
 // The CRC-32 and size of every member are handed to a [Framer] when its

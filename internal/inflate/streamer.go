@@ -43,7 +43,9 @@ func (s *Stream) Stream(ctx context.Context, off int64) (io.ReadCloser, error) {
 		return nil, err
 	}
 	c.rd.Ctx = nil
-	return &streamReader{s: s, c: c, ctx: ctx}, nil
+	pts, _ := s.ix.Stats()
+	cold := off == 0 && pts == 1 && s.ix.Size() < 0
+	return &streamReader{s: s, c: c, ctx: ctx, cold: cold}, nil
 }
 
 // streamReader is what Stream returns.
@@ -52,6 +54,8 @@ type streamReader struct {
 	c   *cursor // nil once closed or failed
 	ctx context.Context
 	err error // sticky: io.EOF, a decoding error, or fs.ErrClosed
+
+	cold bool // from the start with no index: WriteTo may speculate
 }
 
 func (r *streamReader) Read(p []byte) (int, error) {
@@ -99,6 +103,9 @@ func (r *streamReader) WriteTo(w io.Writer) (int64, error) {
 	wt, ok := c.fr.(io.WriterTo)
 	if !ok {
 		return r.copyTo(w)
+	}
+	if sp := r.speculate(); sp != nil {
+		return r.writeToSpec(w, wt, sp)
 	}
 	c.rd.Ctx = r.ctx
 	cw := &cursorWriter{c: c, w: w, ctx: r.ctx, declared: r.s.declared}
