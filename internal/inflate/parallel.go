@@ -2,6 +2,7 @@ package inflate
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"runtime"
@@ -96,8 +97,14 @@ func (r *streamReader) speculate() *spec {
 }
 
 // runB is B: it reads its input, searches a start and decodes from it.
+// It stops early when the read's context ends, so that a cancelled read
+// does not wait for B at the join.
 func (sp *spec) runB(r *streamReader, end int64, maxOut int) {
 	defer close(sp.done)
+	if r.ctx != nil {
+		unwatch := context.AfterFunc(r.ctx, func() { sp.stop.Store(true) })
+		defer unwatch()
+	}
 	in := make([]byte, end-sp.base)
 	n, err := r.s.src.ReadAt(r.ctx, in, sp.base)
 	if n < len(in) && err != nil && err != io.EOF {
