@@ -26,9 +26,10 @@ func cStrides(shape []int64) []int64 {
 }
 
 // untranspose returns the C-order array A of shape a from the C-order
-// array B = transpose(A, order), whose shape is b[i] = a[order[i]]. size
-// is the element size.
-func untranspose(src []byte, a []int64, order []int, size int) []byte {
+// array B = transpose(A, order), whose shape is b[i] = a[order[i]]. An
+// element is size items of src: bytes of a fixed-size type, or 1 for a
+// slice of elements (strings).
+func untranspose[T any](src []T, a []int64, order []int, size int) []T {
 	b := make([]int64, len(a))
 	for i, o := range order {
 		b[i] = a[o]
@@ -39,13 +40,14 @@ func untranspose(src []byte, a []int64, order []int, size int) []byte {
 	for i, o := range order {
 		as[o] = bs[i]
 	}
-	dst := make([]byte, len(src))
+	z := int64(size)
+	dst := make([]T, len(src))
 	forEachIndex(a, func(n int64, idx []int64) {
 		var off int64
 		for k, v := range idx {
 			off += v * as[k]
 		}
-		copy(dst[n*int64(size):(n+1)*int64(size)], src[off*int64(size):(off+1)*int64(size)])
+		copy(dst[n*z:(n+1)*z], src[off*z:(off+1)*z])
 	})
 	return dst
 }
@@ -78,10 +80,11 @@ func forEachIndex(shape []int64, f func(n int64, idx []int64)) {
 	}
 }
 
-// copyBox copies the box [lo, lo+ext) of src (C order, shape srcShape)
-// to dst (C order, shape dstShape) at dstLo. size is the element size.
-// Runs along the last axis are copied whole.
-func copyBox(dst []byte, dstShape, dstLo []int64, src []byte, srcShape, lo, ext []int64, size int) {
+// copyBox copies the box of extent ext at lo in src (C order, shape
+// srcShape) to dstLo in dst (C order, shape dstShape). An element is size
+// items: bytes of a fixed-size type, or 1 for a slice of elements. Runs
+// along the last axis are copied whole.
+func copyBox[T any](dst []T, dstShape, dstLo []int64, src []T, srcShape, lo, ext []int64, size int) {
 	nd := len(ext)
 	if nd == 0 {
 		copy(dst[:size], src[:size])
@@ -93,16 +96,16 @@ func copyBox(dst []byte, dstShape, dstLo []int64, src []byte, srcShape, lo, ext 
 		}
 	}
 	ss, ds := cStrides(srcShape), cStrides(dstShape)
-	run := ext[nd-1] * int64(size)
-	outer := ext[:nd-1]
-	forEachIndex(outer, func(_ int64, idx []int64) {
+	z := int64(size)
+	run := ext[nd-1] * z
+	forEachIndex(ext[:nd-1], func(_ int64, idx []int64) {
 		so := lo[nd-1] * ss[nd-1]
 		do := dstLo[nd-1] * ds[nd-1]
 		for k, v := range idx {
 			so += (lo[k] + v) * ss[k]
 			do += (dstLo[k] + v) * ds[k]
 		}
-		copy(dst[do*int64(size):do*int64(size)+run], src[so*int64(size):so*int64(size)+run])
+		copy(dst[do*z:do*z+run], src[so*z:so*z+run])
 	})
 }
 

@@ -103,41 +103,16 @@ func (a *Array) ReadBox(ctx context.Context, start, stop []int64, limit int64) (
 	if n == 0 {
 		return out, nil
 	}
-	// The range of chunks the box touches.
-	c0, cn := make([]int64, len(start)), make([]int64, len(start))
-	for i := range start {
-		c0[i] = start[i] / a.ChunkShape[i]
-		cn[i] = (stop[i]-1)/a.ChunkShape[i] - c0[i] + 1
-	}
-	coord := make([]int64, len(start))
-	lo, dlo, cext := make([]int64, len(start)), make([]int64, len(start)), make([]int64, len(start))
-	var failed error
-	forEachIndex(cn, func(_ int64, g []int64) {
-		if failed != nil {
-			return
-		}
-		if err := ctx.Err(); err != nil {
-			failed = err
-			return
-		}
-		for i := range g {
-			coord[i] = c0[i] + g[i]
-		}
+	err = a.forEachChunkInBox(ctx, start, stop, func(coord []int64, part boxPart) error {
 		c, err := a.ReadChunk(ctx, coord)
 		if err != nil {
-			failed = err
-			return
+			return err
 		}
-		for i := range coord {
-			base := coord[i] * a.ChunkShape[i]
-			from := max(start[i], base)
-			to := min(stop[i], base+a.ChunkShape[i])
-			lo[i], dlo[i], cext[i] = from-base, from-start[i], to-from
-		}
-		copyBox(out, ext, dlo, c.Data, a.ChunkShape, lo, cext, a.DType.Size)
+		copyBox(out, ext, part.dstLo, c.Data, a.ChunkShape, part.lo, part.ext, a.DType.Size)
+		return nil
 	})
-	if failed != nil {
-		return nil, failed
+	if err != nil {
+		return nil, err
 	}
 	if a.DType.Kind == 'b' {
 		for i, v := range out {
@@ -185,4 +160,43 @@ func (a *Array) WriteChunk(ctx context.Context, w io.Writer, coord []int64, limi
 	}
 	n, err := w.Write(c.Data)
 	return int64(n), err
+}
+
+// boxPart is where one chunk meets a box: the part of the chunk at lo of
+// extent ext goes to dstLo in the box.
+type boxPart struct {
+	lo, dstLo, ext []int64
+}
+
+// forEachChunkInBox calls f, in C order, for every chunk grid coordinate
+// that the box [start, stop) touches (the box must not be empty), with
+// the part of that chunk inside the box. The slices passed to f are
+// reused between calls. It stops at the first error of f or of ctx.
+func (a *Array) forEachChunkInBox(ctx context.Context, start, stop []int64, f func(coord []int64, part boxPart) error) error {
+	nd := len(start)
+	c0, cn := make([]int64, nd), make([]int64, nd)
+	for i := range start {
+		c0[i] = start[i] / a.ChunkShape[i]
+		cn[i] = (stop[i]-1)/a.ChunkShape[i] - c0[i] + 1
+	}
+	coord := make([]int64, nd)
+	part := boxPart{make([]int64, nd), make([]int64, nd), make([]int64, nd)}
+	var failed error
+	forEachIndex(cn, func(_ int64, g []int64) {
+		if failed != nil {
+			return
+		}
+		if failed = ctx.Err(); failed != nil {
+			return
+		}
+		for i := range g {
+			coord[i] = c0[i] + g[i]
+			base := coord[i] * a.ChunkShape[i]
+			from := max(start[i], base)
+			to := min(stop[i], base+a.ChunkShape[i])
+			part.lo[i], part.dstLo[i], part.ext[i] = from-base, from-start[i], to-from
+		}
+		failed = f(coord, part)
+	})
+	return failed
 }

@@ -100,43 +100,16 @@ func (a *Array) ReadStrings(ctx context.Context, start, stop []int64, limit int6
 	if n == 0 {
 		return out, nil
 	}
-	c0, cn := make([]int64, len(start)), make([]int64, len(start))
-	for i := range start {
-		c0[i] = start[i] / a.ChunkShape[i]
-		cn[i] = (stop[i]-1)/a.ChunkShape[i] - c0[i] + 1
-	}
-	coord := make([]int64, len(start))
-	lo, dlo, cext := make([]int64, len(start)), make([]int64, len(start)), make([]int64, len(start))
-	var failed error
-	forEachIndex(cn, func(_ int64, g []int64) {
-		if failed != nil {
-			return
-		}
-		if err := ctx.Err(); err != nil {
-			failed = err
-			return
-		}
-		for i := range g {
-			coord[i] = c0[i] + g[i]
-		}
+	err := a.forEachChunkInBox(ctx, start, stop, func(coord []int64, part boxPart) error {
 		chunk, found, err := sr.readStrings(ctx, coord, fill, b)
-		if err != nil {
-			failed = err
-			return
+		if err != nil || !found {
+			return err
 		}
-		if !found {
-			return
-		}
-		for i := range coord {
-			base := coord[i] * a.ChunkShape[i]
-			from := max(start[i], base)
-			to := min(stop[i], base+a.ChunkShape[i])
-			lo[i], dlo[i], cext[i] = from-base, from-start[i], to-from
-		}
-		copyElems(out, ext, dlo, chunk, a.ChunkShape, lo, cext)
+		copyBox(out, ext, part.dstLo, chunk, a.ChunkShape, part.lo, part.ext, 1)
+		return nil
 	})
-	if failed != nil {
-		return nil, failed
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -276,7 +249,7 @@ func (r *zarr2Reader) readStrings(ctx context.Context, coord []int64, fill strin
 		for i := range order {
 			order[i] = len(order) - 1 - i
 		}
-		s = untransposeElems(s, a.ChunkShape, order)
+		s = untranspose(s, a.ChunkShape, order, 1)
 	}
 	return s, true, nil
 }
@@ -318,7 +291,7 @@ func (r *zarr3Reader) readStrings(ctx context.Context, coord []int64, fill strin
 		for i := range inner {
 			lo[i] = inner[i] * a.ChunkShape[i]
 		}
-		copyElems(out, a.ChunkShape, make([]int64, len(lo)), s, a.ShardShape, lo, a.ChunkShape)
+		copyBox(out, a.ChunkShape, make([]int64, len(lo)), s, a.ShardShape, lo, a.ChunkShape, 1)
 		s = out
 	}
 	return s, true, nil
@@ -363,7 +336,7 @@ func (c *chain) decodeStrings(src []byte, shape []int64, fill string, b *budget)
 		for j, o := range ac.order {
 			in[o] = enc[j]
 		}
-		s = untransposeElems(s, in, ac.order)
+		s = untranspose(s, in, ac.order, 1)
 		enc = in
 	}
 	return s, nil
@@ -411,7 +384,7 @@ func (sh *sharding) decodeWholeStrings(data []byte, shard []int64, fill string, 
 		for i := range g {
 			lo[i] = g[i] * sh.inner[i]
 		}
-		copyElems(out, shard, lo, chunk, sh.inner, zero, sh.inner)
+		copyBox(out, shard, lo, chunk, sh.inner, zero, sh.inner, 1)
 	})
 	if failed != nil {
 		return nil, failed
@@ -442,54 +415,4 @@ func (c *chain) encodedShape(shape []int64) ([]int64, error) {
 		enc = p
 	}
 	return enc, nil
-}
-
-// untransposeElems is untranspose for a slice of elements: it returns the
-// C-order array A of shape a from B = transpose(A, order).
-func untransposeElems[T any](src []T, a []int64, order []int) []T {
-	b := make([]int64, len(a))
-	for i, o := range order {
-		b[i] = a[o]
-	}
-	bs := cStrides(b)
-	as := make([]int64, len(a))
-	for i, o := range order {
-		as[o] = bs[i]
-	}
-	dst := make([]T, len(src))
-	forEachIndex(a, func(n int64, idx []int64) {
-		var off int64
-		for k, v := range idx {
-			off += v * as[k]
-		}
-		dst[n] = src[off]
-	})
-	return dst
-}
-
-// copyElems is copyBox for a slice of elements: it copies the box
-// [lo, lo+ext) of src (C order, shape srcShape) to dst (shape dstShape) at
-// dstLo.
-func copyElems[T any](dst []T, dstShape, dstLo []int64, src []T, srcShape, lo, ext []int64) {
-	nd := len(ext)
-	if nd == 0 {
-		dst[0] = src[0]
-		return
-	}
-	for _, e := range ext {
-		if e <= 0 {
-			return
-		}
-	}
-	ss, ds := cStrides(srcShape), cStrides(dstShape)
-	run := ext[nd-1]
-	forEachIndex(ext[:nd-1], func(_ int64, idx []int64) {
-		so := lo[nd-1] * ss[nd-1]
-		do := dstLo[nd-1] * ds[nd-1]
-		for k, v := range idx {
-			so += (lo[k] + v) * ss[k]
-			do += (dstLo[k] + v) * ds[k]
-		}
-		copy(dst[do:do+run], src[so:so+run])
-	})
 }
