@@ -4,7 +4,10 @@
 // cleans, and it does not allocate.
 package fsname
 
-import "strings"
+import (
+	"io/fs"
+	"strings"
+)
 
 // Split splits name, an fs.ValidPath name other than ".", into its parent
 // directory ("." for a top-level name) and its last element.
@@ -27,4 +30,10 @@ func Join(dir, base string) string {
 		return base
 	}
 	return dir + "/" + base
+}
+
+// ValidBase reports whether s is one valid io/fs name element: not empty,
+// no "/", not "." or "..". Listings of object stores keep only such names.
+func ValidBase(s string) bool {
+	return s != "" && !strings.Contains(s, "/") && fs.ValidPath(s)
 }

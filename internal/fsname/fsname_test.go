@@ -23,3 +23,11 @@ func TestSplitJoin(t *testing.T) {
 		})
 	}
 }
+
+func TestValidBase(t *testing.T) {
+	for s, want := range map[string]bool{"a": true, "a.b": true, "": false, ".": false, "..": false, "a/b": false} {
+		if got := ValidBase(s); got != want {
+			t.Errorf("ValidBase(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -58,6 +58,7 @@
 package gsroot
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -75,6 +76,7 @@ import (
 	"google.golang.org/api/iterator"
 	"google.golang.org/api/option"
 
+	"github.com/pipefs/pipefs/internal/fsname"
 	"github.com/pipefs/pipefs/roots/remote"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -293,11 +295,11 @@ func (b *Backend) list(ctx context.Context, dir string) ([]fs.DirEntry, error) {
 			break
 		}
 		if err != nil {
-			return nil, b.mapErr(ctx, cmpOr(dir, "."), 0, err)
+			return nil, b.mapErr(ctx, cmp.Or(dir, "."), 0, err)
 		}
 		if a.Prefix != "" {
 			base := strings.TrimSuffix(strings.TrimPrefix(a.Prefix, prefix), "/")
-			if validBase(base) && !dirs[base] {
+			if fsname.ValidBase(base) && !dirs[base] {
 				dirs[base] = true
 				ents = append(ents, &vfs.FileInfo{FName: base, FMode: fs.ModeDir | 0o555})
 			}
@@ -308,7 +310,7 @@ func (b *Backend) list(ctx context.Context, dir string) ([]fs.DirEntry, error) {
 			continue
 		}
 		base := strings.TrimPrefix(a.Name, prefix)
-		if !validBase(base) {
+		if !fsname.ValidBase(base) {
 			continue
 		}
 		ents = append(ents, &vfs.FileInfo{FName: base, FSize: a.Size, FMode: 0o444, FModTime: a.Updated.Truncate(time.Second), FSys: strconv.FormatInt(a.Generation, 10)})
@@ -319,15 +321,4 @@ func (b *Backend) list(ctx context.Context, dir string) ([]fs.DirEntry, error) {
 	}
 	slices.SortFunc(ents, func(x, y fs.DirEntry) int { return strings.Compare(x.Name(), y.Name()) })
 	return ents, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
-func validBase(s string) bool {
-	return s != "" && !strings.Contains(s, "/") && fs.ValidPath(s)
 }

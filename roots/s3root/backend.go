@@ -1,6 +1,7 @@
 package s3root
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
 
+	"github.com/pipefs/pipefs/internal/fsname"
 	"github.com/pipefs/pipefs/roots/remote"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -236,7 +238,7 @@ func (b *Backend) listIn(ctx context.Context, bucket, bucketName, dir string) ([
 	}
 	in := &s3.ListObjectsV2Input{Bucket: aws.String(b.bucket), Prefix: aws.String(prefix), Delimiter: aws.String("/")}
 	if b.endpoint != "" {
-		in.Bucket = aws.String(cmpOr(bucketName, "bucket"))
+		in.Bucket = aws.String(cmp.Or(bucketName, "bucket"))
 	}
 	var ents []fs.DirEntry
 	seen := map[string]bool{}
@@ -255,7 +257,7 @@ func (b *Backend) listIn(ctx context.Context, bucket, bucketName, dir string) ([
 		}
 		for _, p := range out.CommonPrefixes {
 			base := strings.TrimSuffix(strings.TrimPrefix(aws.ToString(p.Prefix), prefix), "/")
-			if !validBase(base) || seen[base] {
+			if !fsname.ValidBase(base) || seen[base] {
 				continue
 			}
 			seen[base] = true
@@ -268,7 +270,7 @@ func (b *Backend) listIn(ctx context.Context, bucket, bucketName, dir string) ([
 				continue
 			}
 			base := strings.TrimPrefix(key, prefix)
-			if !validBase(base) {
+			if !fsname.ValidBase(base) {
 				continue
 			}
 			fi := &vfs.FileInfo{FName: base, FSize: aws.ToInt64(o.Size), FMode: 0o444, FSys: aws.ToString(o.ETag)}
@@ -318,7 +320,7 @@ func (b *Backend) listBuckets(ctx context.Context) ([]fs.DirEntry, error) {
 		}
 		for _, bk := range out.Buckets {
 			name := aws.ToString(bk.Name)
-			if !validBase(name) {
+			if !fsname.ValidBase(name) {
 				continue
 			}
 			fi := &vfs.FileInfo{FName: name, FMode: fs.ModeDir | 0o555}
@@ -334,18 +336,6 @@ func (b *Backend) listBuckets(ctx context.Context) ([]fs.DirEntry, error) {
 	}
 	slices.SortFunc(ents, func(x, y fs.DirEntry) int { return strings.Compare(x.Name(), y.Name()) })
 	return ents, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
-// validBase reports whether s is one valid io/fs name element.
-func validBase(s string) bool {
-	return s != "" && !strings.Contains(s, "/") && fs.ValidPath(s)
 }
 
 // status returns the HTTP status of an SDK error, 0 when there is none.
