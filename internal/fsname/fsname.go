@@ -35,5 +35,5 @@ func Join(dir, base string) string {
 // ValidBase reports whether s is one valid io/fs name element: not empty,
 // no "/", not "." or "..". Listings of object stores keep only such names.
 func ValidBase(s string) bool {
-	return s != "" && !strings.Contains(s, "/") && fs.ValidPath(s)
+	return s != "." && !strings.Contains(s, "/") && fs.ValidPath(s)
 }
