@@ -111,3 +111,16 @@ func (o *Options) registry() *Registry {
 	}
 	return o.Registry
 }
+
+// MaxOutput returns how many bytes compressed bytes may decompress to under
+// l.MaxRatio (l as Effective returns it), saturating instead of
+// overflowing; 0 for no input.
+func (l Limits) MaxOutput(compressed int64) int64 {
+	if compressed <= 0 {
+		return 0
+	}
+	if l.MaxRatio > (1<<63-1)/compressed {
+		return 1<<63 - 1
+	}
+	return l.MaxRatio * compressed
+}

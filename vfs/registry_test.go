@@ -234,3 +234,12 @@ func TestReadDoesNotAskAnUnknownSize(t *testing.T) {
 		t.Errorf("ReadAll = %q, %v; want %q", b, err, "streamed")
 	}
 }
+
+func TestMaxOutput(t *testing.T) {
+	l := Limits{}.Effective()
+	for _, tc := range []struct{ in, want int64 }{{0, 0}, {-5, 0}, {10, 11000}, {1 << 62, 1<<63 - 1}} {
+		if got := l.MaxOutput(tc.in); got != tc.want {
+			t.Errorf("MaxOutput(%d) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}

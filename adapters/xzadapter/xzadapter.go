@@ -85,7 +85,7 @@ func open(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (v
 	if size > lim.MaxFileSize {
 		return vfs.Location{}, vfs.Limitf("xz index declares %d bytes, more than Limits.MaxFileSize (%d)", size, lim.MaxFileSize)
 	}
-	if root := inflate.CompressedSize(src); size > mulSat(lim.MaxRatio, root)+64<<10 {
+	if root := inflate.CompressedSize(src); size > lim.MaxOutput(root)+64<<10 {
 		return vfs.Location{}, vfs.Limitf("xz index declares %d bytes, more than Limits.MaxRatio (%d) times the %d compressed bytes", size, lim.MaxRatio, root)
 	}
 	b := streamblob.New(ctx, src, streamblob.Config{
@@ -102,16 +102,6 @@ func open(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (v
 		Sys:     &Info{Streams: sc.streams, Blocks: sc.blocks, DictCap: sc.dict},
 	}, lim)
 	return vfs.Location{Blob: b}, nil
-}
-
-func mulSat(a, b int64) int64 {
-	if b <= 0 {
-		return 0
-	}
-	if a > (1<<63-1)/b {
-		return 1<<63 - 1
-	}
-	return a * b
 }
 
 func outputName(input string) string {

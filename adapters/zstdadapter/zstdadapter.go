@@ -385,14 +385,14 @@ func (b *blob) layout() error {
 	for i := range b.frames {
 		f := &b.frames[i]
 		f.out = out
-		if f.size > mulSat(lim.MaxRatio, f.end-f.in)+ratioSlack {
+		if f.size > lim.MaxOutput(f.end-f.in)+ratioSlack {
 			return vfs.Limitf("zstd frame %d decompresses to %d bytes, more than Limits.MaxRatio (%d) times its %d bytes", i, f.size, lim.MaxRatio, f.end-f.in)
 		}
 		out += f.size
 		if out > lim.MaxFileSize {
 			return vfs.Limitf("zstd output exceeds Limits.MaxFileSize (%d bytes)", lim.MaxFileSize)
 		}
-		if out > mulSat(lim.MaxRatio, b.csize)+ratioSlack {
+		if out > lim.MaxOutput(b.csize)+ratioSlack {
 			return vfs.Limitf("zstd output exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", lim.MaxRatio, b.csize)
 		}
 	}
@@ -451,16 +451,6 @@ func (b *blob) ensureSized(ctx context.Context) error {
 	}
 	_, err := b.measureAll(ctx)
 	return err
-}
-
-func mulSat(a, b int64) int64 {
-	if b <= 0 {
-		return 0
-	}
-	if a > (1<<63-1)/b {
-		return 1<<63 - 1
-	}
-	return a * b
 }
 
 func outputName(input string) string {
@@ -589,7 +579,7 @@ func (b *blob) measure(ctx context.Context, i int, lim vfs.Limits) (int64, error
 		return 0, err
 	}
 	in, end := b.frames[i].in, b.frames[i].end
-	bound := min(mulSat(lim.MaxRatio, end-in)+ratioSlack, lim.MaxFileSize)
+	bound := min(lim.MaxOutput(end-in)+ratioSlack, lim.MaxFileSize)
 	var n int64
 	for {
 		k, err := c.dec.Read(c.buf)

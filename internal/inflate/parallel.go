@@ -324,8 +324,8 @@ func fits(c *cursor, n, in int64) bool {
 	out, mout := c.out+n, c.mout+n
 	return (s.declared < 0 || out <= s.declared) &&
 		out <= l.MaxFileSize &&
-		mout <= mulSat(l.MaxRatio, in-c.memberIn)+ratioSlack &&
-		out <= mulSat(l.MaxRatio, s.rootSize)+ratioSlack
+		mout <= l.MaxOutput(in-c.memberIn)+ratioSlack &&
+		out <= l.MaxOutput(s.rootSize)+ratioSlack
 }
 
 // writeToSpec is WriteTo while B runs.

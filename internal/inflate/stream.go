@@ -394,23 +394,13 @@ func (c *cursor) check() error {
 	if c.out > l.MaxFileSize {
 		return vfs.Limitf("decompressed size exceeds Limits.MaxFileSize (%d bytes)", l.MaxFileSize)
 	}
-	if c.mout > mulSat(l.MaxRatio, c.consumed()-c.memberIn)+ratioSlack {
+	if c.mout > l.MaxOutput(c.consumed()-c.memberIn)+ratioSlack {
 		return vfs.Limitf("DEFLATE member decompresses to more than Limits.MaxRatio (%d) times its size", l.MaxRatio)
 	}
-	if c.out > mulSat(l.MaxRatio, c.s.rootSize)+ratioSlack {
+	if c.out > l.MaxOutput(c.s.rootSize)+ratioSlack {
 		return vfs.Limitf("decompressed size exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", l.MaxRatio, c.s.rootSize)
 	}
 	return nil
-}
-
-func mulSat(a, b int64) int64 {
-	if b <= 0 {
-		return 0
-	}
-	if a > (1<<63-1)/b {
-		return 1<<63 - 1
-	}
-	return a * b
 }
 
 // memberEnd handles the end of a member's DEFLATE data.

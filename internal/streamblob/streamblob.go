@@ -175,7 +175,7 @@ func (d *decoder) read(p []byte) (int, error) {
 	switch {
 	case d.out > b.lim.MaxFileSize:
 		err = vfs.Limitf("%s: decompressed size exceeds Limits.MaxFileSize (%d bytes)", b.cfg.Format, b.lim.MaxFileSize)
-	case d.out > mulSat(b.lim.MaxRatio, b.root)+ratioSlack:
+	case d.out > b.lim.MaxOutput(b.root)+ratioSlack:
 		err = vfs.Limitf("%s: decompressed size exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", b.cfg.Format, b.lim.MaxRatio, b.root)
 	case b.cfg.Size >= 0 && d.out > b.cfg.Size:
 		err = vfs.Corruptf("%s stream decodes to more than the %d bytes its index says", b.cfg.Format, b.cfg.Size)
@@ -211,16 +211,6 @@ func (b *Blob) translate(err error) error {
 		return err // the input failed
 	}
 	return fmt.Errorf("%w: %s: %w", vfs.ErrCorrupt, b.cfg.Format, err)
-}
-
-func mulSat(a, b int64) int64 {
-	if b <= 0 {
-		return 0
-	}
-	if a > (1<<63-1)/b {
-		return 1<<63 - 1
-	}
-	return a * b
 }
 
 // ReadAt reads at off, continuing the blob's decoder or starting over.
