@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // A read of more blocks than the budget holds is answered from the bytes
@@ -48,7 +48,7 @@ func (s *panicSource) ReadRange(ctx context.Context, off, n int64) (io.ReadClose
 // flight open: later reads of the same block are answered.
 func TestSourcePanicReleasesFlights(t *testing.T) {
 	src := &panicSource{memSource: memSource{data: make([]byte, 1<<20)}}
-	b := New(Config{BlockSize: 64 * kib}).Blob(src, "obj", &vfs.FileInfo{FName: "obj", FSize: 1 << 20}, nil)
+	b := New(Config{BlockSize: 64 * kib}).Blob(src, "obj", &driver.FileInfo{FName: "obj", FSize: 1 << 20}, nil)
 	func() {
 		defer func() { recover() }()
 		b.ReadAt(context.Background(), make([]byte, 10), 0)

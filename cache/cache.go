@@ -10,9 +10,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/pipefs/pipefs/vfs/driver"
 
-	"github.com/pipefs/pipefs/vfs"
+	lru "github.com/hashicorp/golang-lru/v2"
 )
 
 // A Source fetches byte ranges of one version of an object.
@@ -107,9 +107,9 @@ type Stats struct {
 	hits, misses, requests, bytes atomic.Int64
 }
 
-// Counts is a snapshot of Stats; it is vfs.Counts, so that the FS can
+// Counts is a snapshot of Stats; it is driver.Counts, so that the FS can
 // report the counts of its stages without importing this package.
-type Counts = vfs.Counts
+type Counts = driver.Counts
 
 // AddRequest counts a request made outside the cache's own fetches (an
 // open, a resumed body).
@@ -123,7 +123,7 @@ func (s *Stats) Snapshot() Counts {
 	return Counts{Hits: s.hits.Load(), Misses: s.misses.Load(), Requests: s.requests.Load(), Bytes: s.bytes.Load()}
 }
 
-// Blob returns a vfs.Blob that reads src through c. key must name the
+// Blob returns a driver.Blob that reads src through c. key must name the
 // object and its version (canonical URL plus ETag or generation); info
 // gives the name and the size. stats may be nil.
 func (c *Cache) Blob(src Source, key string, info fs.FileInfo, stats *Stats) *Blob {
@@ -134,7 +134,7 @@ func (c *Cache) Blob(src Source, key string, info fs.FileInfo, stats *Stats) *Bl
 }
 
 // Blob is a cached view of one version of a remote object. It implements
-// vfs.Blob and vfs.Prefetcher.
+// driver.Blob and driver.Prefetcher.
 type Blob struct {
 	c     *Cache
 	src   Source
@@ -157,8 +157,8 @@ type pin struct {
 }
 
 var (
-	_ vfs.Blob       = (*Blob)(nil)
-	_ vfs.Prefetcher = (*Blob)(nil)
+	_ driver.Blob       = (*Blob)(nil)
+	_ driver.Prefetcher = (*Blob)(nil)
 )
 
 // Stat returns the info given to Cache.Blob.
@@ -228,7 +228,7 @@ func (b *Blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 			from := max(lo, start) - start
 			to := min(hi, start+int64(len(blk))) - start
 			if from > int64(len(blk)) || to > int64(len(blk)) {
-				return 0, vfs.Corruptf("cache: block %d of %s is short", first+int64(i), b.info.Name())
+				return 0, driver.Corruptf("cache: block %d of %s is short", first+int64(i), b.info.Name())
 			}
 			copy(q[max(start, lo)-off:], blk[from:to])
 		}
@@ -488,7 +488,7 @@ func (b *Blob) fetchRun(ctx context.Context, first, last int64) (err error) {
 		b.stats.bytes.Add(int64(m))
 		if err != nil {
 			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				err = vfs.Corruptf("%s: short body at %d: %v", b.info.Name(), i*bs+int64(m), io.ErrUnexpectedEOF)
+				err = driver.Corruptf("%s: short body at %d: %v", b.info.Name(), i*bs+int64(m), io.ErrUnexpectedEOF)
 			}
 			return err
 		}

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // memSource serves ranges of data and counts requests; short cuts bodies.
@@ -46,7 +46,7 @@ func newBlob(t *testing.T, size int, cfg Config) (*Blob, *memSource) {
 	}
 	src := &memSource{data: data}
 	c := New(cfg)
-	return c.Blob(src, "obj", &vfs.FileInfo{FName: "obj", FSize: int64(size)}, nil), src
+	return c.Blob(src, "obj", &driver.FileInfo{FName: "obj", FSize: int64(size)}, nil), src
 }
 
 const kib = 1 << 10
@@ -172,7 +172,7 @@ func TestShortBodyIsAnError(t *testing.T) {
 	src.short.Store(true)
 	p := make([]byte, 100*kib)
 	n, err := b.ReadAt(context.Background(), p, 0)
-	if err == nil || n != 0 || !errors.Is(err, vfs.ErrCorrupt) {
+	if err == nil || n != 0 || !errors.Is(err, driver.ErrCorrupt) {
 		t.Fatalf("ReadAt over a short body = %d, %v, want 0 and ErrCorrupt", n, err)
 	}
 	src.short.Store(false)

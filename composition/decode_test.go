@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -20,7 +22,7 @@ var countedRoot struct {
 	bytes atomic.Int64
 }
 
-type countedBlob struct{ vfs.Blob }
+type countedBlob struct{ driver.Blob }
 
 func (b countedBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	n, err := b.Blob.ReadAt(ctx, p, off)
@@ -32,15 +34,15 @@ func (b countedBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, erro
 func countedFile(name string, data []byte) {
 	countedRoot.once.Do(func() {
 		countedRoot.files = map[string][]byte{}
-		vfs.RegisterRoot(&vfs.Root{Scheme: "pipefs.counted", Open: func(ctx context.Context, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
+		vfs.RegisterRoot(&vfs.Root{Scheme: "pipefs.counted", Open: func(ctx context.Context, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 			countedRoot.mu.Lock()
 			data, ok := countedRoot.files[u.Key()]
 			countedRoot.mu.Unlock()
 			if !ok {
-				return vfs.Location{}, fs.ErrNotExist
+				return driver.Location{}, fs.ErrNotExist
 			}
-			info := &vfs.FileInfo{FName: u.Key(), FSize: int64(len(data)), FMode: 0o444}
-			return vfs.Location{Blob: countedBlob{vfs.BytesBlob(data, info)}}, nil
+			info := &driver.FileInfo{FName: u.Key(), FSize: int64(len(data)), FMode: 0o444}
+			return driver.Location{Blob: countedBlob{driver.BytesBlob(data, info)}}, nil
 		}})
 	})
 	countedRoot.mu.Lock()

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/roots/memroot"
 	"github.com/pipefs/pipefs/vfs"
@@ -103,12 +105,12 @@ func TestBrokenChild(t *testing.T) {
 	}
 	prefix := fstest.MapFiles(t, brokenFiles)
 	reg := new(vfs.Registry)
-	reg.RegisterRoot(&vfs.Root{Scheme: "pipefs.broken", Open: func(ctx context.Context, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
+	reg.RegisterRoot(&vfs.Root{Scheme: "pipefs.broken", Open: func(ctx context.Context, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 		name := u.Key()
 		if bug == "root-ignores-path" {
 			name = "."
 		}
-		return vfs.Location{Tree: &brokenTree{vfs.SubTree(memroot.Default(), prefix), bug}, Path: name}, nil
+		return driver.Location{Tree: &brokenTree{driver.SubTree(memroot.Default(), prefix), bug}, Path: name}, nil
 	}})
 	fstest.Run(t, fstest.Case{
 		Pipeline:   "pipefs.broken:/",
@@ -120,7 +122,7 @@ func TestBrokenChild(t *testing.T) {
 
 // brokenTree is a correct tree with one bug planted.
 type brokenTree struct {
-	vfs.Tree
+	driver.Tree
 	bug string
 }
 
@@ -130,7 +132,7 @@ func (t *brokenTree) Stat(ctx context.Context, name string) (fs.FileInfo, error)
 	case t.bug == "missing-untyped" && errors.Is(err, fs.ErrNotExist):
 		return nil, errors.New("no such thing")
 	case t.bug == "stat-size" && err == nil && !info.IsDir():
-		return &vfs.FileInfo{FName: info.Name(), FSize: info.Size() + 1, FMode: info.Mode(), FModTime: info.ModTime()}, nil
+		return &driver.FileInfo{FName: info.Name(), FSize: info.Size() + 1, FMode: info.Mode(), FModTime: info.ModTime()}, nil
 	}
 	return info, err
 }
@@ -141,14 +143,14 @@ func (t *brokenTree) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, e
 	case t.bug == "lists-files" && errors.Is(err, vfs.ErrNotDir):
 		return nil, nil
 	case t.bug == "phantom-entry" && name == "." && err == nil:
-		ents = append(ents, &vfs.FileInfo{FName: "ghost", FSize: 3})
+		ents = append(ents, &driver.FileInfo{FName: "ghost", FSize: 3})
 	case t.bug == "unsorted" && err == nil && len(ents) > 1:
 		ents[0], ents[1] = ents[1], ents[0]
 	}
 	return ents, err
 }
 
-func (t *brokenTree) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
+func (t *brokenTree) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 	b, err := t.Tree.OpenBlob(ctx, name)
 	if t.bug == "missing-untyped" && errors.Is(err, fs.ErrNotExist) {
 		return nil, errors.New("no such thing")
@@ -160,7 +162,7 @@ func (t *brokenTree) OpenBlob(ctx context.Context, name string) (vfs.Blob, error
 }
 
 type brokenBlob struct {
-	vfs.Blob
+	driver.Blob
 	bug string
 }
 

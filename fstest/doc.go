@@ -73,6 +73,6 @@
 //
 // [MapFiles] writes files into the memory root under a prefix of their own
 // and removes them when the test ends. [ZipBytes] and [ZipBytesFunc] build
-// zip archives with archive/zip. [TreeFS] views a vfs.Tree that a test
+// zip archives with archive/zip. [TreeFS] views a driver.Tree that a test
 // holds directly as an fs.FS.
 package fstest

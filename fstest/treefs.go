@@ -6,10 +6,12 @@ import (
 	"io"
 	"io/fs"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/vfs"
 )
 
-// TreeFS returns a minimal fs.FS over t, to test a vfs.Tree that a test
+// TreeFS returns a minimal fs.FS over t, to test a driver.Tree that a test
 // holds directly (an archive opened without a pipeline) with
 // testing/fstest.TestFS, fs.WalkDir or template.ParseFS. Every call uses
 // context.Background.
@@ -20,9 +22,9 @@ import (
 // closes the blob when it is closed. Symbolic links are not followed:
 // Open of one returns a file whose Stat describes the link and whose Read
 // fails.
-func TreeFS(t vfs.Tree) fs.FS { return treeFS{t} }
+func TreeFS(t driver.Tree) fs.FS { return treeFS{t} }
 
-type treeFS struct{ t vfs.Tree }
+type treeFS struct{ t driver.Tree }
 
 var (
 	_ fs.StatFS    = treeFS{}
@@ -100,7 +102,7 @@ func (l *treeLink) Close() error               { return nil }
 
 // treeFile is an open regular file: its blob, read from off on.
 type treeFile struct {
-	b   vfs.Blob
+	b   driver.Blob
 	fi  fs.FileInfo
 	off int64
 }

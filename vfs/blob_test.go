@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // TestSectionShortParent checks that a section whose parent ends early is
@@ -12,8 +14,8 @@ import (
 // end of file.
 func TestSectionShortParent(t *testing.T) {
 	ctx := context.Background()
-	parent := BytesBlob([]byte("01234"), nil)
-	s := SectionBlob(parent, 0, 10, &FileInfo{FName: "s", FSize: 10})
+	parent := driver.BytesBlob([]byte("01234"), nil)
+	s := driver.SectionBlob(parent, 0, 10, &driver.FileInfo{FName: "s", FSize: 10})
 	for _, n := range []int{10, 20} {
 		p := make([]byte, n)
 		got, err := s.ReadAt(ctx, p, 0)
@@ -27,19 +29,19 @@ func TestSectionShortParent(t *testing.T) {
 // the parent's bytes beyond the outer section.
 func TestNestedSectionBounds(t *testing.T) {
 	ctx := context.Background()
-	file := BytesBlob([]byte("outer[inner]secret"), nil)
-	inner := SectionBlob(file, 6, 5, &FileInfo{FName: "inner", FSize: 5})
-	member := SectionBlob(inner, 2, 8, &FileInfo{FName: "member", FSize: 8})
+	file := driver.BytesBlob([]byte("outer[inner]secret"), nil)
+	inner := driver.SectionBlob(file, 6, 5, &driver.FileInfo{FName: "inner", FSize: 5})
+	member := driver.SectionBlob(inner, 2, 8, &driver.FileInfo{FName: "member", FSize: 8})
 	p := make([]byte, 8)
 	n, err := member.ReadAt(ctx, p, 0)
 	if string(p[:n]) != "ner" || !errors.Is(err, ErrCorrupt) {
 		t.Errorf("ReadAt = %q, %v; want \"ner\", ErrCorrupt", p[:n], err)
 	}
-	past := SectionBlob(inner, 7, 1, &FileInfo{FName: "past", FSize: 1})
+	past := driver.SectionBlob(inner, 7, 1, &driver.FileInfo{FName: "past", FSize: 1})
 	if n, err := past.ReadAt(ctx, p[:1], 0); n != 0 || err == nil || err == io.EOF {
 		t.Errorf("ReadAt of a section past its parent = %d, %v; want 0 and an error", n, err)
 	}
-	if err := Prefetch(ctx, member, 0, 8); err != nil {
+	if err := driver.Prefetch(ctx, member, 0, 8); err != nil {
 		t.Errorf("Prefetch = %v", err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // maxSniff caps what detection reads from each end of a file, whatever a
@@ -24,11 +26,11 @@ const maxSniff = 1 << 20
 // a pass over it). Otherwise every format is tried on the head and the
 // tail. The rule does not depend on whether b's size is known, so the
 // answer is the same on every open.
-func (g *Registry) Detect(ctx context.Context, b Blob) (SubURL, error) {
+func (g *Registry) Detect(ctx context.Context, b driver.Blob) (SubURL, error) {
 	return detectFile(ctx, g, b)
 }
 
-func detectFile(ctx context.Context, reg *Registry, b Blob) (SubURL, error) {
+func detectFile(ctx context.Context, reg *Registry, b driver.Blob) (SubURL, error) {
 	var cands []*Format
 	head, tail := 0, 0
 	for _, f := range reg.Formats() {
@@ -52,7 +54,7 @@ func detectFile(ctx context.Context, reg *Registry, b Blob) (SubURL, error) {
 	}
 	size := info.Size()
 	if size < 0 {
-		return SubURL{}, Corruptf("negative size %d", size)
+		return SubURL{}, driver.Corruptf("negative size %d", size)
 	}
 	head = int(min(int64(min(head, maxSniff)), size))
 	tail = int(min(int64(min(tail, maxSniff)), size))
@@ -88,7 +90,7 @@ func detectFile(ctx context.Context, reg *Registry, b Blob) (SubURL, error) {
 // the first n bytes of b, nil if none or several do, or if b is shorter
 // (a short stream is decoded to its end by the read, so its size is
 // known and cheap).
-func matchHead(ctx context.Context, cands []*Format, b Blob, n int) (*Format, error) {
+func matchHead(ctx context.Context, cands []*Format, b driver.Blob, n int) (*Format, error) {
 	hb := make([]byte, n)
 	m, err := b.ReadAt(ctx, hb, 0)
 	if m < n {
@@ -128,14 +130,14 @@ func (f *Format) matches(head, tail []byte, size int64) bool {
 }
 
 // readFull reads n bytes at off.
-func readFull(ctx context.Context, b Blob, n int, off int64) ([]byte, error) {
+func readFull(ctx context.Context, b driver.Blob, n int, off int64) ([]byte, error) {
 	buf := make([]byte, n)
 	m, err := b.ReadAt(ctx, buf, off)
 	if m == n {
 		return buf, nil
 	}
 	if errors.Is(err, io.EOF) || err == nil {
-		err = Corruptf("file is shorter than its size: read %d of %d bytes at %d", m, n, off)
+		err = driver.Corruptf("file is shorter than its size: read %d of %d bytes at %d", m, n, off)
 	}
 	return nil, err
 }
@@ -144,7 +146,7 @@ func readFull(ctx context.Context, b Blob, n int, off int64) ([]byte, error) {
 // format that matches t, among those with Dataset equal to dataset. It
 // returns ok false when none matches, and an error matching
 // ErrUnknownFormat when several do.
-func (g *Registry) DetectDir(ctx context.Context, t Tree, dataset bool) (u SubURL, ok bool, err error) {
+func (g *Registry) DetectDir(ctx context.Context, t driver.Tree, dataset bool) (u SubURL, ok bool, err error) {
 	var matched []*Format
 	for _, f := range g.Formats() {
 		if f.Input != KindDirectory || f.Dataset != dataset {

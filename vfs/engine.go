@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // maxDetected bounds the adapters that format detection appends to one
@@ -41,7 +42,7 @@ func (r *resources) add(v any) {
 	r.closers = append(r.closers, c)
 }
 
-func (r *resources) track(loc Location) {
+func (r *resources) track(loc driver.Location) {
 	if loc.Tree != nil {
 		r.add(loc.Tree)
 	}
@@ -72,7 +73,7 @@ func (r *resources) close() error {
 // written out), the final location, and what must be closed.
 type result struct {
 	p    Pipeline
-	loc  Location
+	loc  driver.Location
 	info fs.FileInfo // of the final location when already known
 	res  *resources
 }
@@ -91,11 +92,17 @@ func clean(name string) string {
 func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *result, err error) {
 	reg := o.registry()
 	lim := o.limits()
+	if err := reg.checkOptions(o); err != nil {
+		return nil, err
+	}
+	if o == nil {
+		o = new(Options)
+	}
 	if len(p) == 0 {
 		return nil, &SyntaxError{Index: -1, Msg: "empty pipeline"}
 	}
 	if len(p) > lim.MaxDepth {
-		return nil, stageErr(p, lim.MaxDepth, Limitf("pipeline has %d sub-URLs, more than Limits.MaxDepth (%d)", len(p), lim.MaxDepth))
+		return nil, stageErr(p, lim.MaxDepth, driver.Limitf("pipeline has %d sub-URLs, more than Limits.MaxDepth (%d)", len(p), lim.MaxDepth))
 	}
 	r := &result{p: p, res: new(resources)}
 	defer func() {
@@ -110,7 +117,7 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 	if err != nil {
 		return nil, stageErr(p, 0, err)
 	}
-	loc, err := root.Open(ctx, p[0], o)
+	loc, err := root.Open(ctx, p[0], r.env("", root.Scheme, o, lim))
 	if err != nil {
 		return nil, stageErr(p, 0, err)
 	}
@@ -144,12 +151,12 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 			return nil, stageErr(r.p, len(r.p)-1, ErrNotDir)
 		}
 		if len(r.p) >= lim.MaxDepth {
-			return nil, stageErr(r.p, len(r.p)-1, Limitf("format detection would exceed Limits.MaxDepth (%d)", lim.MaxDepth))
+			return nil, stageErr(r.p, len(r.p)-1, driver.Limitf("format detection would exceed Limits.MaxDepth (%d)", lim.MaxDepth))
 		}
 		if detected++; detected > maxDetected {
 			// Even with no depth limit: a stream that decompresses to
 			// itself (a gzip quine) would be detected forever.
-			return nil, stageErr(r.p, len(r.p)-1, Limitf("format detection appended %d adapters and found no end", maxDetected))
+			return nil, stageErr(r.p, len(r.p)-1, driver.Limitf("format detection appended %d adapters and found no end", maxDetected))
 		}
 		u, err := detectFile(ctx, reg, loc.Blob)
 		if err != nil {
@@ -172,13 +179,13 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 }
 
 // detectStore appends the directory format that loc matches, if any.
-func (r *result) detectStore(ctx context.Context, reg *Registry, o *Options, loc *Location) error {
+func (r *result) detectStore(ctx context.Context, reg *Registry, o *Options, loc *driver.Location) error {
 	if last := r.p[len(r.p)-1]; !IsRootScheme(last.Scheme) {
 		if base, _, ok := SchemeKinds(last.Scheme); ok && base == KindDirectory {
 			return nil // the last adapter already reads a directory
 		}
 	}
-	u, ok, err := reg.DetectDir(ctx, SubTree(loc.Tree, clean(loc.Path)), false)
+	u, ok, err := reg.DetectDir(ctx, driver.SubTree(loc.Tree, clean(loc.Path)), false)
 	if err != nil {
 		return stageErr(r.p, len(r.p)-1, err)
 	}
@@ -203,7 +210,7 @@ func (r *result) detectStore(ctx context.Context, reg *Registry, o *Options, loc
 
 // kindOf reports whether loc is a directory. A tree location that names a
 // file is turned into a blob location, so that the caller can read it.
-func (r *result) kindOf(ctx context.Context, loc *Location) (isDir bool, info fs.FileInfo, err error) {
+func (r *result) kindOf(ctx context.Context, loc *driver.Location) (isDir bool, info fs.FileInfo, err error) {
 	if loc.Blob != nil {
 		return false, loc.Blob.Stat(), nil
 	}
@@ -220,101 +227,82 @@ func (r *result) kindOf(ctx context.Context, loc *Location) (isDir bool, info fs
 		return false, nil, err
 	}
 	r.res.add(b)
-	*loc = Location{Blob: b}
+	*loc = driver.Location{Blob: b}
 	return false, b.Stat(), nil
 }
 
+// env returns the Env of a driver registered under scheme, opened over
+// the input that url names.
+func (r *result) env(url, scheme string, o *Options, lim Limits) *Env {
+	return &Env{URL: url, Limits: lim, Cache: o.cache(), Options: o, scheme: o.Schemes[scheme]}
+}
+
 // openAdapter opens sub-URL i over loc, the location of sub-URL i-1.
-func (r *result) openAdapter(ctx context.Context, reg *Registry, o *Options, i int, loc Location) (Location, error) {
+func (r *result) openAdapter(ctx context.Context, reg *Registry, o *Options, i int, loc driver.Location) (driver.Location, error) {
 	if err := ctx.Err(); err != nil {
-		return Location{}, err
+		return driver.Location{}, err
 	}
 	u := r.p[i]
 	a, err := reg.adapter(u.Scheme)
 	if err != nil {
-		return Location{}, stageErr(r.p, i, err)
+		return driver.Location{}, stageErr(r.p, i, err)
 	}
-	in, err := r.input(ctx, loc, a.Input)
-	if err != nil {
-		// The base does not have what the adapter needs: that is the
-		// base's sub-URL failing.
-		return Location{}, stageErr(r.p, i-1, err)
+	env := r.env(r.p[:i].String(), a.Scheme, o, o.limits())
+	var out driver.Location
+	if a.OpenDir != nil {
+		t, berr := r.tree(ctx, loc)
+		if berr != nil {
+			// The base does not have what the adapter needs: that is
+			// the base's sub-URL failing.
+			return driver.Location{}, stageErr(r.p, i-1, berr)
+		}
+		out, err = a.OpenDir(ctx, t, u, env)
+	} else {
+		b, berr := r.blob(ctx, loc)
+		if berr != nil {
+			return driver.Location{}, stageErr(r.p, i-1, berr)
+		}
+		out, err = a.OpenFile(ctx, b, u, env)
 	}
-	in.URL = r.p[:i].String()
-	out, err := a.Open(ctx, in, u, o)
 	if err != nil {
-		return Location{}, stageErr(r.p, i, err)
+		return driver.Location{}, stageErr(r.p, i, err)
+	}
+	if out.Tree == nil && out.Blob == nil {
+		return driver.Location{}, stageErr(r.p, i, fmt.Errorf("the %s adapter returned an empty location", a.Scheme))
 	}
 	r.res.track(out)
 	r.res.stage(i, r.p, out)
 	return out, nil
 }
 
-// input turns loc into what an adapter reading kind wants: a blob, or a
-// tree rooted at the named directory.
-func (r *result) input(ctx context.Context, loc Location, kind Kind) (Location, error) {
-	switch kind {
-	case KindFile:
-		if loc.Blob != nil {
-			return loc, nil
-		}
-		name := clean(loc.Path)
-		b, err := loc.Tree.OpenBlob(ctx, name)
-		if err != nil {
-			return Location{}, err
-		}
-		r.res.add(b)
-		return Location{Blob: b}, nil
-	default:
-		if loc.Blob != nil {
-			return Location{}, fmt.Errorf("%w: the next adapter reads a directory", ErrNotDir)
-		}
-		name := clean(loc.Path)
-		info, err := loc.Tree.Stat(ctx, name)
-		if err != nil {
-			return Location{}, err
-		}
-		if !info.IsDir() {
-			return Location{}, fmt.Errorf("%w: the next adapter reads a directory", ErrNotDir)
-		}
-		return Location{Tree: SubTree(loc.Tree, name), Path: "."}, nil
+// blob returns the file loc names, for an adapter that reads a file.
+func (r *result) blob(ctx context.Context, loc driver.Location) (driver.Blob, error) {
+	if loc.Blob != nil {
+		return loc.Blob, nil
 	}
-}
-
-// SubTree returns the tree of directory dir in t. Names passed to it are
-// joined to dir; t is not owned.
-func SubTree(t Tree, dir string) Tree {
-	if dir == "." || dir == "" {
-		return t
+	b, err := loc.Tree.OpenBlob(ctx, clean(loc.Path))
+	if err != nil {
+		return nil, err
 	}
-	if s, ok := t.(*subTree); ok {
-		return &subTree{s.t, path.Join(s.dir, dir)}
+	r.res.add(b)
+	return b, nil
+}
+
+// tree returns the tree of the directory loc names, for an adapter that
+// reads a directory.
+func (r *result) tree(ctx context.Context, loc driver.Location) (driver.Tree, error) {
+	if loc.Blob != nil {
+		return nil, fmt.Errorf("%w: the next adapter reads a directory", ErrNotDir)
 	}
-	return &subTree{t, dir}
-}
-
-type subTree struct {
-	t   Tree
-	dir string
-}
-
-func (s *subTree) full(name string) string {
-	if name == "." {
-		return s.dir
+	name := clean(loc.Path)
+	info, err := loc.Tree.Stat(ctx, name)
+	if err != nil {
+		return nil, err
 	}
-	return s.dir + "/" + name
-}
-
-func (s *subTree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
-	return s.t.Stat(ctx, s.full(name))
-}
-
-func (s *subTree) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
-	return s.t.ReadDir(ctx, s.full(name))
-}
-
-func (s *subTree) OpenBlob(ctx context.Context, name string) (Blob, error) {
-	return s.t.OpenBlob(ctx, s.full(name))
+	if !info.IsDir() {
+		return nil, fmt.Errorf("%w: the next adapter reads a directory", ErrNotDir)
+	}
+	return driver.SubTree(loc.Tree, name), nil
 }
 
 // errorAt returns err as the error of opening pipeline text s.

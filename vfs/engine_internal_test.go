@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // closeOnce is a blob that fails when closed twice.
 type closeOnce struct {
-	Blob
+	driver.Blob
 	closes int
 }
 
@@ -23,10 +25,10 @@ func (c *closeOnce) Close() error {
 // TestPassThroughClosedOnce checks that a blob an adapter returns as it
 // got it is closed once, with the pipeline.
 func TestPassThroughClosedOnce(t *testing.T) {
-	b := &closeOnce{Blob: BytesBlob([]byte("abc"), nil)}
+	b := &closeOnce{Blob: driver.BytesBlob([]byte("abc"), nil)}
 	g := newTestRegistry(nil)
-	g.RegisterRoot(&Root{Scheme: "file", Open: func(ctx context.Context, u SubURL, o *Options) (Location, error) {
-		return Location{Blob: b}, nil
+	g.RegisterRoot(&Root{Scheme: "file", Open: func(ctx context.Context, u SubURL, env *Env) (driver.Location, error) {
+		return driver.Location{Blob: b}, nil
 	}})
 	f, err := OpenFile(context.Background(), "file:/a|test.pass:|test.pass:", &Options{Registry: g})
 	if err != nil {

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
-	"strings"
+
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // Sentinel errors, for errors.Is. Errors from this package and its drivers
@@ -17,38 +18,24 @@ var (
 	// ErrUnknownFormat: format detection found no matching format, or
 	// several.
 	ErrUnknownFormat = errors.New("unknown format")
+	// The sentinels that drivers return, re-exported for callers as os
+	// re-exports those of io/fs: vfs.ErrCorrupt is driver.ErrCorrupt.
+
 	// ErrModified: a remote object changed after it was opened.
-	ErrModified = errors.New("object modified since open")
+	ErrModified = driver.ErrModified
 	// ErrLimit: input exceeded a configured limit (see Limits).
-	ErrLimit = errors.New("limit exceeded")
+	ErrLimit = driver.ErrLimit
 	// ErrUnsafePath: a name in a container is not safe to expose ("..",
 	// absolute, backslash, drive letter) or a link leaves the tree.
-	ErrUnsafePath = errors.New("unsafe path")
+	ErrUnsafePath = driver.ErrUnsafePath
 	// ErrIsDir: a regular file was wanted but the name is a directory.
-	ErrIsDir = errors.New("is a directory")
+	ErrIsDir = driver.ErrIsDir
 	// ErrNotDir: a directory was wanted but the name is a regular file.
-	ErrNotDir = errors.New("not a directory")
+	ErrNotDir = driver.ErrNotDir
 	// ErrCorrupt: the data is malformed (a bad archive, a bad checksum,
 	// a truncated stream). It matches fs.ErrInvalid too.
-	ErrCorrupt = corruptError{}
+	ErrCorrupt = driver.ErrCorrupt
 )
-
-type corruptError struct{}
-
-func (corruptError) Error() string        { return "corrupt data" }
-func (corruptError) Is(target error) bool { return target == fs.ErrInvalid }
-func (e corruptError) Unwrap() error      { return nil }
-
-// Corruptf returns an error matching ErrCorrupt and fs.ErrInvalid, with the
-// formatted message. Drivers use it for malformed input.
-func Corruptf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
-}
-
-// Limitf returns an error matching ErrLimit, with the formatted message.
-func Limitf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrLimit, fmt.Sprintf(format, args...))
-}
 
 // A StageError reports which sub-URL of a pipeline failed. It unwraps to the
 // underlying error, so errors.Is(err, fs.ErrNotExist) and the like still
@@ -93,20 +80,4 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-// SafePath reports whether name, a member name of an archive or store,
-// may be exposed in a tree: an fs.ValidPath name other than "." (no
-// empty, "." or ".." element, no leading or trailing slash, valid UTF-8)
-// with no backslash or NUL and no drive letter ("C:") in front. It is the
-// rule behind ErrUnsafePath that the archive adapters apply; an adapter
-// cleans what its format allows (such as a trailing "/") first.
-func SafePath(name string) bool {
-	if name == "." || !fs.ValidPath(name) || strings.ContainsAny(name, "\\\x00") {
-		return false
-	}
-	if len(name) >= 2 && name[1] == ':' && ('a' <= name[0]|0x20 && name[0]|0x20 <= 'z') {
-		return false
-	}
-	return true
 }

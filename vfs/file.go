@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"sync"
+
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // File is an open file or directory of a pipeline.
@@ -19,7 +21,7 @@ type File struct {
 	name string   // the name it was opened by
 	p    Pipeline // the canonical pipeline
 	info fs.FileInfo
-	blob Blob // nil for a directory
+	blob driver.Blob // nil for a directory
 	res  *resources
 
 	mu     sync.Mutex
@@ -27,7 +29,7 @@ type File struct {
 	closed bool
 
 	// directories
-	tree   Tree
+	tree   driver.Tree
 	full   string
 	ents   []fs.DirEntry
 	listed bool
@@ -41,11 +43,11 @@ var (
 	_ io.WriterTo    = (*File)(nil)
 )
 
-func newFile(ctx context.Context, b Blob, name string, p Pipeline, info fs.FileInfo, res *resources) *File {
+func newFile(ctx context.Context, b driver.Blob, name string, p Pipeline, info fs.FileInfo, res *resources) *File {
 	return &File{ctx: ctx, name: name, p: p, info: wrapInfo(info, name, p.String()), blob: b, res: res}
 }
 
-func newDir(ctx context.Context, t Tree, full, name string, p Pipeline, info fs.FileInfo, res *resources) *File {
+func newDir(ctx context.Context, t driver.Tree, full, name string, p Pipeline, info fs.FileInfo, res *resources) *File {
 	return &File{ctx: ctx, name: name, p: p, info: wrapInfo(info, name, p.String()), tree: t, full: full, res: res}
 }
 
@@ -123,9 +125,6 @@ func (f *File) Stat() (fs.FileInfo, error) {
 
 // Size returns the size of a regular file in bytes.
 func (f *File) Size() int64 { return f.info.Size() }
-
-// Blob returns the driver blob of a regular file, nil for a directory.
-func (f *File) Blob() Blob { return f.blob }
 
 // notRegular is the error of reading a file that has no bytes.
 func (f *File) notRegular() error {
@@ -216,7 +215,7 @@ func (f *File) WriteTo(w io.Writer) (int64, error) {
 	if err := f.ctx.Err(); err != nil {
 		return 0, f.err("read", err)
 	}
-	if s, ok := f.blob.(Streamer); ok {
+	if s, ok := f.blob.(driver.Streamer); ok {
 		rc, err := s.Stream(f.ctx, f.off)
 		if err != nil {
 			return 0, f.driverErr("read", err)
@@ -356,6 +355,6 @@ func sizeKnown(info fs.FileInfo) bool {
 	if w, ok := info.(*fileInfo); ok {
 		info = w.FileInfo
 	}
-	k, ok := info.(SizeKnower)
+	k, ok := info.(driver.SizeKnower)
 	return !ok || k.SizeKnown()
 }

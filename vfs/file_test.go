@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"testing"
+
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // failingTree is a tree whose directory "." holds one file, "f", and whose
@@ -16,9 +18,9 @@ type failingTree struct{ err error }
 func (t failingTree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
 	switch name {
 	case ".":
-		return &FileInfo{FName: ".", FMode: fs.ModeDir | 0o555}, nil
+		return &driver.FileInfo{FName: ".", FMode: fs.ModeDir | 0o555}, nil
 	case "f":
-		return &FileInfo{FName: "f", FSize: 4, FMode: 0o444}, nil
+		return &driver.FileInfo{FName: "f", FSize: 4, FMode: 0o444}, nil
 	}
 	return nil, fs.ErrNotExist
 }
@@ -27,7 +29,7 @@ func (t failingTree) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, e
 	return nil, t.err
 }
 
-func (t failingTree) OpenBlob(ctx context.Context, name string) (Blob, error) {
+func (t failingTree) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 	if name != "f" {
 		return nil, fs.ErrNotExist
 	}
@@ -46,8 +48,8 @@ func (b failingBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, erro
 func TestFileErrorsNameTheStage(t *testing.T) {
 	cause := fmt.Errorf("backend said no: %w", &fs.PathError{Op: "get", Path: "key", Err: fs.ErrPermission})
 	g := new(Registry)
-	g.RegisterRoot(&Root{Scheme: "memory", Open: func(ctx context.Context, u SubURL, o *Options) (Location, error) {
-		return Location{Tree: failingTree{cause}, Path: u.Key()}, nil
+	g.RegisterRoot(&Root{Scheme: "memory", Open: func(ctx context.Context, u SubURL, env *Env) (driver.Location, error) {
+		return driver.Location{Tree: failingTree{cause}, Path: u.Key()}, nil
 	}})
 	o := &Options{Registry: g, NoDetect: true}
 	ctx := context.Background()
@@ -104,9 +106,9 @@ func TestFileErrorsNameTheStage(t *testing.T) {
 // its driver gives, not "." or the range.
 func TestFileNameOfByteTransform(t *testing.T) {
 	g := newTestRegistry(testTree{"d/a.txt": "abcdef"})
-	g.RegisterAdapter(&Adapter{Scheme: "byte-range", Input: KindFile, Open: func(ctx context.Context, in Location, u SubURL, o *Options) (Location, error) {
+	g.RegisterAdapter(&Adapter{Scheme: "byte-range", OpenFile: func(ctx context.Context, in driver.Blob, u SubURL, env *Env) (driver.Location, error) {
 		start, end := u.Range()
-		return Location{Blob: SectionBlob(in.Blob, int64(start), int64(end-start), &FileInfo{FName: "a.txt", FSize: int64(end - start)})}, nil
+		return driver.Location{Blob: driver.SectionBlob(in, int64(start), int64(end-start), &driver.FileInfo{FName: "a.txt", FSize: int64(end - start)})}, nil
 	}})
 	o := &Options{Registry: g}
 	for _, tc := range []struct{ pipeline, name string }{

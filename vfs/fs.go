@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // FS is the io/fs view of a directory location of a pipeline. It
@@ -18,7 +20,7 @@ import (
 // all of them.
 type FS struct {
 	ctx  context.Context
-	tree Tree
+	tree driver.Tree
 	dir  string   // the directory in tree, "." for its root
 	p    Pipeline // the resolved pipeline naming dir
 	opts *Options
@@ -101,9 +103,6 @@ func (f *FS) WithContext(ctx context.Context) *FS {
 // Close releases the pipeline: the stages' files and connections, innermost
 // first. Files opened from the FS must not be used after it is closed.
 func (f *FS) Close() error { return f.res.close() }
-
-// Tree returns the driver tree behind the FS and the directory in it.
-func (f *FS) Tree() (Tree, string) { return f.tree, f.dir }
 
 func (f *FS) full(name string) string {
 	if f.dir == "." {
@@ -252,13 +251,13 @@ func (f *FS) Sub(dir string) (fs.FS, error) {
 // it: the buffer starts at one chunk and doubles, up to one byte past the
 // size, so that a size that lies cannot make it allocate much more than
 // what is read, and a blob that serves more than its size fails at once.
-func readAll(ctx context.Context, b Blob, limit int64) ([]byte, error) {
+func readAll(ctx context.Context, b driver.Blob, limit int64) ([]byte, error) {
 	size := b.Stat().Size()
 	if size < 0 {
-		return nil, Corruptf("negative size %d", size)
+		return nil, driver.Corruptf("negative size %d", size)
 	}
 	if size > limit {
-		return nil, Limitf("file size %d exceeds Limits.MaxFileSize (%d)", size, limit)
+		return nil, driver.Limitf("file size %d exceeds Limits.MaxFileSize (%d)", size, limit)
 	}
 	const chunk = 1 << 20
 	buf := make([]byte, 0, min(size, chunk)+1)
@@ -269,11 +268,11 @@ func readAll(ctx context.Context, b Blob, limit int64) ([]byte, error) {
 		n, err := b.ReadAt(ctx, buf[len(buf):min(cap(buf), len(buf)+chunk)], int64(len(buf)))
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > size {
-			return nil, Corruptf("file is longer than its size, %d bytes", size)
+			return nil, driver.Corruptf("file is longer than its size, %d bytes", size)
 		}
 		if err == io.EOF {
 			if int64(len(buf)) != size {
-				return nil, Corruptf("read %d bytes, size says %d", len(buf), size)
+				return nil, driver.Corruptf("read %d bytes, size says %d", len(buf), size)
 			}
 			return buf, nil
 		}

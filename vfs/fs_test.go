@@ -7,12 +7,14 @@ import (
 	"io/fs"
 	"runtime"
 	"testing"
+
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // lyingBlob claims size bytes and serves n zero bytes (n < 0: endless).
 type lyingBlob struct{ size, n int64 }
 
-func (b lyingBlob) Stat() fs.FileInfo { return &FileInfo{FName: "lie", FSize: b.size} }
+func (b lyingBlob) Stat() fs.FileInfo { return &driver.FileInfo{FName: "lie", FSize: b.size} }
 
 func (b lyingBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	if b.n < 0 {

@@ -4,35 +4,39 @@ package vfs
 // defaults, and so does the zero value of every field.
 type Options struct {
 	// Registry holds the schemes and formats to use. Nil means
-	// DefaultRegistry, where the standard schemes register themselves.
+	// DefaultRegistry, where the imported drivers register themselves.
 	Registry *Registry
+
+	// Cache holds what is kept between opens: fetched blocks, derived
+	// indexes, SDK clients. Nil means the shared DefaultCache. Pipelines
+	// opened with different caches share no state.
+	Cache *Cache
 
 	// Limits bound what hostile input can make the library do.
 	Limits Limits
 
-	// NoDetect turns off format auto-detection. By default, OpenFS given a
-	// file location, and OpenFile given a location of the wrong kind, append
-	// the one registered format whose signature matches (SPEC section 6).
+	// NoDetect turns off format auto-detection: OpenFS of a container file
+	// fails with ErrNotDir instead of appending the adapter its signature
+	// names, and a directory that holds a store (OCDBT, Icechunk) opens as
+	// a plain directory. OpenFile never detects: a directory is ErrIsDir
+	// either way.
 	NoDetect bool
 
-	// Schemes holds options of individual roots and adapters, keyed by
-	// scheme: each scheme's package documents the type it reads (for
-	// example a *s3root.Options under "s3"). Use SchemeOptions to read it.
+	// Schemes holds the options of individual roots and adapters, keyed by
+	// the scheme they registered under: each scheme's package documents the
+	// type it reads (a *s3root.Options under "s3", a *httproot.Options
+	// under "http" for both http and https). Opening a pipeline fails with
+	// an error matching fs.ErrInvalid when a key is not a registered scheme
+	// that takes options, or when its value is not of that scheme's type.
 	Schemes map[string]any
 }
 
-// SchemeOptions returns the options of type T that o holds for scheme, and
-// the zero T when there are none (o may be nil). A value of another type is
-// ignored.
-func SchemeOptions[T any](o *Options, scheme string) T {
-	var zero T
-	if o == nil {
-		return zero
-	}
-	if v, ok := o.Schemes[scheme].(T); ok {
-		return v
-	}
-	return zero
+// SchemeOptions returns the options of type T that the pipeline is opened
+// with for the scheme of the driver env was given to, and the zero T when
+// there are none. The engine has checked the value's type at open.
+func SchemeOptions[T any](env *Env) T {
+	v, _ := env.scheme.(T)
+	return v
 }
 
 // Limits bound the resources that hostile input can claim. A zero field
@@ -59,6 +63,13 @@ type Limits struct {
 	// (zstd frames, xz dictionaries). Default 128 MiB, which admits
 	// zstd --long=27.
 	MaxWindow int64
+	// MaxDocument bounds a document that is decoded whole in memory: a
+	// json: document, array metadata (.zarray, zarr.json, attributes.json,
+	// info). Default 64 MiB; decoding costs several times the size.
+	MaxDocument int64
+	// MaxChunk bounds the decoded size of one array chunk, and of one
+	// shard's index. Default 1 GiB.
+	MaxChunk int64
 }
 
 // Defaults of the Limits fields.
@@ -69,6 +80,8 @@ const (
 	DefaultMaxFileSize   = 1 << 40
 	DefaultMaxRatio      = 1100
 	DefaultMaxWindow     = 128 << 20
+	DefaultMaxDocument   = 64 << 20
+	DefaultMaxChunk      = 1 << 30
 )
 
 // Effective returns l with every zero field set to its default and every
@@ -80,6 +93,8 @@ func (l Limits) Effective() Limits {
 	l.MaxFileSize = pick(l.MaxFileSize, DefaultMaxFileSize, 1<<63-1)
 	l.MaxRatio = pick(l.MaxRatio, DefaultMaxRatio, 1<<63-1)
 	l.MaxWindow = pick(l.MaxWindow, DefaultMaxWindow, 1<<63-1)
+	l.MaxDocument = pick(l.MaxDocument, DefaultMaxDocument, 1<<63-1)
+	l.MaxChunk = pick(l.MaxChunk, DefaultMaxChunk, 1<<63-1)
 	return l
 }
 

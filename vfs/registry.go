@@ -3,31 +3,74 @@ package vfs
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // A Root opens the first sub-URL of a pipeline.
 type Root struct {
-	// Scheme is the lower-case scheme, such as "file".
+	// Scheme is the lower-case scheme, such as "file". Options for the
+	// root are kept under it in Options.Schemes.
 	Scheme string
+	// Also lists more schemes the root serves with the same Open and the
+	// same options, such as "https" beside "http".
+	Also []string
 	// Open returns the location u names: a tree and a path in it, or a
 	// blob. It need not check that the path exists; the engine does when a
 	// later stage or the caller needs it.
-	Open func(ctx context.Context, u SubURL, o *Options) (Location, error)
+	Open func(ctx context.Context, u SubURL, env *Env) (driver.Location, error)
+	// Options is a nil value of the type the root reads from
+	// Options.Schemes, such as (*s3root.Options)(nil); nil if it reads none.
+	Options any
 }
 
-// An Adapter opens an adapter sub-URL over the location its base yields.
+// An Adapter opens an adapter sub-URL over what its base yields. It sets
+// exactly one of OpenFile and OpenDir, which says what kind of base it
+// reads; the engine checks the kind before calling it.
 type Adapter struct {
 	// Scheme is the lower-case scheme, such as "zip".
 	Scheme string
-	// Input is the kind of base the adapter reads: KindFile (the engine
-	// passes a Location with Blob set) or KindDirectory (Tree set, with
-	// Path "." naming the base directory).
-	Input Kind
-	// Open returns the location u names inside in.
-	Open func(ctx context.Context, in Location, u SubURL, o *Options) (Location, error)
+	// OpenFile opens u over a file: a blob.
+	OpenFile func(ctx context.Context, in driver.Blob, u SubURL, env *Env) (driver.Location, error)
+	// OpenDir opens u over a directory: a tree rooted at it.
+	OpenDir func(ctx context.Context, in driver.Tree, u SubURL, env *Env) (driver.Location, error)
+	// Options is a nil value of the type the adapter reads from
+	// Options.Schemes, such as (*icechunkadapter.Options)(nil); nil if it
+	// reads none.
+	Options any
+}
+
+// Input returns the kind of base the adapter reads: KindFile or
+// KindDirectory.
+func (a *Adapter) Input() Kind {
+	if a.OpenDir != nil {
+		return KindDirectory
+	}
+	return KindFile
+}
+
+// An Env is what the engine gives a root's or an adapter's Open besides
+// its input.
+type Env struct {
+	// URL is the canonical pipeline of the input, every sub-URL before the
+	// one being opened ("" for a root). Drivers key what they cache by it,
+	// together with the input's version.
+	URL string
+	// Limits are the limits in effect, defaults filled in.
+	Limits Limits
+	// Cache holds what outlives this open; never nil.
+	Cache *Cache
+	// Options are the options the pipeline is opened with; never nil. A
+	// driver that opens another pipeline (a store's virtual chunks) passes
+	// them on.
+	Options *Options
+
+	scheme any // the driver's own entry of Options.Schemes
 }
 
 // A Format is a signature that format auto-detection matches. For a file
@@ -54,7 +97,7 @@ type Format struct {
 	// Tail is matched on the head alone and size is the head's length.
 	Match func(head, tail []byte, size int64) bool
 	// MatchDir reports whether a directory input has this format.
-	MatchDir func(ctx context.Context, t Tree) (bool, error)
+	MatchDir func(ctx context.Context, t driver.Tree) (bool, error)
 	// Dataset marks a directory format whose adapter presents a dataset
 	// inside an ordinary tree (zarr, n5): it is appended only when a
 	// dataset is asked for. A directory format without it (ocdbt,
@@ -99,40 +142,48 @@ func checkScheme(kind, s string) {
 	}
 }
 
-// RegisterRoot adds a root. It panics if r is nil, has no Open, has a
-// scheme that is not a root or vendor scheme, or is already registered.
+// RegisterRoot adds a root under its Scheme and its Also schemes. It panics
+// if r is nil, has no Open, has a scheme that is not a root or vendor
+// scheme, or one already registered.
 func (g *Registry) RegisterRoot(r *Root) {
 	if r == nil || r.Open == nil {
 		panic("vfs: RegisterRoot: nil root or Open")
 	}
-	checkScheme("Root", r.Scheme)
-	if IsAdapterScheme(r.Scheme) {
-		panic(fmt.Sprintf("vfs: RegisterRoot: %q is an adapter scheme", r.Scheme))
+	all := append([]string{r.Scheme}, r.Also...)
+	for _, s := range all {
+		checkScheme("Root", s)
+		if IsAdapterScheme(s) {
+			panic(fmt.Sprintf("vfs: RegisterRoot: %q is an adapter scheme", s))
+		}
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if _, dup := g.roots[r.Scheme]; dup {
-		panic(fmt.Sprintf("vfs: RegisterRoot called twice for %q", r.Scheme))
+	for _, s := range all {
+		if g.roots[s] != nil {
+			panic(fmt.Sprintf("vfs: RegisterRoot called twice for %q", s))
+		}
 	}
 	if g.roots == nil {
 		g.roots = make(map[string]*Root)
 	}
-	g.roots[r.Scheme] = r
+	for _, s := range all {
+		g.roots[s] = r
+	}
 }
 
-// RegisterAdapter adds an adapter. It panics if a is nil, has no Open, has
-// an Input other than KindFile or KindDirectory, has a root scheme, or is
-// already registered.
+// RegisterAdapter adds an adapter. It panics if a is nil, sets not exactly
+// one of OpenFile and OpenDir, reads another kind of base than the grammar
+// gives its scheme, has a root scheme, or is already registered.
 func (g *Registry) RegisterAdapter(a *Adapter) {
-	if a == nil || a.Open == nil {
-		panic("vfs: RegisterAdapter: nil adapter or Open")
+	if a == nil || (a.OpenFile == nil) == (a.OpenDir == nil) {
+		panic("vfs: RegisterAdapter: nil adapter, or not exactly one of OpenFile and OpenDir")
 	}
 	checkScheme("Adapter", a.Scheme)
 	if IsRootScheme(a.Scheme) {
 		panic(fmt.Sprintf("vfs: RegisterAdapter: %q is a root scheme", a.Scheme))
 	}
-	if a.Input != KindFile && a.Input != KindDirectory {
-		panic(fmt.Sprintf("vfs: RegisterAdapter %q: Input must be KindFile or KindDirectory", a.Scheme))
+	if base, _, ok := SchemeKinds(a.Scheme); ok && base != KindUnknown && base != a.Input() {
+		panic(fmt.Sprintf("vfs: RegisterAdapter %q: the grammar says it reads a %v", a.Scheme, base))
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -198,6 +249,38 @@ func (g *Registry) unknown(scheme string) error {
 		ErrUnknownScheme, scheme, strings.Join(g.Schemes(), ", "))
 }
 
+// checkOptions checks that every key of o.Schemes is the scheme a root or
+// adapter registered under, and that it holds a value of that driver's
+// options type.
+func (g *Registry) checkOptions(o *Options) error {
+	if o == nil {
+		return nil
+	}
+	for k, v := range o.Schemes {
+		var want any
+		g.mu.RLock()
+		r, a := g.roots[k], g.adapters[k]
+		g.mu.RUnlock()
+		switch {
+		case r != nil && r.Scheme != k:
+			return fmt.Errorf("%w: Options.Schemes[%q]: the options of %s go under %q", fs.ErrInvalid, k, k, r.Scheme)
+		case r != nil:
+			want = r.Options
+		case a != nil:
+			want = a.Options
+		default:
+			return fmt.Errorf("%w: Options.Schemes[%q]: %w %q", fs.ErrInvalid, k, ErrUnknownScheme, k)
+		}
+		if want == nil {
+			return fmt.Errorf("%w: Options.Schemes[%q]: the %s scheme takes no options", fs.ErrInvalid, k, k)
+		}
+		if v != nil && reflect.TypeOf(v) != reflect.TypeOf(want) {
+			return fmt.Errorf("%w: Options.Schemes[%q] is a %T; the %s scheme reads a %T", fs.ErrInvalid, k, v, k, want)
+		}
+	}
+	return nil
+}
+
 func (g *Registry) root(scheme string) (*Root, error) {
 	g.mu.RLock()
 	r := g.roots[scheme]
@@ -229,4 +312,15 @@ func parseAdapter(s string) (SubURL, error) {
 		return SubURL{}, fmt.Errorf("%q is not one adapter sub-URL", s)
 	}
 	return p[1], nil
+}
+
+// NewEnv returns the Env that the engine gives a driver opened over the
+// input that url names, under o (nil means defaults). It is for calling a
+// driver's Open directly, as its tests do; the options of scheme are the
+// driver's own, unchecked.
+func NewEnv(url, scheme string, o *Options) *Env {
+	if o == nil {
+		o = new(Options)
+	}
+	return &Env{URL: url, Limits: o.limits(), Cache: o.cache(), Options: o, scheme: o.Schemes[scheme]}
 }

@@ -8,6 +8,8 @@ import (
 	"path"
 	"strings"
 	"testing"
+
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // testTree is a map of files, for tests of the engine.
@@ -15,14 +17,14 @@ type testTree map[string]string
 
 func (t testTree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
 	if name == "." {
-		return &FileInfo{FName: ".", FMode: fs.ModeDir | 0o555}, nil
+		return &driver.FileInfo{FName: ".", FMode: fs.ModeDir | 0o555}, nil
 	}
 	if s, ok := t[name]; ok {
-		return &FileInfo{FName: path.Base(name), FSize: int64(len(s)), FMode: 0o444}, nil
+		return &driver.FileInfo{FName: path.Base(name), FSize: int64(len(s)), FMode: 0o444}, nil
 	}
 	for k := range t {
 		if strings.HasPrefix(k, name+"/") {
-			return &FileInfo{FName: name, FMode: fs.ModeDir | 0o555}, nil
+			return &driver.FileInfo{FName: name, FMode: fs.ModeDir | 0o555}, nil
 		}
 	}
 	return nil, fs.ErrNotExist
@@ -32,7 +34,7 @@ func (t testTree) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, erro
 	return nil, errors.ErrUnsupported
 }
 
-func (t testTree) OpenBlob(ctx context.Context, name string) (Blob, error) {
+func (t testTree) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 	s, ok := t[name]
 	if !ok {
 		if _, err := t.Stat(ctx, name); err == nil {
@@ -40,7 +42,7 @@ func (t testTree) OpenBlob(ctx context.Context, name string) (Blob, error) {
 		}
 		return nil, fs.ErrNotExist
 	}
-	return BytesBlob([]byte(s), &FileInfo{FName: path.Base(name), FSize: int64(len(s)), FMode: 0o444}), nil
+	return driver.BytesBlob([]byte(s), &driver.FileInfo{FName: path.Base(name), FSize: int64(len(s)), FMode: 0o444}), nil
 }
 
 // newTestRegistry returns a registry with a "memory" root over files, and
@@ -48,18 +50,18 @@ func (t testTree) OpenBlob(ctx context.Context, name string) (Blob, error) {
 // file to a one-file tree).
 func newTestRegistry(files testTree) *Registry {
 	g := new(Registry)
-	g.RegisterRoot(&Root{Scheme: "memory", Open: func(ctx context.Context, u SubURL, o *Options) (Location, error) {
-		return Location{Tree: files, Path: u.Key()}, nil
+	g.RegisterRoot(&Root{Scheme: "memory", Open: func(ctx context.Context, u SubURL, env *Env) (driver.Location, error) {
+		return driver.Location{Tree: files, Path: u.Key()}, nil
 	}})
-	g.RegisterAdapter(&Adapter{Scheme: "test.pass", Input: KindFile, Open: func(ctx context.Context, in Location, u SubURL, o *Options) (Location, error) {
-		return in, nil
+	g.RegisterAdapter(&Adapter{Scheme: "test.pass", OpenFile: func(ctx context.Context, in driver.Blob, u SubURL, env *Env) (driver.Location, error) {
+		return driver.Location{Blob: in}, nil
 	}})
-	g.RegisterAdapter(&Adapter{Scheme: "test.dir", Input: KindFile, Open: func(ctx context.Context, in Location, u SubURL, o *Options) (Location, error) {
-		b, err := readFull(ctx, in.Blob, int(in.Blob.Stat().Size()), 0)
+	g.RegisterAdapter(&Adapter{Scheme: "test.dir", OpenFile: func(ctx context.Context, in driver.Blob, u SubURL, env *Env) (driver.Location, error) {
+		b, err := readFull(ctx, in, int(in.Stat().Size()), 0)
 		if err != nil {
-			return Location{}, err
+			return driver.Location{}, err
 		}
-		return Location{Tree: testTree{"inner": string(b)}, Path: u.Key()}, nil
+		return driver.Location{Tree: testTree{"inner": string(b)}, Path: u.Key()}, nil
 	}})
 	return g
 }
@@ -68,20 +70,24 @@ func TestRegisterDuplicatePanics(t *testing.T) {
 	g := newTestRegistry(nil)
 	for name, f := range map[string]func(){
 		"root": func() {
-			g.RegisterRoot(&Root{Scheme: "memory", Open: func(context.Context, SubURL, *Options) (Location, error) { return Location{}, nil }})
+			g.RegisterRoot(&Root{Scheme: "memory", Open: func(context.Context, SubURL, *Env) (driver.Location, error) { return driver.Location{}, nil }})
 		},
 		"adapter": func() {
-			g.RegisterAdapter(&Adapter{Scheme: "test.pass", Input: KindFile, Open: func(context.Context, Location, SubURL, *Options) (Location, error) { return Location{}, nil }})
+			g.RegisterAdapter(&Adapter{Scheme: "test.pass", OpenFile: func(context.Context, driver.Blob, SubURL, *Env) (driver.Location, error) {
+				return driver.Location{}, nil
+			}})
 		},
 		"nil root": func() { g.RegisterRoot(nil) },
 		"adapter root": func() {
-			g.RegisterRoot(&Root{Scheme: "zip", Open: func(context.Context, SubURL, *Options) (Location, error) { return Location{}, nil }})
+			g.RegisterRoot(&Root{Scheme: "zip", Open: func(context.Context, SubURL, *Env) (driver.Location, error) { return driver.Location{}, nil }})
 		},
 		"bad scheme": func() {
-			g.RegisterRoot(&Root{Scheme: "tar", Open: func(context.Context, SubURL, *Options) (Location, error) { return Location{}, nil }})
+			g.RegisterRoot(&Root{Scheme: "tar", Open: func(context.Context, SubURL, *Env) (driver.Location, error) { return driver.Location{}, nil }})
 		},
 		"upper scheme": func() {
-			g.RegisterAdapter(&Adapter{Scheme: "Zip", Input: KindFile, Open: func(context.Context, Location, SubURL, *Options) (Location, error) { return Location{}, nil }})
+			g.RegisterAdapter(&Adapter{Scheme: "Zip", OpenFile: func(context.Context, driver.Blob, SubURL, *Env) (driver.Location, error) {
+				return driver.Location{}, nil
+			}})
 		},
 		"format twice": func() {
 			f := &Format{Name: "x", Adapter: "test.pass:", Input: KindFile, Magic: "x"}
@@ -208,7 +214,7 @@ func TestCancelledOpen(t *testing.T) {
 // lazyInfo is a FileInfo whose size is not known yet: asking for it fails
 // the test.
 type lazyInfo struct {
-	FileInfo
+	driver.FileInfo
 	t *testing.T
 }
 
@@ -221,8 +227,8 @@ func (l *lazyInfo) SizeKnown() bool { return false }
 
 func TestReadDoesNotAskAnUnknownSize(t *testing.T) {
 	g := new(Registry)
-	g.RegisterRoot(&Root{Scheme: "memory", Open: func(ctx context.Context, u SubURL, o *Options) (Location, error) {
-		return Location{Blob: BytesBlob([]byte("streamed"), &lazyInfo{FileInfo{FName: "s"}, t})}, nil
+	g.RegisterRoot(&Root{Scheme: "memory", Open: func(ctx context.Context, u SubURL, env *Env) (driver.Location, error) {
+		return driver.Location{Blob: driver.BytesBlob([]byte("streamed"), &lazyInfo{driver.FileInfo{FName: "s"}, t})}, nil
 	}})
 	f, err := OpenFile(context.Background(), "memory:s", &Options{Registry: g})
 	if err != nil {

@@ -1,47 +1,27 @@
 package vfs
 
 import (
-	"fmt"
 	"reflect"
 	"slices"
+
+	"github.com/pipefs/pipefs/vfs/driver"
 )
-
-// Counts are what reading a stage cost: the requests made and bytes
-// fetched by a remote root, and the block cache's hits and misses.
-type Counts struct {
-	Hits     int64 // blocks served from the cache
-	Misses   int64 // blocks fetched
-	Requests int64 // requests made
-	Bytes    int64 // bytes fetched
-}
-
-// String formats the counts for people.
-func (c Counts) String() string {
-	return fmt.Sprintf("%d requests, %d bytes fetched, %d block hits, %d misses", c.Requests, c.Bytes, c.Hits, c.Misses)
-}
-
-// A Counter is a Tree or Blob that counts what its reads cost, such as the
-// tree of a remote root. FS.Stats and File.Stats report every stage that
-// is one.
-type Counter interface {
-	Stats() Counts
-}
 
 // StageCounts are the counts of one stage of a pipeline.
 type StageCounts struct {
 	Index  int    // 0-based index of the sub-URL
 	URL    string // canonical text of the sub-URL
-	Counts Counts
+	Counts driver.Counts
 }
 
 // stageRef remembers what a stage yielded, for its counts.
 type stageRef struct {
 	index int
 	url   string
-	loc   Location
+	loc   driver.Location
 }
 
-func (r *resources) stage(i int, p Pipeline, loc Location) {
+func (r *resources) stage(i int, p Pipeline, loc driver.Location) {
 	r.mu.Lock()
 	r.stages = append(r.stages, stageRef{i, p[i].String(), loc})
 	r.mu.Unlock()
@@ -57,7 +37,7 @@ func (r *resources) counts() []StageCounts {
 	var out []StageCounts
 	for _, s := range r.stages {
 		for _, v := range []any{s.loc.Tree, s.loc.Blob} {
-			if c, ok := v.(Counter); ok && v != nil {
+			if c, ok := v.(driver.Counter); ok && v != nil {
 				out = append(out, StageCounts{s.index, s.url, c.Stats()})
 			}
 		}

@@ -2,7 +2,7 @@ package arraycodec
 
 import (
 	"github.com/klauspost/compress/s2"
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // Blosc frame header fields (c-blosc 1.x, format version 2).
@@ -37,7 +37,7 @@ func (h BloscInfo) Codec() string { return bloscCodecs[h.Flags>>5&7] }
 // ParseBloscHeader reads and checks the 16-byte header of a Blosc frame.
 func ParseBloscHeader(src []byte) (BloscInfo, error) {
 	if len(src) < bloscHeader {
-		return BloscInfo{}, vfs.Corruptf("blosc: %d bytes, shorter than a header", len(src))
+		return BloscInfo{}, driver.Corruptf("blosc: %d bytes, shorter than a header", len(src))
 	}
 	h := BloscInfo{
 		Version: src[0], VersionLZ: src[1], Flags: src[2], TypeSize: int(src[3]),
@@ -47,13 +47,13 @@ func ParseBloscHeader(src []byte) (BloscInfo, error) {
 		return h, errUnsupported("blosc: frame format version %d (c-blosc 1.x writes 2; later versions are Blosc2)", h.Version)
 	}
 	if h.Flags&bloscReserved != 0 {
-		return h, vfs.Corruptf("blosc: reserved flag 0x08 set")
+		return h, driver.Corruptf("blosc: reserved flag 0x08 set")
 	}
 	if h.CBytes < bloscHeader || h.CBytes > len(src) {
-		return h, vfs.Corruptf("blosc: frame size %d, buffer %d", h.CBytes, len(src))
+		return h, driver.Corruptf("blosc: frame size %d, buffer %d", h.CBytes, len(src))
 	}
 	if h.NBytes < 0 || int64(h.NBytes) != int64(le32(src[4:])) {
-		return h, vfs.Limitf("blosc: decoded size %d too large", le32(src[4:]))
+		return h, driver.Limitf("blosc: decoded size %d too large", le32(src[4:]))
 	}
 	return h, nil
 }
@@ -66,7 +66,7 @@ func Blosc(src []byte, max int) ([]byte, error) {
 		return nil, err
 	}
 	if h.NBytes > max {
-		return nil, vfs.Limitf("blosc: decoded size %d exceeds %d", h.NBytes, max)
+		return nil, driver.Limitf("blosc: decoded size %d exceeds %d", h.NBytes, max)
 	}
 	src = src[:h.CBytes]
 	if h.NBytes == 0 {
@@ -74,23 +74,23 @@ func Blosc(src []byte, max int) ([]byte, error) {
 	}
 	if h.Flags&bloscMemcpyed != 0 {
 		if h.CBytes != h.NBytes+bloscHeader {
-			return nil, vfs.Corruptf("blosc: memcpyed frame of %d bytes holds %d", h.CBytes, h.NBytes)
+			return nil, driver.Corruptf("blosc: memcpyed frame of %d bytes holds %d", h.CBytes, h.NBytes)
 		}
 		out := make([]byte, h.NBytes)
 		copy(out, src[bloscHeader:])
 		return out, nil
 	}
 	if h.BlockSize <= 0 {
-		return nil, vfs.Corruptf("blosc: block size %d", h.BlockSize)
+		return nil, driver.Corruptf("blosc: block size %d", h.BlockSize)
 	}
 	if h.TypeSize == 0 {
-		return nil, vfs.Corruptf("blosc: type size 0")
+		return nil, driver.Corruptf("blosc: type size 0")
 	}
 	nblocks := (h.NBytes + h.BlockSize - 1) / h.BlockSize
 	// Each block needs a 4-byte start: bound nblocks by the frame before
 	// allocating anything per block.
 	if nblocks > (h.CBytes-bloscHeader)/4 {
-		return nil, vfs.Corruptf("blosc: %d blocks cannot fit in %d bytes", nblocks, h.CBytes)
+		return nil, driver.Corruptf("blosc: %d blocks cannot fit in %d bytes", nblocks, h.CBytes)
 	}
 	codec := h.Flags >> 5 & 7
 	if codec > 4 {
@@ -107,7 +107,7 @@ func Blosc(src []byte, max int) ([]byte, error) {
 		}
 		start := int(int32(le32(src[bloscHeader+4*b:])))
 		if start < bloscHeader+4*nblocks || start > len(src) {
-			return nil, vfs.Corruptf("blosc: block %d starts at %d, frame %d", b, start, len(src))
+			return nil, driver.Corruptf("blosc: block %d starts at %d, frame %d", b, start, len(src))
 		}
 		nsplits := 1
 		if h.Flags&bloscNoSplit == 0 && h.TypeSize <= bloscMaxSplits &&
@@ -115,7 +115,7 @@ func Blosc(src []byte, max int) ([]byte, error) {
 			nsplits = h.TypeSize
 		}
 		if bsize%nsplits != 0 {
-			return nil, vfs.Corruptf("blosc: block of %d bytes in %d splits", bsize, nsplits)
+			return nil, driver.Corruptf("blosc: block of %d bytes in %d splits", bsize, nsplits)
 		}
 		dst := out[b*h.BlockSize : b*h.BlockSize+bsize]
 		shuffled := h.Flags&bloscShuffle != 0 && h.TypeSize > 1 ||
@@ -133,12 +133,12 @@ func Blosc(src []byte, max int) ([]byte, error) {
 		p := start
 		for s := 0; s < nsplits; s++ {
 			if p+4 > len(src) {
-				return nil, vfs.Corruptf("blosc: block %d split %d: truncated size", b, s)
+				return nil, driver.Corruptf("blosc: block %d split %d: truncated size", b, s)
 			}
 			csize := int(int32(le32(src[p:])))
 			p += 4
 			if csize < 0 || csize > len(src)-p {
-				return nil, vfs.Corruptf("blosc: block %d split %d: %d bytes past the frame", b, s, csize)
+				return nil, driver.Corruptf("blosc: block %d split %d: %d bytes past the frame", b, s, csize)
 			}
 			if err := bloscStream(codec, src[p:p+csize], target[s*ssize:(s+1)*ssize]); err != nil {
 				return nil, err
@@ -175,14 +175,14 @@ func bloscStream(codec byte, src, dst []byte) error {
 	case 2:
 		n, derr := s2.DecodedLen(src)
 		if derr != nil {
-			return vfs.Corruptf("blosc: snappy: %v", derr)
+			return driver.Corruptf("blosc: snappy: %v", derr)
 		}
 		if n != len(dst) {
-			return vfs.Corruptf("blosc: snappy stream decodes to %d bytes, want %d", n, len(dst))
+			return driver.Corruptf("blosc: snappy stream decodes to %d bytes, want %d", n, len(dst))
 		}
 		got, err = s2.Decode(nil, src)
 		if err != nil {
-			err = vfs.Corruptf("blosc: snappy: %v", err)
+			err = driver.Corruptf("blosc: snappy: %v", err)
 		}
 	case 3:
 		got, err = Zlib(src, len(dst))
@@ -193,7 +193,7 @@ func bloscStream(codec byte, src, dst []byte) error {
 		return err
 	}
 	if len(got) != len(dst) {
-		return vfs.Corruptf("blosc: %s stream decodes to %d bytes, want %d", bloscCodecs[codec], len(got), len(dst))
+		return driver.Corruptf("blosc: %s stream decodes to %d bytes, want %d", bloscCodecs[codec], len(got), len(dst))
 	}
 	copy(dst, got)
 	return nil

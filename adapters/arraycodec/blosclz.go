@@ -1,13 +1,13 @@
 package arraycodec
 
-import "github.com/pipefs/pipefs/vfs"
+import "github.com/pipefs/pipefs/vfs/driver"
 
 // BloscLZ decodes one blosclz stream (c-blosc 1.x) that must decode to
 // exactly size bytes. It follows section 3.1 of the project's array guide:
 // a byte-oriented LZ77 whose distances count back from the output end.
 func BloscLZ(src []byte, size int) ([]byte, error) {
 	if len(src) == 0 {
-		return nil, vfs.Corruptf("blosclz: empty stream")
+		return nil, driver.Corruptf("blosclz: empty stream")
 	}
 	out := make([]byte, 0, size)
 	ip := 0
@@ -17,10 +17,10 @@ func BloscLZ(src []byte, size int) ([]byte, error) {
 		if ctrl < 32 {
 			n := ctrl + 1
 			if ip+n > len(src) {
-				return nil, vfs.Corruptf("blosclz: literal run past the input")
+				return nil, driver.Corruptf("blosclz: literal run past the input")
 			}
 			if len(out)+n > size {
-				return nil, vfs.Corruptf("blosclz: output exceeds %d bytes", size)
+				return nil, driver.Corruptf("blosclz: output exceeds %d bytes", size)
 			}
 			out = append(out, src[ip:ip+n]...)
 			ip += n
@@ -32,13 +32,13 @@ func BloscLZ(src []byte, size int) ([]byte, error) {
 				sum := 0
 				for {
 					if ip >= len(src) {
-						return nil, vfs.Corruptf("blosclz: match length past the input")
+						return nil, driver.Corruptf("blosclz: match length past the input")
 					}
 					c := int(src[ip])
 					ip++
 					sum += c
 					if sum > size {
-						return nil, vfs.Corruptf("blosclz: match longer than the output")
+						return nil, driver.Corruptf("blosclz: match longer than the output")
 					}
 					if c != 255 {
 						break
@@ -47,14 +47,14 @@ func BloscLZ(src []byte, size int) ([]byte, error) {
 				n = 9 + sum
 			}
 			if ip >= len(src) {
-				return nil, vfs.Corruptf("blosclz: match distance past the input")
+				return nil, driver.Corruptf("blosclz: match distance past the input")
 			}
 			lo := int(src[ip])
 			ip++
 			var dist int
 			if lo == 255 && hi == 31 {
 				if ip+2 > len(src) {
-					return nil, vfs.Corruptf("blosclz: far distance past the input")
+					return nil, driver.Corruptf("blosclz: far distance past the input")
 				}
 				dist = int(src[ip])<<8 | int(src[ip+1]) + 8192
 				ip += 2
@@ -62,10 +62,10 @@ func BloscLZ(src []byte, size int) ([]byte, error) {
 				dist = hi<<8 + lo + 1
 			}
 			if dist > len(out) {
-				return nil, vfs.Corruptf("blosclz: distance %d before the start", dist)
+				return nil, driver.Corruptf("blosclz: distance %d before the start", dist)
 			}
 			if len(out)+n > size {
-				return nil, vfs.Corruptf("blosclz: output exceeds %d bytes", size)
+				return nil, driver.Corruptf("blosclz: output exceeds %d bytes", size)
 			}
 			start := len(out) - dist
 			for i := 0; i < n; i++ {
@@ -79,7 +79,7 @@ func BloscLZ(src []byte, size int) ([]byte, error) {
 		ip++
 	}
 	if len(out) != size {
-		return nil, vfs.Corruptf("blosclz: decoded %d bytes, want %d", len(out), size)
+		return nil, driver.Corruptf("blosclz: decoded %d bytes, want %d", len(out), size)
 	}
 	return out, nil
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // The example of the array guide, section 3.1 (c-blosc blosclz_compress,
@@ -23,7 +23,7 @@ func TestBloscLZExample(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("BloscLZ(example) = %q, want %q", got, want)
 	}
-	if _, err := BloscLZ(blosclzExample, 271); !errors.Is(err, vfs.ErrCorrupt) {
+	if _, err := BloscLZ(blosclzExample, 271); !errors.Is(err, driver.ErrCorrupt) {
 		t.Errorf("BloscLZ(example, 271) error = %v, want ErrCorrupt", err)
 	}
 }
@@ -49,7 +49,7 @@ func TestCRC32C(t *testing.T) {
 		t.Errorf("CRC32C = %q, %v", got, err)
 	}
 	framed[0] ^= 1
-	if _, err := CRC32C(framed); !errors.Is(err, vfs.ErrCorrupt) {
+	if _, err := CRC32C(framed); !errors.Is(err, driver.ErrCorrupt) {
 		t.Errorf("CRC32C(bad) error = %v, want ErrCorrupt", err)
 	}
 }
@@ -68,15 +68,15 @@ func TestVlen(t *testing.T) {
 func TestLimits(t *testing.T) {
 	// A blosc header claiming 4 GiB, and an lz4 prefix claiming 1 GiB.
 	h := []byte{2, 1, 0x02, 1, 0xff, 0xff, 0xff, 0xff, 0, 1, 0, 0, 16, 0, 0, 0}
-	if _, err := Blosc(h, 1<<20); !errors.Is(err, vfs.ErrLimit) {
+	if _, err := Blosc(h, 1<<20); !errors.Is(err, driver.ErrLimit) {
 		t.Errorf("Blosc(4 GiB claim) error = %v, want ErrLimit", err)
 	}
-	if _, err := LZ4([]byte{0, 0, 0, 0x40, 0}, 1<<20); !errors.Is(err, vfs.ErrLimit) {
+	if _, err := LZ4([]byte{0, 0, 0, 0x40, 0}, 1<<20); !errors.Is(err, driver.ErrLimit) {
 		t.Errorf("LZ4(1 GiB claim) error = %v, want ErrLimit", err)
 	}
 	bomb := make([]byte, 1<<20)
 	z := mustZstd(t, bomb)
-	if _, err := Zstd(z, 1000); !errors.Is(err, vfs.ErrLimit) {
+	if _, err := Zstd(z, 1000); !errors.Is(err, driver.ErrLimit) {
 		t.Errorf("Zstd(bomb) error = %v, want ErrLimit", err)
 	}
 	h[0] = 3

@@ -8,9 +8,9 @@
 //
 // Every function is pure: it reads its input, never modifies it, and
 // returns a new slice. Every decoder takes max, the largest output it may
-// produce, and fails with an error matching vfs.ErrLimit rather than
+// produce, and fails with an error matching driver.ErrLimit rather than
 // produce or allocate more: sizes written in headers (a Blosc frame's
 // nbytes, the lz4 size prefix) are checked against max before any
-// allocation. Malformed input gives an error matching vfs.ErrCorrupt (and
+// allocation. Malformed input gives an error matching driver.ErrCorrupt (and
 // fs.ErrInvalid), never a panic. Functions are safe for concurrent use.
 package arraycodec

@@ -11,10 +11,11 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
-	"github.com/pipefs/pipefs/vfs"
 	"github.com/ulikunitz/xz"
 	"github.com/ulikunitz/xz/lzma"
 )
@@ -29,16 +30,16 @@ func readLimited(name string, r io.Reader, max int) ([]byte, error) {
 		return nil, corrupt(name, err)
 	}
 	if n > int64(max) {
-		return nil, vfs.Limitf("%s: decoded data exceeds %d bytes", name, max)
+		return nil, driver.Limitf("%s: decoded data exceeds %d bytes", name, max)
 	}
 	return buf.Bytes(), nil
 }
 
 func corrupt(name string, err error) error {
-	if errors.Is(err, vfs.ErrLimit) || errors.Is(err, vfs.ErrCorrupt) {
+	if errors.Is(err, driver.ErrLimit) || errors.Is(err, driver.ErrCorrupt) {
 		return err
 	}
-	return vfs.Corruptf("%s: %v", name, err)
+	return driver.Corruptf("%s: %v", name, err)
 }
 
 // Zlib decodes a zlib stream (RFC 1950) of at most max bytes.
@@ -122,12 +123,12 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // codec) and returns src without it.
 func CRC32C(src []byte) ([]byte, error) {
 	if len(src) < 4 {
-		return nil, vfs.Corruptf("crc32c: %d bytes, need at least 4", len(src))
+		return nil, driver.Corruptf("crc32c: %d bytes, need at least 4", len(src))
 	}
 	n := len(src) - 4
 	want := le32(src[n:])
 	if got := crc32.Checksum(src[:n], castagnoli); got != want {
-		return nil, vfs.Corruptf("crc32c: checksum %08x, stored %08x", got, want)
+		return nil, driver.Corruptf("crc32c: checksum %08x, stored %08x", got, want)
 	}
 	return src[:n:n], nil
 }
@@ -136,10 +137,10 @@ func CRC32C(src []byte) ([]byte, error) {
 // adler32 filters; sum computes it) and returns the rest.
 func CRC32Prefix(name string, src []byte, sum func([]byte) uint32) ([]byte, error) {
 	if len(src) < 4 {
-		return nil, vfs.Corruptf("%s: %d bytes, need at least 4", name, len(src))
+		return nil, driver.Corruptf("%s: %d bytes, need at least 4", name, len(src))
 	}
 	if got, want := sum(src[4:]), le32(src); got != want {
-		return nil, vfs.Corruptf("%s: checksum %08x, stored %08x", name, got, want)
+		return nil, driver.Corruptf("%s: checksum %08x, stored %08x", name, got, want)
 	}
 	return src[4:], nil
 }
@@ -183,7 +184,7 @@ func VlenStrings(src []byte, count int, utf8Only bool) ([]string, error) {
 		return nil, err
 	}
 	if bad >= 0 {
-		return nil, vfs.Corruptf("vlen-utf8: item %d is not valid UTF-8", bad)
+		return nil, driver.Corruptf("vlen-utf8: item %d is not valid UTF-8", bad)
 	}
 	return out, nil
 }
@@ -192,15 +193,15 @@ func VlenStrings(src []byte, count int, utf8Only bool) ([]string, error) {
 // allocated for its items.
 func checkVlenCount(src []byte, count int) error {
 	if len(src) < 4 {
-		return vfs.Corruptf("vlen: %d bytes, need a 4-byte count", len(src))
+		return driver.Corruptf("vlen: %d bytes, need a 4-byte count", len(src))
 	}
 	if n := le32(src); int64(n) != int64(count) {
-		return vfs.Corruptf("vlen: %d items, the chunk has %d elements", n, count)
+		return driver.Corruptf("vlen: %d items, the chunk has %d elements", n, count)
 	}
 	// Each item takes at least 4 bytes: a count above that is a lie,
 	// caught before the items are allocated.
 	if count < 0 || int64(count) > int64(len(src)-4)/4 {
-		return vfs.Corruptf("vlen: %d items cannot fit in %d bytes", count, len(src))
+		return driver.Corruptf("vlen: %d items cannot fit in %d bytes", count, len(src))
 	}
 	return nil
 }
@@ -210,18 +211,18 @@ func walkVlen(src []byte, count int, item func(i, lo, hi int)) error {
 	p := 4
 	for i := 0; i < count; i++ {
 		if len(src)-p < 4 {
-			return vfs.Corruptf("vlen: item %d: truncated length", i)
+			return driver.Corruptf("vlen: item %d: truncated length", i)
 		}
 		n := le32(src[p:])
 		p += 4
 		if uint64(n) > uint64(len(src)-p) {
-			return vfs.Corruptf("vlen: item %d: length %d past the end", i, n)
+			return driver.Corruptf("vlen: item %d: length %d past the end", i, n)
 		}
 		item(i, p, p+int(n))
 		p += int(n)
 	}
 	if p != len(src) {
-		return vfs.Corruptf("vlen: %d trailing bytes", len(src)-p)
+		return driver.Corruptf("vlen: %d trailing bytes", len(src)-p)
 	}
 	return nil
 }
@@ -233,32 +234,32 @@ func JSON2Strings(src []byte, count int, fill string) ([]string, error) {
 	// Each item takes at least 2 bytes ("0,"): a count above that is
 	// refused before decoding.
 	if count < 0 || int64(count) > int64(len(src))/2 {
-		return nil, vfs.Corruptf("json2: %d items cannot fit in %d bytes", count, len(src))
+		return nil, driver.Corruptf("json2: %d items cannot fit in %d bytes", count, len(src))
 	}
 	var list []json.RawMessage
 	if err := json.Unmarshal(src, &list); err != nil {
-		return nil, vfs.Corruptf("json2: %v", err)
+		return nil, driver.Corruptf("json2: %v", err)
 	}
 	if len(list) < 2 {
-		return nil, vfs.Corruptf("json2: %d values, need the items, a dtype and a shape", len(list))
+		return nil, driver.Corruptf("json2: %d values, need the items, a dtype and a shape", len(list))
 	}
 	var shape []int64
 	if err := json.Unmarshal(list[len(list)-1], &shape); err != nil {
-		return nil, vfs.Corruptf("json2: shape %s: %v", list[len(list)-1], err)
+		return nil, driver.Corruptf("json2: shape %s: %v", list[len(list)-1], err)
 	}
 	n := int64(1)
 	for _, d := range shape {
 		if d < 0 || d > int64(len(src)) {
-			return nil, vfs.Corruptf("json2: shape %v", shape)
+			return nil, driver.Corruptf("json2: shape %v", shape)
 		}
 		n *= d
 		if n > int64(len(src)) {
-			return nil, vfs.Corruptf("json2: shape %v", shape)
+			return nil, driver.Corruptf("json2: shape %v", shape)
 		}
 	}
 	items := list[:len(list)-2]
 	if n != int64(count) || len(items) != count {
-		return nil, vfs.Corruptf("json2: %d items of shape %v, the chunk has %d elements", len(items), shape, count)
+		return nil, driver.Corruptf("json2: %d items of shape %v, the chunk has %d elements", len(items), shape, count)
 	}
 	out := make([]string, count)
 	for i, raw := range items {

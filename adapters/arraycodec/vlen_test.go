@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 func vlenBytes(items ...string) []byte {
@@ -37,7 +37,7 @@ func TestVlenStrings(t *testing.T) {
 		{"trailing", append(vlenBytes("a"), 0), 1, false},
 		{"utf8", vlenBytes("\xff"), 1, true},
 	} {
-		if _, err := VlenStrings(c.src, c.count, c.utf8); !errors.Is(err, vfs.ErrCorrupt) {
+		if _, err := VlenStrings(c.src, c.count, c.utf8); !errors.Is(err, driver.ErrCorrupt) {
 			t.Errorf("%s: err = %v, want ErrCorrupt", c.name, err)
 		}
 	}
@@ -52,7 +52,7 @@ func TestJSON2Strings(t *testing.T) {
 		t.Errorf("JSON2Strings = %q, %v", got, err)
 	}
 	for _, src := range []string{`["a","|O",[2]]`, `["a","b","|O",[3]]`, `{}`, `["a"]`, `["a","|O",[-1]]`, `["a","|O",[1e30]]`} {
-		if _, err := JSON2Strings([]byte(src), 1, ""); !errors.Is(err, vfs.ErrCorrupt) {
+		if _, err := JSON2Strings([]byte(src), 1, ""); !errors.Is(err, driver.ErrCorrupt) {
 			t.Errorf("JSON2Strings(%s) = %v, want ErrCorrupt", src, err)
 		}
 	}
@@ -75,7 +75,7 @@ func FuzzVlenStrings(f *testing.F) {
 			if len(got) != int(count) || n > len(src) {
 				t.Fatalf("%d strings of %d bytes from %d bytes", len(got), n, len(src))
 			}
-		} else if !errors.Is(err, vfs.ErrCorrupt) {
+		} else if !errors.Is(err, driver.ErrCorrupt) {
 			t.Fatalf("error %v does not match ErrCorrupt", err)
 		}
 		if got, err := JSON2Strings(src, int(count), ""); err == nil && len(got) != int(count) {

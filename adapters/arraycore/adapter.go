@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"path"
 	"strings"
 	"syscall"
+
+	"github.com/pipefs/pipefs/vfs/driver"
 
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -16,22 +17,14 @@ import (
 // AdapterOpen returns the Open function of the adapter for format (as
 // Describe takes it: "zarr", FormatZarr2, ...). It describes the node the
 // sub-URL's path names in the base directory and yields the node's
-// directory (see Node.Tree). Options are read with
-// vfs.SchemeOptions[*Limits](o, scheme).
-func AdapterOpen(format string) func(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
-	return func(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
-		if in.Tree == nil {
-			return vfs.Location{}, fmt.Errorf("%s: the base is not a directory: %w", u.Scheme, vfs.ErrNotDir)
-		}
-		base := in.Tree
-		if in.Path != "" && in.Path != "." {
-			base = vfs.SubTree(in.Tree, in.Path)
-		}
-		lim := vfs.SchemeOptions[*Limits](o, u.Scheme)
+// directory (see Node.Tree), within env.Limits.
+func AdapterOpen(format string) func(ctx context.Context, base driver.Tree, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
+	return func(ctx context.Context, base driver.Tree, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
+		lim := &Limits{MaxChunkBytes: env.Limits.MaxChunk, MaxMetadataBytes: env.Limits.MaxDocument}
 		key := u.Key()
 		n, err := Describe(ctx, base, format, key, lim)
 		if err == nil {
-			return vfs.Location{Tree: n.Tree(), Path: "."}, nil
+			return driver.Location{Tree: n.Tree(), Path: "."}, nil
 		}
 		// A name inside a node (a chunk key, a metadata file): the
 		// nearest node above it, validated, and the name in it.
@@ -43,25 +36,25 @@ func AdapterOpen(format string) func(ctx context.Context, in vfs.Location, u vfs
 				if dir == "." {
 					rel = key
 				}
-				return vfs.Location{Tree: parent.Tree(), Path: rel}, nil
+				return driver.Location{Tree: parent.Tree(), Path: rel}, nil
 			}
 			if !notNode(perr) {
-				return vfs.Location{}, perr
+				return driver.Location{}, perr
 			}
 		}
-		return vfs.Location{}, err
+		return driver.Location{}, err
 	}
 }
 
 // notNode reports an error saying that a name holds no node.
 func notNode(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, vfs.ErrNotDir) || errors.Is(err, syscall.ENOTDIR)
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, driver.ErrNotDir) || errors.Is(err, syscall.ENOTDIR)
 }
 
 // HasFile returns a directory matcher that reports whether any of the
 // named regular files exists in the directory.
-func HasFile(names ...string) func(ctx context.Context, t vfs.Tree) (bool, error) {
-	return func(ctx context.Context, t vfs.Tree) (bool, error) {
+func HasFile(names ...string) func(ctx context.Context, t driver.Tree) (bool, error) {
+	return func(ctx context.Context, t driver.Tree) (bool, error) {
 		for _, n := range names {
 			ok, err := exists(ctx, t, n)
 			if err != nil || ok {
@@ -75,7 +68,7 @@ func HasFile(names ...string) func(ctx context.Context, t vfs.Tree) (bool, error
 // MatchPrecomputed reports whether the directory t holds a precomputed
 // volume: an info file (at most 16 MiB) that is a JSON object with an
 // "@type" of neuroglancer_multiscale_volume, or a "type" and "scales".
-func MatchPrecomputed(ctx context.Context, t vfs.Tree) (bool, error) {
+func MatchPrecomputed(ctx context.Context, t driver.Tree) (bool, error) {
 	ok, err := exists(ctx, t, "info")
 	if err != nil || !ok {
 		return false, err

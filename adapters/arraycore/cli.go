@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -39,8 +41,7 @@ func OpenNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node, *vfs
 	if o != nil && o.Registry != nil {
 		reg = o.Registry
 	}
-	tree, dir := fsys.Tree()
-	u, ok, err := reg.DetectDir(ctx, vfs.SubTree(tree, dir), true)
+	u, ok, err := reg.DetectDir(ctx, FSTree(fsys), true)
 	p := fsys.Pipeline()
 	fsys.Close()
 	if err != nil {
@@ -80,7 +81,7 @@ func OpenArray(ctx context.Context, pipeline, child string, o *vfs.Options) (*Ar
 	}
 	if n.Array == nil {
 		fsys.Close()
-		return nil, nil, fmt.Errorf("%s: a %s group, not an array (children: %s): %w", pipeline, n.Format, strings.Join(n.Children, ", "), vfs.ErrIsDir)
+		return nil, nil, fmt.Errorf("%s: a %s group, not an array (children: %s): %w", pipeline, n.Format, strings.Join(n.Children, ", "), driver.ErrIsDir)
 	}
 	return n.Array, fsys, nil
 }
@@ -233,13 +234,7 @@ func ParseChunk(s string) ([]int64, error) {
 // own metadata (no listing). A *vfs.FS is read through its tree; any
 // other fs.FS through FSTree.
 func Label(ctx context.Context, fsys fs.FS, name string) (label string, ok bool) {
-	var t vfs.Tree
-	if f, isVFS := fsys.(*vfs.FS); isVFS {
-		tree, dir := f.Tree()
-		t = vfs.SubTree(tree, dir)
-	} else {
-		t = FSTree(fsys)
-	}
+	t := FSTree(fsys)
 	has := func(file string) bool {
 		ok, _ := exists(ctx, t, path.Join(name, file))
 		return ok
@@ -253,10 +248,10 @@ func Label(ctx context.Context, fsys fs.FS, name string) (label string, ok bool)
 	case has("attributes.json"):
 		format = FormatN5
 	case has("info"):
-		if m, _ := MatchPrecomputed(ctx, vfs.SubTree(t, name)); !m {
+		if m, _ := MatchPrecomputed(ctx, driver.SubTree(t, name)); !m {
 			return "", false
 		}
-		n, err := describe(ctx, vfs.SubTree(t, name), FormatPrecomputed, ".", nil, false)
+		n, err := describe(ctx, driver.SubTree(t, name), FormatPrecomputed, ".", nil, false)
 		if err != nil {
 			return "", false
 		}

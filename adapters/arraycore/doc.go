@@ -5,16 +5,16 @@
 //
 // # Describing
 //
-// [Describe] reads a node's metadata from a vfs.Tree (zarr.json;
+// [Describe] reads a node's metadata from a driver.Tree (zarr.json;
 // .zarray, .zgroup and .zattrs; attributes.json; a precomputed info file)
 // and returns a [Node]: format, node type, attributes, a group's children,
 // and for arrays an [Array]: shape, chunk shape (and shard shape), data
 // type, fill value, dimension names, codecs. It validates what it can: an
 // unsupported codec, data type, chunk grid or key encoding gives an error
 // matching [ErrUnsupported] (errors.ErrUnsupported) that names it;
-// malformed metadata an error matching vfs.ErrCorrupt; shapes whose
+// malformed metadata an error matching driver.ErrCorrupt; shapes whose
 // element count or chunk size overflow, or exceed [Limits], an error
-// matching vfs.ErrLimit. Zarr v3 fails on unknown keys and codecs unless
+// matching driver.ErrLimit. Zarr v3 fails on unknown keys and codecs unless
 // they say "must_understand": false. A Zarr v3 group's inline consolidated
 // metadata gives its children; a Zarr v2 store's .zmetadata is used only
 // when the store cannot be listed (it may be stale).
@@ -71,6 +71,6 @@
 // # Concurrency
 //
 // A Node and its Array are immutable after Describe and safe for
-// concurrent use; reads go through the vfs.Tree the node was described
+// concurrent use; reads go through the driver.Tree the node was described
 // in, which must stay open.
 package arraycore

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // numeric returns the DType of a fixed-size number or bool by its Zarr v3
@@ -39,7 +39,7 @@ func numeric(name string) (DType, bool) {
 // endian.
 func parseTypestr(s string) (DType, bool, error) {
 	if len(s) < 2 {
-		return DType{}, false, vfs.Corruptf("dtype %q", s)
+		return DType{}, false, driver.Corruptf("dtype %q", s)
 	}
 	order, rest := s[0], s[1:]
 	switch order {
@@ -105,7 +105,7 @@ func parseFill(raw json.RawMessage, d DType, base64Bytes bool) ([]byte, error) {
 	}
 	out := make([]byte, d.Size)
 	bad := func() ([]byte, error) {
-		return nil, vfs.Corruptf("fill_value %s for %s", s, d.Name)
+		return nil, driver.Corruptf("fill_value %s for %s", s, d.Name)
 	}
 	var str string
 	isStr := json.Unmarshal(raw, &str) == nil
@@ -226,7 +226,7 @@ func parseFill(raw json.RawMessage, d DType, base64Bytes bool) ([]byte, error) {
 func parseFloatFill(raw json.RawMessage, out []byte, d DType) ([]byte, error) {
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, vfs.Corruptf("fill_value %s: %v", raw, err)
+		return nil, driver.Corruptf("fill_value %s: %v", raw, err)
 	}
 	var f float64
 	switch v := v.(type) {
@@ -243,15 +243,15 @@ func parseFloatFill(raw json.RawMessage, out []byte, d DType) ([]byte, error) {
 		case strings.HasPrefix(v, "0x"):
 			n, err := strconv.ParseUint(v[2:], 16, 64)
 			if err != nil || len(v)-2 != 2*d.Unit {
-				return nil, vfs.Corruptf("fill_value %q for %s", v, d.Name)
+				return nil, driver.Corruptf("fill_value %q for %s", v, d.Name)
 			}
 			putUint(out, n)
 			return out, nil
 		default:
-			return nil, vfs.Corruptf("fill_value %q for %s", v, d.Name)
+			return nil, driver.Corruptf("fill_value %q for %s", v, d.Name)
 		}
 	default:
-		return nil, vfs.Corruptf("fill_value %s for %s", raw, d.Name)
+		return nil, driver.Corruptf("fill_value %s for %s", raw, d.Name)
 	}
 	putFloat(out, f)
 	return out, nil

@@ -10,8 +10,9 @@ import (
 	"path"
 	"slices"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/adapters/arraycodec"
-	"github.com/pipefs/pipefs/vfs"
 )
 
 // n5 describes an N5 node: a dataset when attributes.json has dimensions,
@@ -24,7 +25,7 @@ func (d *describer) n5(name string) (*Node, error) {
 	}
 	var attrs map[string]json.RawMessage
 	if err := json.Unmarshal(b, &attrs); err != nil {
-		return nil, vfs.Corruptf("%s: %v", meta, err)
+		return nil, driver.Corruptf("%s: %v", meta, err)
 	}
 	n := &Node{Format: FormatN5, Path: name, Attributes: b}
 	if _, ok := attrs["dimensions"]; ok {
@@ -51,13 +52,13 @@ func (d *describer) n5Array(attrs map[string]json.RawMessage) (*Array, error) {
 	var dims, block []int64
 	var dtName string
 	if err := json.Unmarshal(attrs["dimensions"], &dims); err != nil {
-		return nil, vfs.Corruptf("dimensions: %v", err)
+		return nil, driver.Corruptf("dimensions: %v", err)
 	}
 	if err := json.Unmarshal(attrs["blockSize"], &block); err != nil {
-		return nil, vfs.Corruptf("blockSize: %v", err)
+		return nil, driver.Corruptf("blockSize: %v", err)
 	}
 	if err := json.Unmarshal(attrs["dataType"], &dtName); err != nil {
-		return nil, vfs.Corruptf("dataType: %v", err)
+		return nil, driver.Corruptf("dataType: %v", err)
 	}
 	dt, ok := numeric(dtName)
 	if !ok || dt.Kind == 'b' || dt.Kind == 'c' || dtName == "float16" {
@@ -73,7 +74,7 @@ func (d *describer) n5Array(attrs map[string]json.RawMessage) (*Array, error) {
 	var comp map[string]json.RawMessage
 	if raw, ok := attrs["compression"]; ok {
 		if err := json.Unmarshal(raw, &comp); err != nil {
-			return nil, vfs.Corruptf("compression: %v", err)
+			return nil, driver.Corruptf("compression: %v", err)
 		}
 		a.Codecs = []Codec{{Name: "n5." + unquote(comp["type"]), Config: raw}}
 	} else if raw, ok := attrs["compressionType"]; ok {
@@ -166,7 +167,7 @@ func (r *n5Reader) block(src []byte) ([]byte, error) {
 	a := r.a
 	nd := len(a.Shape)
 	if len(src) < 4 {
-		return nil, vfs.Corruptf("block header truncated")
+		return nil, driver.Corruptf("block header truncated")
 	}
 	mode := binary.BigEndian.Uint16(src)
 	ndim := int(binary.BigEndian.Uint16(src[2:]))
@@ -174,11 +175,11 @@ func (r *n5Reader) block(src []byte) ([]byte, error) {
 		return nil, unsupported("N5 block mode %d", mode)
 	}
 	if ndim != nd {
-		return nil, vfs.Corruptf("block has %d dimensions, the dataset %d", ndim, nd)
+		return nil, driver.Corruptf("block has %d dimensions, the dataset %d", ndim, nd)
 	}
 	p := 4
 	if len(src) < p+4*nd {
-		return nil, vfs.Corruptf("block header truncated")
+		return nil, driver.Corruptf("block header truncated")
 	}
 	hs := make([]int64, nd) // C order
 	for i := 0; i < nd; i++ {
@@ -188,16 +189,16 @@ func (r *n5Reader) block(src []byte) ([]byte, error) {
 	p += 4 * nd
 	for i := range hs {
 		if hs[i] > a.ChunkShape[i] {
-			return nil, vfs.Corruptf("block size %v larger than blockSize %v", reversed(hs), reversed(a.ChunkShape))
+			return nil, driver.Corruptf("block size %v larger than blockSize %v", reversed(hs), reversed(a.ChunkShape))
 		}
 	}
 	count := prod(hs)
 	if mode == 1 {
 		if len(src) < p+4 {
-			return nil, vfs.Corruptf("block header truncated")
+			return nil, driver.Corruptf("block header truncated")
 		}
 		if n := int64(binary.BigEndian.Uint32(src[p:])); n != count {
-			return nil, vfs.Corruptf("varlength block of %d elements, size says %d", n, count)
+			return nil, driver.Corruptf("varlength block of %d elements, size says %d", n, count)
 		}
 		p += 4
 	}
@@ -210,7 +211,7 @@ func (r *n5Reader) block(src []byte) ([]byte, error) {
 		}
 	}
 	if int64(len(payload)) < want {
-		return nil, vfs.Corruptf("block payload %d bytes, want %d", len(payload), want)
+		return nil, driver.Corruptf("block payload %d bytes, want %d", len(payload), want)
 	}
 	data := slices.Clone(payload[:want])
 	swapUnits(data, a.DType.Unit)
@@ -233,7 +234,7 @@ func decodeXZ(src []byte, max int) ([]byte, error) {
 		end -= 4 // stream padding: null bytes in fours
 	}
 	if end < 12 || string(src[end-2:end]) != "YZ" {
-		return nil, vfs.Corruptf("xz: truncated stream: no stream footer")
+		return nil, driver.Corruptf("xz: truncated stream: no stream footer")
 	}
 	return arraycodec.XZ(src, max)
 }

@@ -12,7 +12,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // Format names, as Node.Format reports them. They are also the adapter
@@ -45,8 +45,8 @@ type Node struct {
 	// Array is the array of an array node.
 	Array *Array `json:"array,omitempty"`
 
-	store vfs.Tree // the node's directory
-	root  vfs.Tree // the tree Describe was given
+	store driver.Tree // the node's directory
+	root  driver.Tree // the tree Describe was given
 	lim   Limits
 }
 
@@ -119,7 +119,7 @@ type Array struct {
 	KeyEncoding string `json:"chunk_key_encoding"`
 
 	reader chunkReader
-	store  vfs.Tree
+	store  driver.Tree
 	limits Limits
 }
 
@@ -183,13 +183,13 @@ type chunkReader interface {
 // FormatPrecomputed, or "zarr" for whichever Zarr version the node has. It
 // validates the metadata: an unsupported codec, data type or key
 // encoding gives an error matching ErrUnsupported that names it, malformed
-// metadata an error matching vfs.ErrCorrupt, a missing node
+// metadata an error matching driver.ErrCorrupt, a missing node
 // fs.ErrNotExist.
-func Describe(ctx context.Context, t vfs.Tree, format, name string, lim *Limits) (*Node, error) {
+func Describe(ctx context.Context, t driver.Tree, format, name string, lim *Limits) (*Node, error) {
 	return describe(ctx, t, format, name, lim, true)
 }
 
-func describe(ctx context.Context, t vfs.Tree, format, name string, lim *Limits, children bool) (*Node, error) {
+func describe(ctx context.Context, t driver.Tree, format, name string, lim *Limits, children bool) (*Node, error) {
 	if name == "" {
 		name = "."
 	}
@@ -222,7 +222,7 @@ func describe(ctx context.Context, t vfs.Tree, format, name string, lim *Limits,
 	if err != nil {
 		return nil, err
 	}
-	n.store = vfs.SubTree(t, name)
+	n.store = driver.SubTree(t, name)
 	n.root, n.lim = t, d.lim
 	if n.Array != nil {
 		n.Array.store = n.store
@@ -234,7 +234,7 @@ func describe(ctx context.Context, t vfs.Tree, format, name string, lim *Limits,
 // describer carries what describing one node needs.
 type describer struct {
 	ctx      context.Context
-	root     vfs.Tree
+	root     driver.Tree
 	lim      Limits
 	children bool
 }
@@ -253,7 +253,7 @@ func (d *describer) exists(name string) (bool, error) {
 	return exists(d.ctx, d.root, name)
 }
 
-func exists(ctx context.Context, t vfs.Tree, name string) (bool, error) {
+func exists(ctx context.Context, t driver.Tree, name string) (bool, error) {
 	info, err := t.Stat(ctx, name)
 	if notNode(err) {
 		return false, nil
@@ -270,7 +270,7 @@ func (d *describer) readFile(name string) ([]byte, error) {
 }
 
 // readBlob reads name in t whole, failing when it is larger than max.
-func readBlob(ctx context.Context, t vfs.Tree, name string, max int64) ([]byte, error) {
+func readBlob(ctx context.Context, t driver.Tree, name string, max int64) ([]byte, error) {
 	b, err := t.OpenBlob(ctx, name)
 	if err != nil {
 		return nil, err
@@ -280,10 +280,10 @@ func readBlob(ctx context.Context, t vfs.Tree, name string, max int64) ([]byte, 
 	}
 	size := b.Stat().Size()
 	if size > max {
-		return nil, vfs.Limitf("%s: %d bytes, more than the limit of %d", name, size, max)
+		return nil, driver.Limitf("%s: %d bytes, more than the limit of %d", name, size, max)
 	}
 	if size < 0 {
-		return nil, vfs.Corruptf("%s: negative size", name)
+		return nil, driver.Corruptf("%s: negative size", name)
 	}
 	buf := make([]byte, size)
 	n, err := b.ReadAt(ctx, buf, 0)
@@ -303,7 +303,7 @@ func (d *describer) readJSON(name string, v any) ([]byte, error) {
 		return nil, err
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		return nil, vfs.Corruptf("%s: %v", name, err)
+		return nil, driver.Corruptf("%s: %v", name, err)
 	}
 	return b, nil
 }
@@ -338,28 +338,28 @@ func (d *describer) subdirs(dir string, metas ...string) ([]string, error) {
 // chunk count that fit in int64 and the limits.
 func checkGrid(shape, chunk []int64, size int, lim Limits) error {
 	if len(shape) != len(chunk) {
-		return vfs.Corruptf("shape has %d dimensions, chunk shape %d", len(shape), len(chunk))
+		return driver.Corruptf("shape has %d dimensions, chunk shape %d", len(shape), len(chunk))
 	}
 	if len(shape) > 32 {
-		return vfs.Limitf("%d dimensions, more than 32", len(shape))
+		return driver.Limitf("%d dimensions, more than 32", len(shape))
 	}
 	total := uint64(1)
 	chunkBytes := uint64(max(size, 1))
 	for i := range shape {
 		if shape[i] < 0 {
-			return vfs.Corruptf("negative dimension %d", shape[i])
+			return driver.Corruptf("negative dimension %d", shape[i])
 		}
 		if chunk[i] <= 0 {
-			return vfs.Corruptf("chunk dimension %d is not positive", chunk[i])
+			return driver.Corruptf("chunk dimension %d is not positive", chunk[i])
 		}
 		var hi uint64
 		hi, total = bits.Mul64(total, uint64(shape[i]))
 		if hi != 0 || total > math.MaxInt64/uint64(max(size, 1)) {
-			return vfs.Limitf("shape %v overflows", shape)
+			return driver.Limitf("shape %v overflows", shape)
 		}
 		hi, chunkBytes = bits.Mul64(chunkBytes, uint64(chunk[i]))
 		if hi != 0 || chunkBytes > uint64(lim.MaxChunkBytes) {
-			return vfs.Limitf("chunk shape %v of %d-byte elements exceeds the chunk limit of %d bytes", chunk, size, lim.MaxChunkBytes)
+			return driver.Limitf("chunk shape %v of %d-byte elements exceeds the chunk limit of %d bytes", chunk, size, lim.MaxChunkBytes)
 		}
 	}
 	return nil

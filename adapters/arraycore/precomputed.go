@@ -9,8 +9,9 @@ import (
 	"path"
 	"slices"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/adapters/arraycodec"
-	"github.com/pipefs/pipefs/vfs"
 )
 
 // precomputedInfo is the info file of a neuroglancer precomputed volume.
@@ -72,7 +73,7 @@ func (d *describer) precomputedArray(info *precomputedInfo, s *precomputedScale)
 	}
 	dt.Stored = info.DataType
 	if len(s.Size) != 3 || len(s.ChunkSizes) == 0 || len(s.ChunkSizes[0]) != 3 {
-		return nil, vfs.Corruptf("size and chunk_sizes must have 3 entries")
+		return nil, driver.Corruptf("size and chunk_sizes must have 3 entries")
 	}
 	if len(s.Sharding) > 0 && string(s.Sharding) != "null" {
 		return nil, unsupported("sharded precomputed scales")
@@ -85,10 +86,10 @@ func (d *describer) precomputedArray(info *precomputedInfo, s *precomputedScale)
 		off = []int64{0, 0, 0}
 	}
 	if len(off) != 3 {
-		return nil, vfs.Corruptf("voxel_offset must have 3 entries")
+		return nil, driver.Corruptf("voxel_offset must have 3 entries")
 	}
 	if info.NumChannels <= 0 {
-		return nil, vfs.Corruptf("num_channels %d", info.NumChannels)
+		return nil, driver.Corruptf("num_channels %d", info.NumChannels)
 	}
 	c := s.ChunkSizes[0]
 	a := &Array{
@@ -161,7 +162,7 @@ func (r *precomputedReader) read(ctx context.Context, coord []int64) ([]byte, bo
 		return nil, false, fmt.Errorf("chunk %s: %w", key, err)
 	}
 	if int64(len(src)) != want {
-		return nil, false, vfs.Corruptf("chunk %s: %d bytes, want %d", key, len(src), want)
+		return nil, false, driver.Corruptf("chunk %s: %d bytes, want %d", key, len(src), want)
 	}
 	if slices.Equal(valid, a.ChunkShape) {
 		return src, true, nil

@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"math/bits"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // checkCoord validates chunk coordinates against the grid.
@@ -60,7 +60,7 @@ func (a *Array) ReadChunk(ctx context.Context, coord []int64) (Chunk, error) {
 }
 
 // checkBox validates the box [start, stop) and returns its byte size,
-// failing with vfs.ErrLimit when it exceeds limit (limit <= 0: no limit).
+// failing with driver.ErrLimit when it exceeds limit (limit <= 0: no limit).
 func (a *Array) checkBox(start, stop []int64, limit int64) (int64, error) {
 	if len(start) != len(a.Shape) || len(stop) != len(a.Shape) {
 		return 0, fmt.Errorf("box of %d dimensions for %d: %w", len(start), len(a.Shape), fs.ErrInvalid)
@@ -72,19 +72,19 @@ func (a *Array) checkBox(start, stop []int64, limit int64) (int64, error) {
 		}
 		hi, lo := bits.Mul64(n, uint64(stop[i]-start[i]))
 		if hi != 0 || lo > 1<<62 {
-			return 0, vfs.Limitf("box [%v, %v) is too large", start, stop)
+			return 0, driver.Limitf("box [%v, %v) is too large", start, stop)
 		}
 		n = lo
 	}
 	if limit > 0 && int64(n) > limit {
-		return 0, vfs.Limitf("box [%v, %v) is %d bytes, more than the limit of %d", start, stop, n, limit)
+		return 0, driver.Limitf("box [%v, %v) is %d bytes, more than the limit of %d", start, stop, n, limit)
 	}
 	return int64(n), nil
 }
 
 // ReadBox reads the elements in [start, stop) (per axis, C order) as C-order
 // little-endian bytes: U as UTF-32LE, S raw, bool as 0 or 1. Missing chunks
-// read as fill; edge chunks are cropped. It fails with vfs.ErrLimit when
+// read as fill; edge chunks are cropped. It fails with driver.ErrLimit when
 // the result would exceed limit bytes (limit <= 0: no limit besides
 // memory).
 func (a *Array) ReadBox(ctx context.Context, start, stop []int64, limit int64) ([]byte, error) {
@@ -141,11 +141,11 @@ func (a *Array) WriteBox(ctx context.Context, w io.Writer, start, stop []int64, 
 }
 
 // WriteChunk writes the decoded chunk at coord to w: its full chunk shape,
-// C order, little endian (bool as 0 or 1), failing with vfs.ErrLimit when
+// C order, little endian (bool as 0 or 1), failing with driver.ErrLimit when
 // it exceeds limit bytes (limit <= 0: no limit).
 func (a *Array) WriteChunk(ctx context.Context, w io.Writer, coord []int64, limit int64) (int64, error) {
 	if limit > 0 && a.ChunkBytes() > limit {
-		return 0, vfs.Limitf("chunk of %d bytes, more than the limit of %d", a.ChunkBytes(), limit)
+		return 0, driver.Limitf("chunk of %d bytes, more than the limit of %d", a.ChunkBytes(), limit)
 	}
 	c, err := a.ReadChunk(ctx, coord)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"io/fs"
 	"sync"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // sharding is the sharding_indexed codec.
@@ -32,7 +32,7 @@ func parseSharding(raw json.RawMessage, dt DType, lim Limits) (*sharding, error)
 		IndexLocation string            `json:"index_location"`
 	}
 	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, vfs.Corruptf("sharding_indexed: %v", err)
+		return nil, driver.Corruptf("sharding_indexed: %v", err)
 	}
 	sh := &sharding{inner: c.ChunkShape}
 	switch c.IndexLocation {
@@ -40,7 +40,7 @@ func parseSharding(raw json.RawMessage, dt DType, lim Limits) (*sharding, error)
 	case "start":
 		sh.atStart = true
 	default:
-		return nil, vfs.Corruptf("sharding_indexed: index_location %q", c.IndexLocation)
+		return nil, driver.Corruptf("sharding_indexed: index_location %q", c.IndexLocation)
 	}
 	var err error
 	if sh.chain, err = parseChain(c.Codecs, dt, lim); err != nil {
@@ -69,20 +69,20 @@ func parseSharding(raw json.RawMessage, dt DType, lim Limits) (*sharding, error)
 // and those of nested shards.
 func (sh *sharding) setShape(shard []int64, lim Limits) error {
 	if len(sh.inner) != len(shard) {
-		return vfs.Corruptf("sharding: inner chunk shape %v for shard shape %v", sh.inner, shard)
+		return driver.Corruptf("sharding: inner chunk shape %v for shard shape %v", sh.inner, shard)
 	}
 	sh.cps = make([]int64, len(shard))
 	n := int64(1)
 	for i := range shard {
 		if sh.inner[i] <= 0 || shard[i]%sh.inner[i] != 0 {
-			return vfs.Corruptf("sharding: inner chunk shape %v does not divide %v", sh.inner, shard)
+			return driver.Corruptf("sharding: inner chunk shape %v does not divide %v", sh.inner, shard)
 		}
 		sh.cps[i] = shard[i] / sh.inner[i]
 		n *= sh.cps[i] // <= prod(shard), which checkGrid bounded
 	}
 	sh.nchunks = n
 	if 16*n > lim.MaxChunkBytes {
-		return vfs.Limitf("sharding: index of %d entries exceeds the chunk limit", n)
+		return driver.Limitf("sharding: index of %d entries exceeds the chunk limit", n)
 	}
 	sh.indexSize = 16*n + 4*int64(len(sh.index.bb))
 	if in := sh.chain.shard; in != nil {
@@ -115,7 +115,7 @@ func (sh *sharding) entry(idx []uint64, i int64, size int64) (off, n int64, ok b
 		return 0, 0, false, nil
 	}
 	if o > uint64(size) || c > uint64(size)-o {
-		return 0, 0, false, vfs.Corruptf("shard index: inner chunk %d at [%d, +%d) lies past the shard's %d bytes", i, o, c, size)
+		return 0, 0, false, driver.Corruptf("shard index: inner chunk %d at [%d, +%d) lies past the shard's %d bytes", i, o, c, size)
 	}
 	return int64(o), int64(c), true, nil
 }
@@ -131,7 +131,7 @@ func (sh *sharding) linear(inner []int64) int64 {
 
 // readInner reads the encoded bytes of one inner chunk of the shard at
 // key: the index (cached), then the chunk's range.
-func (sh *sharding) readInner(ctx context.Context, t vfs.Tree, key string, inner []int64, cache *indexCache, lim Limits) ([]byte, bool, error) {
+func (sh *sharding) readInner(ctx context.Context, t driver.Tree, key string, inner []int64, cache *indexCache, lim Limits) ([]byte, bool, error) {
 	b, err := t.OpenBlob(ctx, key)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
@@ -146,7 +146,7 @@ func (sh *sharding) readInner(ctx context.Context, t vfs.Tree, key string, inner
 	idx, ok := cache.get(key, size)
 	if !ok {
 		if size < sh.indexSize {
-			return nil, false, vfs.Corruptf("shard %s: %d bytes, smaller than its %d-byte index", key, size, sh.indexSize)
+			return nil, false, driver.Corruptf("shard %s: %d bytes, smaller than its %d-byte index", key, size, sh.indexSize)
 		}
 		at := size - sh.indexSize
 		if sh.atStart {
@@ -166,7 +166,7 @@ func (sh *sharding) readInner(ctx context.Context, t vfs.Tree, key string, inner
 		return nil, false, err
 	}
 	if n > lim.MaxChunkBytes {
-		return nil, false, vfs.Limitf("shard %s: inner chunk of %d bytes exceeds the chunk limit", key, n)
+		return nil, false, driver.Limitf("shard %s: inner chunk of %d bytes exceeds the chunk limit", key, n)
 	}
 	raw, err := readRange(ctx, b, off, n)
 	if err != nil {
@@ -176,14 +176,14 @@ func (sh *sharding) readInner(ctx context.Context, t vfs.Tree, key string, inner
 }
 
 // readRange reads exactly n bytes at off.
-func readRange(ctx context.Context, b vfs.Blob, off, n int64) ([]byte, error) {
+func readRange(ctx context.Context, b driver.Blob, off, n int64) ([]byte, error) {
 	buf := make([]byte, n)
 	got, err := b.ReadAt(ctx, buf, off)
 	if int64(got) == n {
 		return buf, nil
 	}
 	if err == nil || err == io.EOF {
-		err = vfs.Corruptf("short read: %d of %d bytes at %d", got, n, off)
+		err = driver.Corruptf("short read: %d of %d bytes at %d", got, n, off)
 	}
 	return nil, err
 }
@@ -193,7 +193,7 @@ func readRange(ctx context.Context, b vfs.Blob, off, n int64) ([]byte, error) {
 func (sh *sharding) decodeWhole(data []byte, shard []int64, fill []byte, lim Limits) ([]byte, error) {
 	size := int64(len(data))
 	if size < sh.indexSize {
-		return nil, vfs.Corruptf("shard of %d bytes, smaller than its %d-byte index", size, sh.indexSize)
+		return nil, driver.Corruptf("shard of %d bytes, smaller than its %d-byte index", size, sh.indexSize)
 	}
 	at := size - sh.indexSize
 	if sh.atStart {

@@ -11,8 +11,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/adapters/arraycodec"
-	"github.com/pipefs/pipefs/vfs"
 )
 
 // stringHeader is what ReadStrings counts against its limit for each
@@ -56,8 +57,8 @@ func (a *Array) StringFill() string {
 //
 // limit bounds the bytes decoded (limit <= 0: only the chunk limit): the
 // decoded size of every chunk read, plus 16 bytes per element of the
-// result. Past it the read fails with vfs.ErrLimit before allocating more.
-// A malformed chunk gives an error matching vfs.ErrCorrupt; an array that
+// result. Past it the read fails with driver.ErrLimit before allocating more.
+// A malformed chunk gives an error matching driver.ErrCorrupt; an array that
 // holds no strings an error matching fs.ErrInvalid; a codec this package
 // cannot decode to strings one matching ErrUnsupported.
 func (a *Array) ReadStrings(ctx context.Context, start, stop []int64, limit int64) ([]string, error) {
@@ -78,7 +79,7 @@ func (a *Array) ReadStrings(ctx context.Context, start, stop []int64, limit int6
 	}
 	b := newBudget(limit, a.limits)
 	if n > math.MaxInt64/stringHeader {
-		return nil, vfs.Limitf("box [%v, %v) is too large", start, stop)
+		return nil, driver.Limitf("box [%v, %v) is too large", start, stop)
 	}
 	if err := b.take(n*stringHeader, "the result's string headers"); err != nil {
 		return nil, fmt.Errorf("box [%v, %v) of %d elements: %w", start, stop, n, err)
@@ -144,7 +145,7 @@ func fixedString(e []byte, kind byte) (string, error) {
 	for i := 0; i+4 <= end; i += 4 {
 		r := rune(binary.LittleEndian.Uint32(e[i:]))
 		if !utf8.ValidRune(r) {
-			return "", vfs.Corruptf("code point %#x is not a Unicode scalar value", uint32(r))
+			return "", driver.Corruptf("code point %#x is not a Unicode scalar value", uint32(r))
 		}
 		sb.WriteRune(r)
 	}
@@ -180,10 +181,10 @@ func (b *budget) max() int {
 	return int(min(b.left, b.maxChunk, math.MaxInt32))
 }
 
-// take charges n bytes, failing with vfs.ErrLimit past the limit.
+// take charges n bytes, failing with driver.ErrLimit past the limit.
 func (b *budget) take(n int64, what string) error {
 	if n > b.left || n < 0 {
-		return vfs.Limitf("%s: %d bytes, past the limit of %d bytes decoded", what, n, b.limit)
+		return driver.Limitf("%s: %d bytes, past the limit of %d bytes decoded", what, n, b.limit)
 	}
 	b.left -= n
 	return nil
@@ -193,7 +194,7 @@ func (b *budget) take(n int64, what string) error {
 // object codec id (vlen-utf8, vlen-bytes, json2).
 func objectStrings(id string, data []byte, count int64, fill string) ([]string, error) {
 	if count > math.MaxInt32 {
-		return nil, vfs.Limitf("chunk of %d elements", count)
+		return nil, driver.Limitf("chunk of %d elements", count)
 	}
 	switch id {
 	case "vlen-utf8", "vlen-bytes":
@@ -346,7 +347,7 @@ func (c *chain) decodeStrings(src []byte, shape []int64, fill string, b *budget)
 func (sh *sharding) decodeWholeStrings(data []byte, shard []int64, fill string, b *budget) ([]string, error) {
 	size := int64(len(data))
 	if size < sh.indexSize {
-		return nil, vfs.Corruptf("shard of %d bytes, smaller than its %d-byte index", size, sh.indexSize)
+		return nil, driver.Corruptf("shard of %d bytes, smaller than its %d-byte index", size, sh.indexSize)
 	}
 	at := size - sh.indexSize
 	if sh.atStart {
@@ -406,7 +407,7 @@ func (c *chain) encodedShape(shape []int64) ([]int64, error) {
 			continue
 		}
 		if len(ac.order) != len(enc) || !isPerm(ac.order) {
-			return nil, vfs.Corruptf("transpose order %v for %d dimensions", ac.order, len(enc))
+			return nil, driver.Corruptf("transpose order %v for %d dimensions", ac.order, len(enc))
 		}
 		p := make([]int64, len(enc))
 		for i, o := range ac.order {

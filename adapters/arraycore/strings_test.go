@@ -10,8 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/adapters/arraycore"
-	"github.com/pipefs/pipefs/vfs"
 )
 
 // The string arrays of the fixtures and their values, from the
@@ -101,7 +102,7 @@ func TestStringBox(t *testing.T) {
 	if _, err := a.ReadStrings(ctx, []int64{0, 0, 0}, []int64{3, 2, 2}, 0); !errors.Is(err, fs.ErrInvalid) {
 		t.Errorf("box outside: %v, want ErrInvalid", err)
 	}
-	if _, err := a.ReadStrings(ctx, []int64{0, 0, 0}, a.Shape, 8*16+20); !errors.Is(err, vfs.ErrLimit) {
+	if _, err := a.ReadStrings(ctx, []int64{0, 0, 0}, a.Shape, 8*16+20); !errors.Is(err, driver.ErrLimit) {
 		t.Errorf("small limit: %v, want ErrLimit", err)
 	}
 }
@@ -206,13 +207,13 @@ func TestStringCorrupt(t *testing.T) {
 		"empty":       {},
 	} {
 		_, err := readMapStrings(t, map[string]string{"zarr.json": meta, "c/0": string(chunk)}, 1<<16)
-		if !errors.Is(err, vfs.ErrCorrupt) {
+		if !errors.Is(err, driver.ErrCorrupt) {
 			t.Errorf("%s: %v, want ErrCorrupt", name, err)
 		}
 	}
 	// A chunk larger than the limit is refused before it is decoded.
 	big := vlen(strings.Repeat("a", 1000), "b")
-	if _, err := readMapStrings(t, map[string]string{"zarr.json": meta, "c/0": string(big)}, 512); !errors.Is(err, vfs.ErrLimit) {
+	if _, err := readMapStrings(t, map[string]string{"zarr.json": meta, "c/0": string(big)}, 512); !errors.Is(err, driver.ErrLimit) {
 		t.Errorf("chunk past the limit: %v, want ErrLimit", err)
 	}
 }
@@ -232,7 +233,7 @@ func FuzzReadStrings(f *testing.F) {
 		meta := v3StringMeta("[2]", "[2]", codecs, `""`)
 		got, err := readMapStrings(t, map[string]string{"zarr.json": meta, "c/0": string(chunk)}, limit)
 		if err != nil {
-			if !errors.Is(err, vfs.ErrCorrupt) && !errors.Is(err, vfs.ErrLimit) {
+			if !errors.Is(err, driver.ErrCorrupt) && !errors.Is(err, driver.ErrLimit) {
 				t.Fatalf("error %v matches neither ErrCorrupt nor ErrLimit", err)
 			}
 			return

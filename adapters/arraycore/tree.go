@@ -8,10 +8,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/vfs"
 )
 
-// Tree returns the node's directory in its store as a vfs.Tree, bytes
+// Tree returns the node's directory in its store as a driver.Tree, bytes
 // untouched: metadata files, chunk keys and child nodes as stored. Its
 // Stat(".") returns a FileInfo whose Sys() is n, so through a *vfs.FS,
 // Stat(".").Sys() is a *vfs.Origin whose Header is n.
@@ -20,14 +22,14 @@ import (
 // either; the node's directory exists all the same, since its metadata was
 // read, so Stat(".") then answers a directory without ModTime, and does
 // not ask the store again.
-func (n *Node) Tree() vfs.Tree { return &nodeTree{Tree: n.store, n: n} }
+func (n *Node) Tree() driver.Tree { return &nodeTree{Tree: n.store, n: n} }
 
 // Store returns the node's directory in its store (Tree without the
 // description).
-func (n *Node) Store() vfs.Tree { return n.store }
+func (n *Node) Store() driver.Tree { return n.store }
 
 type nodeTree struct {
-	vfs.Tree
+	driver.Tree
 	n     *Node
 	synth atomic.Bool // the store could not Stat the node's directory
 }
@@ -49,7 +51,7 @@ func (t *nodeTree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return &nodeInfo{&vfs.FileInfo{FName: path.Base(t.n.Path), FMode: fs.ModeDir | 0o555}, t.n}, nil
+	return &nodeInfo{&driver.FileInfo{FName: path.Base(t.n.Path), FMode: fs.ModeDir | 0o555}, t.n}, nil
 }
 
 // nodeInfo is the FileInfo of a node's directory: Sys is the *Node.
@@ -76,10 +78,10 @@ func NodeOf(info fs.FileInfo) *Node {
 	return nil
 }
 
-// FSTree adapts an fs.FS to a vfs.Tree, for describing nodes of an FS
+// FSTree adapts an fs.FS to a driver.Tree, for describing nodes of an FS
 // that is not a *vfs.FS (a *vfs.FS gives its own tree with Tree()).
 // Blobs are read whole on open.
-func FSTree(fsys fs.FS) vfs.Tree { return fsTree{fsys} }
+func FSTree(fsys fs.FS) driver.Tree { return fsTree{fsys} }
 
 type fsTree struct{ fsys fs.FS }
 
@@ -91,17 +93,17 @@ func (t fsTree) ReadDir(_ context.Context, name string) ([]fs.DirEntry, error) {
 	return fs.ReadDir(t.fsys, name)
 }
 
-func (t fsTree) OpenBlob(_ context.Context, name string) (vfs.Blob, error) {
+func (t fsTree) OpenBlob(_ context.Context, name string) (driver.Blob, error) {
 	info, err := fs.Stat(t.fsys, name)
 	if err != nil {
 		return nil, err
 	}
 	if info.IsDir() {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: vfs.ErrIsDir}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: driver.ErrIsDir}
 	}
 	b, err := fs.ReadFile(t.fsys, name)
 	if err != nil {
 		return nil, err
 	}
-	return vfs.BytesBlob(b, &vfs.FileInfo{FName: path.Base(name), FSize: int64(len(b)), FMode: 0o444, FModTime: time.Time{}}), nil
+	return driver.BytesBlob(b, &driver.FileInfo{FName: path.Base(name), FSize: int64(len(b)), FMode: 0o444, FModTime: time.Time{}}), nil
 }

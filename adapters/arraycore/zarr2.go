@@ -13,8 +13,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/adapters/arraycodec"
-	"github.com/pipefs/pipefs/vfs"
 )
 
 type zarray struct {
@@ -37,7 +38,7 @@ func (d *describer) zarr2(name string) (*Node, error) {
 	switch {
 	case err == nil:
 		if !json.Valid(attrs) {
-			return nil, vfs.Corruptf("%s/.zattrs: invalid JSON", name)
+			return nil, driver.Corruptf("%s/.zattrs: invalid JSON", name)
 		}
 		n.Attributes = attrs
 	case !errors.Is(err, fs.ErrNotExist):
@@ -62,7 +63,7 @@ func (d *describer) zarr2(name string) (*Node, error) {
 	switch {
 	case err == nil:
 		if zg.ZarrFormat != 2 {
-			return nil, vfs.Corruptf("%s/.zgroup: zarr_format %d", name, zg.ZarrFormat)
+			return nil, driver.Corruptf("%s/.zgroup: zarr_format %d", name, zg.ZarrFormat)
 		}
 	case errors.Is(err, fs.ErrNotExist):
 		if ok, _ := d.exists(path.Join(name, ".zattrs")); !ok {
@@ -115,7 +116,7 @@ func (d *describer) zarr2Consolidated(name string) ([]string, bool) {
 
 func (d *describer) zarr2Array(name string, za *zarray, attrs json.RawMessage) (*Array, error) {
 	if za.ZarrFormat == nil || *za.ZarrFormat != 2 {
-		return nil, vfs.Corruptf("zarr_format is not 2")
+		return nil, driver.Corruptf("zarr_format is not 2")
 	}
 	var ts string
 	if err := json.Unmarshal(za.DType, &ts); err != nil {
@@ -140,7 +141,7 @@ func (d *describer) zarr2Array(name string, za *zarray, attrs json.RawMessage) (
 	case "":
 		a.Order = "C"
 	default:
-		return nil, vfs.Corruptf("order %q", za.Order)
+		return nil, driver.Corruptf("order %q", za.Order)
 	}
 	sep := za.Separator
 	switch sep {
@@ -148,7 +149,7 @@ func (d *describer) zarr2Array(name string, za *zarray, attrs json.RawMessage) (
 		sep = "."
 	case ".", "/":
 	default:
-		return nil, vfs.Corruptf("dimension_separator %q", sep)
+		return nil, driver.Corruptf("dimension_separator %q", sep)
 	}
 	a.KeyEncoding = "v2 " + sep
 	if dt.Kind != 'O' {
@@ -201,7 +202,7 @@ func parseCompressor(raw json.RawMessage) (bytesCodec, error) {
 		Format *int   `json:"format"`
 	}
 	if err := json.Unmarshal(raw, &c); err != nil {
-		return bytesCodec{}, vfs.Corruptf("compressor %s: %v", raw, err)
+		return bytesCodec{}, driver.Corruptf("compressor %s: %v", raw, err)
 	}
 	return compressorByName(c.ID, c.Format)
 }
@@ -338,7 +339,7 @@ func parseFilter(raw json.RawMessage, dt DType) (filter, error) {
 		DecodeDType string  `json:"decode_dtype"`
 	}
 	if err := json.Unmarshal(raw, &c); err != nil {
-		return filter{}, vfs.Corruptf("filter %s: %v", raw, err)
+		return filter{}, driver.Corruptf("filter %s: %v", raw, err)
 	}
 	c.ID = strings.TrimPrefix(c.ID, "numcodecs.")
 	f := filter{id: c.ID}
@@ -382,7 +383,7 @@ func parseFilter(raw json.RawMessage, dt DType) (filter, error) {
 			scale, offset = 1, 0
 		}
 		if scale == 0 {
-			return f, vfs.Corruptf("fixedscaleoffset: scale 0")
+			return f, driver.Corruptf("fixedscaleoffset: scale 0")
 		}
 		f.decode = func(b []byte, _ int) ([]byte, error) { return scaleDecode(b, ft, tt, scale, offset) }
 	case "crc32", "adler32", "crc32c":
@@ -409,7 +410,7 @@ func parseFilter(raw json.RawMessage, dt DType) (filter, error) {
 // in type to (integers wrap).
 func deltaDecode(b []byte, from, to numType) ([]byte, error) {
 	if len(b)%from.size != 0 {
-		return nil, vfs.Corruptf("delta: %d bytes of %d-byte elements", len(b), from.size)
+		return nil, driver.Corruptf("delta: %d bytes of %d-byte elements", len(b), from.size)
 	}
 	n := len(b) / from.size
 	out := make([]byte, n*to.size)
@@ -431,7 +432,7 @@ func deltaDecode(b []byte, from, to numType) ([]byte, error) {
 // offset computed in float64, converted to type to.
 func scaleDecode(b []byte, from, to numType, scale, offset float64) ([]byte, error) {
 	if len(b)%from.size != 0 {
-		return nil, vfs.Corruptf("fixedscaleoffset: %d bytes of %d-byte elements", len(b), from.size)
+		return nil, driver.Corruptf("fixedscaleoffset: %d bytes of %d-byte elements", len(b), from.size)
 	}
 	n := len(b) / from.size
 	out := make([]byte, n*to.size)
@@ -486,7 +487,7 @@ func (r *zarr2Reader) read(ctx context.Context, coord []int64) ([]byte, bool, er
 		}
 	}
 	if int64(len(data)) != want {
-		return nil, false, vfs.Corruptf("chunk %s: decodes to %d bytes, want %d", key, len(data), want)
+		return nil, false, driver.Corruptf("chunk %s: decodes to %d bytes, want %d", key, len(data), want)
 	}
 	if r.big {
 		swapUnits(data, a.DType.Unit)

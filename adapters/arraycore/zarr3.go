@@ -10,8 +10,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/adapters/arraycodec"
-	"github.com/pipefs/pipefs/vfs"
 )
 
 // zarrJSON is a Zarr v3 zarr.json document.
@@ -43,13 +44,13 @@ var knownV3 = []string{"zarr_format", "node_type", "attributes", "shape", "data_
 func parseZarrJSON(name string, b []byte) (*zarrJSON, error) {
 	var z zarrJSON
 	if err := json.Unmarshal(b, &z); err != nil {
-		return nil, vfs.Corruptf("%s: %v", name, err)
+		return nil, driver.Corruptf("%s: %v", name, err)
 	}
 	if err := json.Unmarshal(b, &z.rest); err != nil {
-		return nil, vfs.Corruptf("%s: %v", name, err)
+		return nil, driver.Corruptf("%s: %v", name, err)
 	}
 	if z.ZarrFormat != 3 {
-		return nil, vfs.Corruptf("%s: zarr_format %d, want 3", name, z.ZarrFormat)
+		return nil, driver.Corruptf("%s: zarr_format %d, want 3", name, z.ZarrFormat)
 	}
 	for k, v := range z.rest {
 		if slices.Contains(knownV3, k) {
@@ -103,7 +104,7 @@ func (d *describer) zarr3(name string) (*Node, error) {
 			return nil, err
 		}
 	default:
-		return nil, vfs.Corruptf("%s: node_type %q", meta, z.NodeType)
+		return nil, driver.Corruptf("%s: node_type %q", meta, z.NodeType)
 	}
 	return n, nil
 }
@@ -122,7 +123,7 @@ func parseNamed(raw json.RawMessage) (named, error) {
 	}
 	var n named
 	if err := json.Unmarshal(raw, &n); err != nil || n.Name == "" {
-		return n, vfs.Corruptf("extension %s", raw)
+		return n, driver.Corruptf("extension %s", raw)
 	}
 	return n, nil
 }
@@ -147,7 +148,7 @@ func (d *describer) zarr3Array(z *zarrJSON) (*Array, error) {
 		ChunkShape []int64 `json:"chunk_shape"`
 	}
 	if err := json.Unmarshal(grid.Config, &gc); err != nil {
-		return nil, vfs.Corruptf("chunk_grid: %v", err)
+		return nil, driver.Corruptf("chunk_grid: %v", err)
 	}
 	a := &Array{Shape: z.Shape, ChunkShape: gc.ChunkShape, DType: dt, FillValue: z.FillValue}
 	if a.Shape == nil {
@@ -161,7 +162,7 @@ func (d *describer) zarr3Array(z *zarrJSON) (*Array, error) {
 	}
 	if z.DimensionNames != nil {
 		if len(z.DimensionNames) != len(a.Shape) {
-			return nil, vfs.Corruptf("%d dimension_names for %d dimensions", len(z.DimensionNames), len(a.Shape))
+			return nil, driver.Corruptf("%d dimension_names for %d dimensions", len(z.DimensionNames), len(a.Shape))
 		}
 		a.DimensionNames = make([]string, len(a.Shape))
 		for i, s := range z.DimensionNames {
@@ -181,7 +182,7 @@ func (d *describer) zarr3Array(z *zarrJSON) (*Array, error) {
 	}
 	if len(enc.Config) > 0 {
 		if err := json.Unmarshal(enc.Config, &ec); err != nil {
-			return nil, vfs.Corruptf("chunk_key_encoding: %v", err)
+			return nil, driver.Corruptf("chunk_key_encoding: %v", err)
 		}
 	}
 	r := &zarr3Reader{a: a}
@@ -198,7 +199,7 @@ func (d *describer) zarr3Array(z *zarrJSON) (*Array, error) {
 	case "/", ".":
 		r.sep = ec.Separator
 	default:
-		return nil, vfs.Corruptf("chunk key separator %q", ec.Separator)
+		return nil, driver.Corruptf("chunk key separator %q", ec.Separator)
 	}
 	a.KeyEncoding = enc.Name + " " + r.sep
 	if !dt.Variable() {
@@ -222,11 +223,11 @@ func (d *describer) zarr3Array(z *zarrJSON) (*Array, error) {
 		// number of them.
 		a.ShardShape = a.ChunkShape
 		if len(sh.inner) != len(a.ShardShape) {
-			return nil, vfs.Corruptf("sharding: inner chunk shape %v for shard shape %v", sh.inner, a.ShardShape)
+			return nil, driver.Corruptf("sharding: inner chunk shape %v for shard shape %v", sh.inner, a.ShardShape)
 		}
 		for i := range sh.inner {
 			if sh.inner[i] <= 0 || a.ShardShape[i]%sh.inner[i] != 0 {
-				return nil, vfs.Corruptf("sharding: inner chunk shape %v does not divide shard shape %v", sh.inner, a.ShardShape)
+				return nil, driver.Corruptf("sharding: inner chunk shape %v does not divide shard shape %v", sh.inner, a.ShardShape)
 			}
 		}
 		a.ChunkShape = sh.inner
@@ -264,12 +265,12 @@ func parseV3DType(raw json.RawMessage) (DType, error) {
 		d.Name, d.Kind = "bytes", 'O'
 	case "fixed_length_utf32":
 		if c.LengthBytes <= 0 || c.LengthBytes%4 != 0 {
-			return d, vfs.Corruptf("fixed_length_utf32: length_bytes %d", c.LengthBytes)
+			return d, driver.Corruptf("fixed_length_utf32: length_bytes %d", c.LengthBytes)
 		}
 		d.Name, d.Size, d.Kind, d.Unit = fmt.Sprintf("fixed_length_utf32[%d]", c.LengthBytes/4), c.LengthBytes, 'U', 4
 	case "null_terminated_bytes", "raw_bytes":
 		if c.LengthBytes <= 0 {
-			return d, vfs.Corruptf("%s: length_bytes %d", n.Name, c.LengthBytes)
+			return d, driver.Corruptf("%s: length_bytes %d", n.Name, c.LengthBytes)
 		}
 		d.Name, d.Size, d.Kind, d.Unit = fmt.Sprintf("bytes[%d]", c.LengthBytes), c.LengthBytes, 'S', 1
 	case "numpy.datetime64", "numpy.timedelta64":
@@ -407,7 +408,7 @@ func parseChain(raws []json.RawMessage, dt DType, lim Limits) (*chain, error) {
 		switch n.Name {
 		case "transpose":
 			if stage != 0 {
-				return nil, vfs.Corruptf("codec transpose after the array->bytes codec")
+				return nil, driver.Corruptf("codec transpose after the array->bytes codec")
 			}
 			var tc struct {
 				Order json.RawMessage `json:"order"`
@@ -425,7 +426,7 @@ func parseChain(raws []json.RawMessage, dt DType, lim Limits) (*chain, error) {
 			c.aa = append(c.aa, arrayCodec{name: "transpose", order: order})
 		case "numcodecs.delta":
 			if stage != 0 {
-				return nil, vfs.Corruptf("codec %s after the array->bytes codec", n.Name)
+				return nil, driver.Corruptf("codec %s after the array->bytes codec", n.Name)
 			}
 			var dc struct {
 				DType  string `json:"dtype"`
@@ -451,7 +452,7 @@ func parseChain(raws []json.RawMessage, dt DType, lim Limits) (*chain, error) {
 			c.aa = append(c.aa, arrayCodec{name: n.Name, elem: func(b []byte) ([]byte, error) { return deltaDecode(b, from, to) }})
 		case "bytes", "endian":
 			if stage != 0 {
-				return nil, vfs.Corruptf("two array->bytes codecs")
+				return nil, driver.Corruptf("two array->bytes codecs")
 			}
 			var bc struct {
 				Endian string `json:"endian"`
@@ -462,18 +463,18 @@ func parseChain(raws []json.RawMessage, dt DType, lim Limits) (*chain, error) {
 			case "big":
 				c.big = true
 			default:
-				return nil, vfs.Corruptf("bytes: endian %q", bc.Endian)
+				return nil, driver.Corruptf("bytes: endian %q", bc.Endian)
 			}
 			stage = 1
 		case "vlen-utf8", "vlen-bytes":
 			if stage != 0 {
-				return nil, vfs.Corruptf("two array->bytes codecs")
+				return nil, driver.Corruptf("two array->bytes codecs")
 			}
 			c.vlen = n.Name
 			stage = 1
 		case "sharding_indexed":
 			if stage != 0 {
-				return nil, vfs.Corruptf("two array->bytes codecs")
+				return nil, driver.Corruptf("two array->bytes codecs")
 			}
 			sh, err := parseSharding(n.Config, dt, lim)
 			if err != nil {
@@ -503,7 +504,7 @@ func parseChain(raws []json.RawMessage, dt DType, lim Limits) (*chain, error) {
 		}
 	}
 	if stage == 0 {
-		return nil, vfs.Corruptf("no array->bytes codec")
+		return nil, driver.Corruptf("no array->bytes codec")
 	}
 	return c, nil
 }
@@ -516,7 +517,7 @@ func (c *chain) decode(src []byte, shape []int64, lim Limits) ([]byte, error) {
 	for _, ac := range c.aa {
 		if ac.order != nil {
 			if len(ac.order) != len(enc) || !isPerm(ac.order) {
-				return nil, vfs.Corruptf("transpose order %v for %d dimensions", ac.order, len(enc))
+				return nil, driver.Corruptf("transpose order %v for %d dimensions", ac.order, len(enc))
 			}
 			p := make([]int64, len(enc))
 			for i, o := range ac.order {
@@ -546,7 +547,7 @@ func (c *chain) decode(src []byte, shape []int64, lim Limits) ([]byte, error) {
 		}
 	default:
 		if int64(len(data)) != want {
-			return nil, vfs.Corruptf("chunk decodes to %d bytes, want %d", len(data), want)
+			return nil, driver.Corruptf("chunk decodes to %d bytes, want %d", len(data), want)
 		}
 		if len(c.bb) == 0 {
 			data = slices.Clone(data)

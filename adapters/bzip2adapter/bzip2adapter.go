@@ -13,7 +13,7 @@
 // bzip2 has no index, so random access is not served: a read at or after
 // where the previous one stopped continues the decoder, and a read before
 // it starts over from the beginning (see internal/streamblob). The blob is
-// a [vfs.Streamer], so io.Copy of the file decodes it once. The size is
+// a [driver.Streamer], so io.Copy of the file decodes it once. The size is
 // learnt by the first pass that reaches the end; Stat().Size() runs that
 // pass on its first call if none has (with the open's context values, not
 // its cancellation), and returns Limits.MaxFileSize when the stream is bad
@@ -23,9 +23,9 @@
 //
 // Block and stream CRCs are checked by compress/bzip2; a bad CRC, bad
 // magic, trailing bytes that are not a bzip2 stream and truncation give
-// errors matching vfs.ErrCorrupt. Limits.MaxFileSize bounds the output
+// errors matching driver.ErrCorrupt. Limits.MaxFileSize bounds the output
 // and Limits.MaxRatio bounds it against the compressed bytes at the
-// bottom of nested decompressors (errors matching vfs.ErrLimit).
+// bottom of nested decompressors (errors matching driver.ErrLimit).
 // compress/bzip2 holds at most 900 kB blocks, so a decoder's memory is
 // bounded (about 4 MB) whatever the input.
 //
@@ -40,6 +40,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/internal/streamblob"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -48,7 +50,7 @@ import (
 const Scheme = "pipefs.bzip2"
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: Scheme, Input: vfs.KindFile, Open: open})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: Scheme, OpenFile: open})
 	vfs.RegisterFormat(&vfs.Format{Name: "bzip2", Adapter: Scheme + ":", Input: vfs.KindFile, Magic: "BZh", Head: 10, Match: Match})
 }
 
@@ -63,14 +65,13 @@ func Match(head, _ []byte, _ int64) bool {
 	return m == "\x31\x41\x59\x26\x53\x59" || m == "\x17\x72\x45\x38\x50\x90"
 }
 
-func open(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
-	src := in.Blob
+func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 	var head [10]byte
 	if n, err := src.ReadAt(ctx, head[:], 0); n < len(head) || !Match(head[:], nil, 0) {
 		if err != nil && err != io.EOF {
-			return vfs.Location{}, err
+			return driver.Location{}, err
 		}
-		return vfs.Location{}, vfs.Corruptf("not a bzip2 stream (no BZh magic at offset 0)")
+		return driver.Location{}, driver.Corruptf("not a bzip2 stream (no BZh magic at offset 0)")
 	}
 	info := src.Stat()
 	b := streamblob.New(ctx, src, streamblob.Config{
@@ -80,8 +81,8 @@ func open(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (v
 		Name:      outputName(info.Name()),
 		Mode:      info.Mode(),
 		ModTime:   info.ModTime(),
-	}, o.EffectiveLimits())
-	return vfs.Location{Blob: b}, nil
+	}, env.Limits)
+	return driver.Location{Blob: b}, nil
 }
 
 func outputName(input string) string {

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	_ "github.com/pipefs/pipefs/adapters/bzip2adapter"
 	"github.com/pipefs/pipefs/fstest"
 	_ "github.com/pipefs/pipefs/roots/memroot"
@@ -118,7 +120,7 @@ func TestFixtures(t *testing.T) {
 }
 
 // TestHostile checks that damaged input gives an error matching
-// vfs.ErrCorrupt through both read paths, never short data.
+// driver.ErrCorrupt through both read paths, never short data.
 func TestHostile(t *testing.T) {
 	good, err := os.ReadFile("testdata/seq.txt.bz2")
 	if err != nil {
@@ -138,15 +140,15 @@ func TestHostile(t *testing.T) {
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) {
 			read, copied, rerr, cerr := readBoth(t, data, nil)
-			if !errors.Is(rerr, vfs.ErrCorrupt) {
+			if !errors.Is(rerr, driver.ErrCorrupt) {
 				t.Errorf("ReadAll: %d bytes, %v; want ErrCorrupt", len(read), rerr)
 			}
-			if !errors.Is(cerr, vfs.ErrCorrupt) {
+			if !errors.Is(cerr, driver.ErrCorrupt) {
 				t.Errorf("io.Copy: %d bytes, %v; want ErrCorrupt", len(copied), cerr)
 			}
 		})
 	}
-	if _, err := open(t, []byte("BZh9 not bzip2"), nil); !errors.Is(err, vfs.ErrCorrupt) {
+	if _, err := open(t, []byte("BZh9 not bzip2"), nil); !errors.Is(err, driver.ErrCorrupt) {
 		t.Errorf("open of a bad magic = %v, want ErrCorrupt", err)
 	}
 }
@@ -160,7 +162,7 @@ func TestBomb(t *testing.T) {
 	}
 	o := &vfs.Options{Limits: vfs.Limits{MaxFileSize: 50000}}
 	_, _, rerr, cerr := readBoth(t, data, o)
-	if !errors.Is(rerr, vfs.ErrLimit) || !errors.Is(cerr, vfs.ErrLimit) {
+	if !errors.Is(rerr, driver.ErrLimit) || !errors.Is(cerr, driver.ErrLimit) {
 		t.Errorf("MaxFileSize: ReadAll %v, io.Copy %v; want ErrLimit", rerr, cerr)
 	}
 	bomb, err := os.ReadFile("testdata/zeros-256m.bz2")
@@ -168,14 +170,14 @@ func TestBomb(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, rerr, cerr = readBoth(t, bomb, nil)
-	if !errors.Is(rerr, vfs.ErrLimit) || !errors.Is(cerr, vfs.ErrLimit) {
+	if !errors.Is(rerr, driver.ErrLimit) || !errors.Is(cerr, driver.ErrLimit) {
 		t.Errorf("MaxRatio: ReadAll %v, io.Copy %v; want ErrLimit", rerr, cerr)
 	}
 }
 
 func TestDetect(t *testing.T) {
 	data, _ := os.ReadFile("testdata/hello.txt.bz2")
-	u, err := vfs.DefaultRegistry.Detect(context.Background(), vfs.BytesBlob(data, nil))
+	u, err := vfs.DefaultRegistry.Detect(context.Background(), driver.BytesBlob(data, nil))
 	if err != nil || u.String() != scheme {
 		t.Fatalf("Detect = %v, %v; want %s", u, err, scheme)
 	}

@@ -77,7 +77,7 @@ func BenchmarkGzipCat256(b *testing.B) {
 }
 
 // BenchmarkGzipColdCat256 is `pipefs cat` in a fresh process: no cached
-// index, open decodes nothing, and io.Copy streams through vfs.Streamer,
+// index, open decodes nothing, and io.Copy streams through driver.Streamer,
 // building the index and learning the size in its one pass.
 func BenchmarkGzipColdCat256(b *testing.B) {
 	p := benchPath(b)

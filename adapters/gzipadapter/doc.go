@@ -15,7 +15,7 @@
 // method other than 8, a bad header CRC, a truncated stream, bytes after
 // the last member that are not a member ("trailing garbage", zeros
 // included), and a member whose CRC-32 or ISIZE differs from its data are
-// errors matching vfs.ErrCorrupt.
+// errors matching driver.ErrCorrupt.
 //
 // # Size and the first pass
 //
@@ -26,7 +26,7 @@
 // ISIZE, records a checkpoint about every [Spacing] bytes of output, and
 // learns the size:
 //
-//   - The blob is a [vfs.Streamer], so io.Copy of the file (pipefs cat)
+//   - The blob is a [driver.Streamer], so io.Copy of the file (pipefs cat)
 //     decodes it once, forward, at the speed of the decoder, building the
 //     index as it goes.
 //   - Stat().Size() runs the pass on its first call if no pass has
@@ -67,7 +67,7 @@
 // the compressed bytes at the bottom of nested decompressors, so a bomb is
 // refused as soon as the first pass goes past the bound, long before it
 // decodes gigabytes; the read that gets there returns an error matching
-// vfs.ErrLimit. A name or comment longer than Limits.MaxNameLength,
+// driver.ErrLimit. A name or comment longer than Limits.MaxNameLength,
 // or an FEXTRA field longer than 64 KiB, is an error.
 //
 // # Concurrency and memory

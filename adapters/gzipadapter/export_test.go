@@ -4,7 +4,8 @@ import "github.com/pipefs/pipefs/vfs"
 
 // IndexStats reports the checkpoints of an opened gzip file.
 func IndexStats(f *vfs.File) (int, int64) {
-	if b, ok := f.Blob().(*blob); ok {
+	var b *blob
+	if f.As(&b) {
 		return b.s.Index().Stats()
 	}
 	return 0, 0

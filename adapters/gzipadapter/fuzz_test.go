@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/internal/lazysize"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -23,7 +25,7 @@ func FuzzGzip(f *testing.F) {
 	o := &vfs.Options{Limits: vfs.Limits{MaxFileSize: 1 << 20}} // small: each input is decoded several times
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx := context.Background()
-		loc, err := open(ctx, vfs.Location{Blob: vfs.BytesBlob(data, &vfs.FileInfo{FName: "f.gz", FSize: int64(len(data))})}, vfs.SubURL{}, o)
+		loc, err := open(ctx, driver.BytesBlob(data, &driver.FileInfo{FName: "f.gz", FSize: int64(len(data))}), vfs.SubURL{}, vfs.NewEnv("", "", o))
 		if err != nil {
 			return
 		}
@@ -33,7 +35,7 @@ func FuzzGzip(f *testing.F) {
 		info := b.Stat().(*lazysize.Info)
 		size := info.Size()
 		if err := info.Err(); err != nil {
-			rc, serr := b.(vfs.Streamer).Stream(ctx, 0)
+			rc, serr := b.(driver.Streamer).Stream(ctx, 0)
 			if serr == nil {
 				_, serr = io.Copy(io.Discard, rc)
 				rc.Close()
@@ -53,7 +55,7 @@ func FuzzGzip(f *testing.F) {
 				t.Fatalf("ReadAt(%d) after a successful open: %v", off, err)
 			}
 		}
-		rc, err := b.(vfs.Streamer).Stream(ctx, 0)
+		rc, err := b.(driver.Streamer).Stream(ctx, 0)
 		if err != nil {
 			t.Fatalf("Stream after a good size pass: %v", err)
 		}

@@ -13,13 +13,15 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/internal/inflate"
 	"github.com/pipefs/pipefs/internal/lazysize"
 	"github.com/pipefs/pipefs/vfs"
 )
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "gzip", Input: vfs.KindFile, Open: open})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "gzip", OpenFile: open})
 	vfs.RegisterFormat(&vfs.Format{Name: "gzip", Adapter: "gzip:", Input: vfs.KindFile, Magic: "\x1f\x8b\x08"})
 }
 
@@ -51,8 +53,8 @@ var errNotGzip = errors.New("not a gzip member")
 
 // readHeader parses the member header at off and returns it with the
 // offset of its DEFLATE data.
-func readHeader(ctx context.Context, src vfs.Blob, off, size int64, maxName int) (*Header, int64, error) {
-	sr := io.NewSectionReader(vfs.ReaderAt(ctx, src), off, size-off)
+func readHeader(ctx context.Context, src driver.Blob, off, size int64, maxName int) (*Header, int64, error) {
+	sr := io.NewSectionReader(driver.ReaderAt(ctx, src), off, size-off)
 	br := bufio.NewReaderSize(sr, 512)
 	crc := crc32.NewIEEE()
 	var n int64
@@ -61,7 +63,7 @@ func readHeader(ctx context.Context, src vfs.Blob, off, size int64, maxName int)
 		n += int64(k)
 		crc.Write(p[:k])
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return vfs.Corruptf("gzip header at %d is truncated", off)
+			return driver.Corruptf("gzip header at %d is truncated", off)
 		}
 		return err
 	}
@@ -76,11 +78,11 @@ func readHeader(ctx context.Context, src vfs.Blob, off, size int64, maxName int)
 		return nil, 0, errNotGzip
 	}
 	if fixed[2] != 8 {
-		return nil, 0, vfs.Corruptf("gzip member at %d: compression method %d, want 8 (deflate)", off, fixed[2])
+		return nil, 0, driver.Corruptf("gzip member at %d: compression method %d, want 8 (deflate)", off, fixed[2])
 	}
 	flg := fixed[3]
 	if flg&flagReserve != 0 {
-		return nil, 0, vfs.Corruptf("gzip member at %d: reserved flag bits %#02x set", off, flg&flagReserve)
+		return nil, 0, driver.Corruptf("gzip member at %d: reserved flag bits %#02x set", off, flg&flagReserve)
 	}
 	h := &Header{OS: fixed[9]}
 	if t := binary.LittleEndian.Uint32(fixed[4:8]); t != 0 {
@@ -103,7 +105,7 @@ func readHeader(ctx context.Context, src vfs.Blob, off, size int64, maxName int)
 			c, err := br.ReadByte()
 			if err != nil {
 				if err == io.EOF {
-					err = vfs.Corruptf("gzip header at %d is truncated in its %s", off, what)
+					err = driver.Corruptf("gzip header at %d is truncated in its %s", off, what)
 				}
 				return "", err
 			}
@@ -114,7 +116,7 @@ func readHeader(ctx context.Context, src vfs.Blob, off, size int64, maxName int)
 			}
 			// Cap what the header can make us hold.
 			if len(b) >= maxName {
-				return "", vfs.Limitf("gzip %s at %d is longer than Limits.MaxNameLength (%d)", what, off, maxName)
+				return "", driver.Limitf("gzip %s at %d is longer than Limits.MaxNameLength (%d)", what, off, maxName)
 			}
 			b = append(b, c)
 		}
@@ -145,7 +147,7 @@ func readHeader(ctx context.Context, src vfs.Blob, off, size int64, maxName int)
 			return nil, 0, err
 		}
 		if got := binary.LittleEndian.Uint16(hc[:]); got != want {
-			return nil, 0, vfs.Corruptf("gzip member at %d: header CRC %04x, computed %04x", off, got, want)
+			return nil, 0, driver.Corruptf("gzip member at %d: header CRC %04x, computed %04x", off, got, want)
 		}
 	}
 	return h, off + n, nil
@@ -153,7 +155,7 @@ func readHeader(ctx context.Context, src vfs.Blob, off, size int64, maxName int)
 
 // framer checks member trailers and finds the next member.
 type framer struct {
-	src     vfs.Blob
+	src     driver.Blob
 	size    int64
 	maxName int
 }
@@ -163,15 +165,15 @@ func (f *framer) Next(ctx context.Context, i int, end int64, crc uint32, size in
 	n, err := f.src.ReadAt(ctx, tr[:], end)
 	if n < len(tr) {
 		if err == nil || err == io.EOF {
-			err = vfs.Corruptf("gzip member %d: trailer at %d is truncated", i, end)
+			err = driver.Corruptf("gzip member %d: trailer at %d is truncated", i, end)
 		}
 		return 0, false, err
 	}
 	if got := binary.LittleEndian.Uint32(tr[:4]); got != crc {
-		return 0, false, vfs.Corruptf("gzip member %d: CRC-32 of the data is %08x, the trailer says %08x", i, crc, got)
+		return 0, false, driver.Corruptf("gzip member %d: CRC-32 of the data is %08x, the trailer says %08x", i, crc, got)
 	}
 	if got := binary.LittleEndian.Uint32(tr[4:]); got != uint32(size) {
-		return 0, false, vfs.Corruptf("gzip member %d: data is %d bytes, the trailer says %d (mod 2^32)", i, size, got)
+		return 0, false, driver.Corruptf("gzip member %d: data is %d bytes, the trailer says %d (mod 2^32)", i, size, got)
 	}
 	next := end + 8
 	if next == f.size {
@@ -179,7 +181,7 @@ func (f *framer) Next(ctx context.Context, i int, end int64, crc uint32, size in
 	}
 	_, data, err := readHeader(ctx, f.src, next, f.size, f.maxName)
 	if err == errNotGzip {
-		return 0, false, vfs.Corruptf("trailing garbage at %d after gzip member %d", next, i)
+		return 0, false, driver.Corruptf("trailing garbage at %d after gzip member %d", next, i)
 	}
 	if err != nil {
 		return 0, false, err
@@ -187,20 +189,19 @@ func (f *framer) Next(ctx context.Context, i int, end int64, crc uint32, size in
 	return data, true, nil
 }
 
-func open(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
-	src := in.Blob
+func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 	info := src.Stat()
-	lim := o.EffectiveLimits()
+	lim := env.Limits
 	h, data, err := readHeader(ctx, src, 0, info.Size(), lim.MaxNameLength)
 	if err == errNotGzip {
-		err = vfs.Corruptf("not a gzip file (no gzip magic at offset 0)")
+		err = driver.Corruptf("not a gzip file (no gzip magic at offset 0)")
 	}
 	if err != nil {
-		return vfs.Location{}, err
+		return driver.Location{}, err
 	}
 	key := ""
-	if in.URL != "" {
-		key = fmt.Sprintf("gzip\x00%s\x00%d\x00%d", in.URL, info.Size(), info.ModTime().UnixNano())
+	if env.URL != "" {
+		key = fmt.Sprintf("gzip\x00%s\x00%d\x00%d", env.URL, info.Size(), info.ModTime().UnixNano())
 	}
 	fr := &framer{src: src, size: info.Size(), maxName: lim.MaxNameLength}
 	s := inflate.New(src, data, fr, key, &inflate.Options{Spacing: Spacing, Limits: lim})
@@ -210,7 +211,7 @@ func open(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (v
 	}
 	size := func(ctx context.Context) (int64, error) {
 		n, err := s.Size(ctx)
-		if errors.Is(err, vfs.ErrCorrupt) || errors.Is(err, vfs.ErrLimit) {
+		if errors.Is(err, driver.ErrCorrupt) || errors.Is(err, driver.ErrLimit) {
 			inflate.Forget(key) // a bad stream's partial index is not kept
 		}
 		return n, err
@@ -218,9 +219,9 @@ func open(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (v
 	b := &blob{
 		s:     s,
 		info:  lazysize.New(ctx, outputName(h.Name, info.Name()), info.Mode(), mtime, h, size, s.Index().Size, lim.MaxFileSize),
-		csize: inflate.CompressedSize(src),
+		csize: driver.CompressedSize(src),
 	}
-	return vfs.Location{Blob: b}, nil
+	return driver.Location{Blob: b}, nil
 }
 
 // outputName picks the name of the decompressed file.
@@ -257,10 +258,10 @@ type blob struct {
 }
 
 var (
-	_ vfs.Blob           = (*blob)(nil)
-	_ vfs.Streamer       = (*blob)(nil)
-	_ io.Closer          = (*blob)(nil)
-	_ inflate.Compressed = (*blob)(nil)
+	_ driver.Blob       = (*blob)(nil)
+	_ driver.Streamer   = (*blob)(nil)
+	_ io.Closer         = (*blob)(nil)
+	_ driver.Compressed = (*blob)(nil)
 )
 
 func (b *blob) Stat() fs.FileInfo { return b.info }

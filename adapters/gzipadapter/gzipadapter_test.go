@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	kgzip "github.com/klauspost/compress/gzip"
 
 	"github.com/pipefs/pipefs/adapters/gzipadapter"
@@ -102,7 +104,10 @@ func TestNameAndHeader(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := f.Blob()
+		var b driver.Blob
+		if !f.As(&b) {
+			t.Fatal("File.As found no driver.Blob")
+		}
 		info := b.Stat()
 		if info.Name() != tc.name {
 			t.Errorf("%s: Name() = %q, want %q", tc.file, info.Name(), tc.name)
@@ -171,15 +176,15 @@ func TestHostile(t *testing.T) {
 		gz   []byte
 		want error
 	}{
-		{"reserved flag", flip(3, 0x20), vfs.ErrCorrupt},
-		{"method", flip(2, 1), vfs.ErrCorrupt},
-		{"header crc", flip(10, 1), vfs.ErrCorrupt},
-		{"data crc", flip(n-8, 1), vfs.ErrCorrupt},
-		{"isize", flip(n-4, 1), vfs.ErrCorrupt},
-		{"trailing garbage", append(bytes.Clone(good), "junk"...), vfs.ErrCorrupt},
-		{"trailing zeros", append(bytes.Clone(good), 0, 0, 0, 0), vfs.ErrCorrupt},
-		{"trailing magic", append(bytes.Clone(good), 0x1f, 0x8b), vfs.ErrCorrupt},
-		{"corrupt deflate", flip(20, 0xff), vfs.ErrCorrupt},
+		{"reserved flag", flip(3, 0x20), driver.ErrCorrupt},
+		{"method", flip(2, 1), driver.ErrCorrupt},
+		{"header crc", flip(10, 1), driver.ErrCorrupt},
+		{"data crc", flip(n-8, 1), driver.ErrCorrupt},
+		{"isize", flip(n-4, 1), driver.ErrCorrupt},
+		{"trailing garbage", append(bytes.Clone(good), "junk"...), driver.ErrCorrupt},
+		{"trailing zeros", append(bytes.Clone(good), 0, 0, 0, 0), driver.ErrCorrupt},
+		{"trailing magic", append(bytes.Clone(good), 0x1f, 0x8b), driver.ErrCorrupt},
+		{"corrupt deflate", flip(20, 0xff), driver.ErrCorrupt},
 	}
 	// Truncation at every offset.
 	for i := range n {
@@ -187,7 +192,7 @@ func TestHostile(t *testing.T) {
 			name string
 			gz   []byte
 			want error
-		}{fmt.Sprintf("truncated at %d", i), good[:i], vfs.ErrCorrupt})
+		}{fmt.Sprintf("truncated at %d", i), good[:i], driver.ErrCorrupt})
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -232,12 +237,12 @@ func TestBombInBomb(t *testing.T) {
 		_, err = io.Copy(io.Discard, f)
 		f.Close()
 	}
-	if !errors.Is(err, vfs.ErrLimit) {
+	if !errors.Is(err, driver.ErrLimit) {
 		t.Fatalf("open and read = %v, want ErrLimit", err)
 	}
 	// The inner stream alone is within the DEFLATE ratio; MaxFileSize stops it.
 	_, err = readAll(t, inner, &vfs.Options{Limits: vfs.Limits{MaxFileSize: 1 << 30}})
-	if !errors.Is(err, vfs.ErrLimit) {
+	if !errors.Is(err, driver.ErrLimit) {
 		t.Fatalf("read = %v, want ErrLimit", err)
 	}
 }
@@ -274,7 +279,7 @@ func TestConformanceTarGz(t *testing.T) {
 }
 
 // copyAll opens gz and copies it with io.Copy, which streams it through
-// vfs.Streamer without asking for its size.
+// driver.Streamer without asking for its size.
 func copyAll(t testing.TB, gz []byte, o *vfs.Options) ([]byte, error) {
 	t.Helper()
 	f, err := openGz(t, "x.gz", gz, o)
@@ -308,7 +313,7 @@ func TestStreamHostile(t *testing.T) {
 	for name, gz := range cases {
 		t.Run(name, func(t *testing.T) {
 			got, err := copyAll(t, gz, nil)
-			if !errors.Is(err, vfs.ErrCorrupt) {
+			if !errors.Is(err, driver.ErrCorrupt) {
 				t.Fatalf("io.Copy: %d bytes, err %v, want ErrCorrupt", len(got), err)
 			}
 		})
@@ -360,7 +365,7 @@ func TestLazySize(t *testing.T) {
 	if got := g.Size(); got <= int64(len(data)) {
 		t.Errorf("Size() of a corrupt stream = %d, want an upper bound past %d", got, len(data))
 	}
-	if _, err := io.ReadAll(g); !errors.Is(err, vfs.ErrCorrupt) {
+	if _, err := io.ReadAll(g); !errors.Is(err, driver.ErrCorrupt) {
 		t.Errorf("ReadAll of a corrupt stream: %v, want ErrCorrupt", err)
 	}
 }

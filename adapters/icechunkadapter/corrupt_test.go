@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/pipefs/pipefs/fstest"
@@ -24,28 +26,28 @@ import (
 
 // overlay is a tree whose file name reads data instead of its contents.
 type overlay struct {
-	vfs.Tree
+	driver.Tree
 	name string
 	data []byte
 }
 
 func (o *overlay) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
 	if name == o.name {
-		return &vfs.FileInfo{FName: path.Base(name), FSize: int64(len(o.data)), FMode: 0o444}, nil
+		return &driver.FileInfo{FName: path.Base(name), FSize: int64(len(o.data)), FMode: 0o444}, nil
 	}
 	return o.Tree.Stat(ctx, name)
 }
 
-func (o *overlay) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
+func (o *overlay) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 	if name == o.name {
-		return vfs.BytesBlob(o.data, nil), nil
+		return driver.BytesBlob(o.data, nil), nil
 	}
 	return o.Tree.OpenBlob(ctx, name)
 }
 
 // memBase copies a fixture into the memory root, so that the thousands
 // of reads of the corruption tests cost no system calls.
-func memBase(t testing.TB, repo string) vfs.Tree {
+func memBase(t testing.TB, repo string) driver.Tree {
 	t.Helper()
 	dir := "icechunkadapter-corrupt/" + repo
 	root := fixture(t, repo)
@@ -64,7 +66,7 @@ func memBase(t testing.TB, repo string) vfs.Tree {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { memroot.RemoveAll(dir) })
-	return vfs.SubTree(memroot.Default(), dir)
+	return driver.SubTree(memroot.Default(), dir)
 }
 
 // metadataFiles lists the snapshot, manifest and repo files of a fixture.
@@ -89,7 +91,7 @@ func metadataFiles(t testing.TB, repo string) []string {
 // exercise does everything a reader can with the repository in b after
 // damage to the file named damaged, and returns the first error. It must
 // never panic.
-func exercise(b vfs.Tree, damaged string) error {
+func exercise(b driver.Tree, damaged string) error {
 	ctx := context.Background()
 	var first error
 	keep := func(err error) {
@@ -97,11 +99,11 @@ func exercise(b vfs.Tree, damaged string) error {
 			first = err
 		}
 	}
-	o := &Options{Resolve: func(ctx context.Context, c VirtualChunk) (vfs.Blob, error) {
+	o := &Options{Resolve: func(ctx context.Context, c VirtualChunk) (driver.Blob, error) {
 		if c.Length > 1<<20 {
-			return nil, vfs.Limitf("test resolver: %d bytes", c.Length)
+			return nil, driver.Limitf("test resolver: %d bytes", c.Length)
 		}
-		return vfs.BytesBlob(make([]byte, c.Length), nil), nil
+		return driver.BytesBlob(make([]byte, c.Length), nil), nil
 	}}
 	refs := []string{"", "branch.my-branch", "tag.it works!"}
 	switch dir, id := path.Split(damaged); dir {
@@ -179,7 +181,7 @@ func wantClean(t *testing.T, what string, err error) {
 	if err == nil {
 		return
 	}
-	for _, target := range []error{vfs.ErrCorrupt, vfs.ErrLimit, fs.ErrNotExist, errors.ErrUnsupported} {
+	for _, target := range []error{driver.ErrCorrupt, driver.ErrLimit, fs.ErrNotExist, errors.ErrUnsupported} {
 		if errors.Is(err, target) {
 			return
 		}
@@ -313,19 +315,19 @@ func TestLimits(t *testing.T) {
 	big := enc.EncodeAll(make([]byte, 300<<20), slices.Clone(data[:headerLen]))
 	enc.Close()
 	err = exercise(&overlay{b, "repo", big}, "repo")
-	if !errors.Is(err, vfs.ErrLimit) {
+	if !errors.Is(err, driver.ErrLimit) {
 		t.Errorf("300 MiB repo payload: error = %v, want ErrLimit", err)
 	}
 	// A frame of zeros that declares a ratio far beyond flatbuffers'.
 	enc, _ = zstd.NewWriter(nil)
 	bomb := enc.EncodeAll(make([]byte, 8<<20), slices.Clone(data[:headerLen]))
 	enc.Close()
-	if err := exercise(&overlay{b, "repo", bomb}, "repo"); !errors.Is(err, vfs.ErrLimit) {
+	if err := exercise(&overlay{b, "repo", bomb}, "repo"); !errors.Is(err, driver.ErrLimit) {
 		t.Errorf("%d-byte file of 8 MiB zeros: error = %v, want ErrLimit", len(bomb), err)
 	}
 	// Too many nodes for Limits.MaxEntries.
 	tr, err := Open(context.Background(), b, "branch.my-branch", &Options{Pipeline: &vfs.Options{Limits: vfs.Limits{MaxEntries: 3}}})
-	if !errors.Is(err, vfs.ErrLimit) {
+	if !errors.Is(err, driver.ErrLimit) {
 		t.Errorf("MaxEntries 3: Open error = %v, want ErrLimit", err)
 	}
 	if tr != nil {
@@ -341,7 +343,7 @@ func TestLimits(t *testing.T) {
 	}
 	tr.Close()
 	// A long node path.
-	if _, err := Open(context.Background(), b, "branch.my-branch", &Options{Pipeline: &vfs.Options{Limits: vfs.Limits{MaxNameLength: 10}}}); !errors.Is(err, vfs.ErrCorrupt) && !errors.Is(err, vfs.ErrLimit) {
+	if _, err := Open(context.Background(), b, "branch.my-branch", &Options{Pipeline: &vfs.Options{Limits: vfs.Limits{MaxNameLength: 10}}}); !errors.Is(err, driver.ErrCorrupt) && !errors.Is(err, driver.ErrLimit) {
 		t.Errorf("MaxNameLength 10: error = %v, want a limit error", err)
 	}
 }
@@ -368,7 +370,7 @@ func TestCycles(t *testing.T) {
 	}
 	looped := bytes.Replace(payload, parent[:], self[:], 1)
 	_, err = Log(ctx, &overlay{b, name, recompress(data, looped)}, "branch.main", nil)
-	if !errors.Is(err, vfs.ErrCorrupt) || !strings.Contains(err.Error(), "cycle") {
+	if !errors.Is(err, driver.ErrCorrupt) || !strings.Contains(err.Error(), "cycle") {
 		t.Errorf("v1 cycle: Log error = %v, want a corrupt cycle", err)
 	}
 	// v2: two snapshots that are each other's parent.
@@ -377,7 +379,7 @@ func TestCycles(t *testing.T) {
 		{Snapshot{ID: "7T7DSS71H2JNBBZQ9M8G"}, 0},
 	}}}
 	id, _ := parseID12("1CECHNKREP0F1RSTCMT0")
-	if _, err := r.history(ctx, id); !errors.Is(err, vfs.ErrCorrupt) || !strings.Contains(err.Error(), "cycle") {
+	if _, err := r.history(ctx, id); !errors.Is(err, driver.ErrCorrupt) || !strings.Contains(err.Error(), "cycle") {
 		t.Errorf("v2 cycle: history error = %v, want a corrupt cycle", err)
 	}
 }

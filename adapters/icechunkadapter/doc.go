@@ -27,7 +27,7 @@
 // The flatbuffers of snapshot, manifest and repo files are decoded by
 // hand (see format.go): every offset, vtable and vector count is checked
 // against the buffer, so malformed input gives an error matching
-// vfs.ErrCorrupt and never a panic.
+// driver.ErrCorrupt and never a panic.
 //
 // # The key space
 //
@@ -54,7 +54,7 @@
 // manifest whose extents hold its coordinates. Listing a directory of
 // chunk keys builds the array's chunk index once, from all its manifests.
 // Inline chunks are served from memory; a native chunk is a
-// vfs.SectionBlob of its file in chunks/, never copied, and each chunk
+// driver.SectionBlob of its file in chunks/, never copied, and each chunk
 // file is opened once and shared by the chunks in it.
 //
 // # Virtual chunks
@@ -89,5 +89,5 @@
 // paths must be clean (no empty, "." or ".." segment); duplicate paths,
 // nodes inside arrays, chunk indexes of the wrong rank, out-of-range
 // offsets and cycles in the parent chain are corrupt. Violations are
-// errors matching vfs.ErrLimit or vfs.ErrCorrupt.
+// errors matching driver.ErrLimit or driver.ErrCorrupt.
 package icechunkadapter

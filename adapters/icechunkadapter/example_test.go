@@ -7,6 +7,8 @@ import (
 	"log"
 	"path/filepath"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/adapters/icechunkadapter"
 	"github.com/pipefs/pipefs/roots/fileroot"
 	"github.com/pipefs/pipefs/vfs"
@@ -95,9 +97,9 @@ func ExampleOptions() {
 
 	tree, err = icechunkadapter.Open(ctx, loc.Tree, "branch.main", &icechunkadapter.Options{
 		VirtualPrefixes: []string{"s3://testbucket/"},
-		Resolve: func(ctx context.Context, c icechunkadapter.VirtualChunk) (vfs.Blob, error) {
+		Resolve: func(ctx context.Context, c icechunkadapter.VirtualChunk) (driver.Blob, error) {
 			fmt.Println("resolving", c.URL, c.Offset, c.Length)
-			return vfs.BytesBlob(make([]byte, c.Length), nil), nil
+			return driver.BytesBlob(make([]byte, c.Length), nil), nil
 		},
 	})
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"math"
 	"sync"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/pipefs/pipefs/vfs"
@@ -116,10 +118,10 @@ func fileTypeName(t byte) string {
 func decodeMetadata(name string, data []byte, want byte) (header, []byte, error) {
 	var h header
 	if len(data) < headerLen {
-		return h, nil, vfs.Corruptf("%s: %d bytes, shorter than the %d-byte Icechunk header", name, len(data), headerLen)
+		return h, nil, driver.Corruptf("%s: %d bytes, shorter than the %d-byte Icechunk header", name, len(data), headerLen)
 	}
 	if string(data[:12]) != magic {
-		return h, nil, vfs.Corruptf("%s: not an Icechunk file (bad magic % x)", name, data[:12])
+		return h, nil, driver.Corruptf("%s: not an Icechunk file (bad magic % x)", name, data[:12])
 	}
 	h.writer = string(bytes.TrimRight(data[12:36], " \x00"))
 	h.specVersion, h.fileType, h.compression = data[36], data[37], data[38]
@@ -127,7 +129,7 @@ func decodeMetadata(name string, data []byte, want byte) (header, []byte, error)
 		return h, nil, fmt.Errorf("%s: Icechunk spec version %d (written by %q) is not supported, only 1 and 2: %w", name, h.specVersion, h.writer, errors.ErrUnsupported)
 	}
 	if h.fileType != want {
-		return h, nil, vfs.Corruptf("%s: is a %s file, want a %s file", name, fileTypeName(h.fileType), fileTypeName(want))
+		return h, nil, driver.Corruptf("%s: is a %s file, want a %s file", name, fileTypeName(h.fileType), fileTypeName(want))
 	}
 	payload := data[headerLen:]
 	switch h.compression {
@@ -138,7 +140,7 @@ func decodeMetadata(name string, data []byte, want byte) (header, []byte, error)
 			return h, nil, fmt.Errorf("%s: %w", name, err)
 		}
 	default:
-		return h, nil, vfs.Corruptf("%s: unknown compression %d", name, h.compression)
+		return h, nil, driver.Corruptf("%s: unknown compression %d", name, h.compression)
 	}
 	if len(payload) < 8 || string(payload[4:8]) != "Ichk" {
 		if h.specVersion == 1 {
@@ -146,7 +148,7 @@ func decodeMetadata(name string, data []byte, want byte) (header, []byte, error)
 			// payloads; only flatbuffer payloads carry "Ichk".
 			return h, nil, fmt.Errorf("%s (written by %q): %w", name, h.writer, ErrLegacyFormat)
 		}
-		return h, nil, vfs.Corruptf("%s: payload is not an Icechunk flatbuffer (no \"Ichk\" identifier)", name)
+		return h, nil, driver.Corruptf("%s: payload is not an Icechunk flatbuffer (no \"Ichk\" identifier)", name)
 	}
 	return h, payload, nil
 }
@@ -165,11 +167,11 @@ var decoder = sync.OnceValues(func() (*zstd.Decoder, error) {
 func unzstd(src, dict []byte, limit int) ([]byte, error) {
 	var fh zstd.Header
 	if err := fh.Decode(src); err != nil {
-		return nil, vfs.Corruptf("zstd: %v", err)
+		return nil, driver.Corruptf("zstd: %v", err)
 	}
 	budget := uint64(max(minRatioBudget, len(src)*vfs.DefaultMaxRatio))
 	if fh.HasFCS && (fh.FrameContentSize > uint64(limit) || fh.FrameContentSize > budget) {
-		return nil, vfs.Limitf("zstd frame declares %d decompressed bytes, more than the limit of %d", fh.FrameContentSize, min(uint64(limit), budget))
+		return nil, driver.Limitf("zstd frame declares %d decompressed bytes, more than the limit of %d", fh.FrameContentSize, min(uint64(limit), budget))
 	}
 	dec, err := decoder()
 	if dict != nil || limit < maxDecodedMetadata {
@@ -188,14 +190,14 @@ func unzstd(src, dict []byte, limit int) ([]byte, error) {
 		}
 	}
 	if err != nil {
-		return nil, vfs.Corruptf("zstd: %v", err)
+		return nil, driver.Corruptf("zstd: %v", err)
 	}
 	out, err := dec.DecodeAll(src, nil)
 	if errors.Is(err, zstd.ErrDecoderSizeExceeded) || len(out) > limit {
-		return nil, vfs.Limitf("zstd payload decompresses to more than %d bytes", limit)
+		return nil, driver.Limitf("zstd payload decompresses to more than %d bytes", limit)
 	}
 	if err != nil {
-		return nil, vfs.Corruptf("zstd: %v", err)
+		return nil, driver.Corruptf("zstd: %v", err)
 	}
 	return out, nil
 }
@@ -222,7 +224,7 @@ var noTable = table{pos: -1}
 
 func (f *fbuf) fail(format string, args ...any) {
 	if f.err == nil {
-		f.err = vfs.Corruptf("%s: %s", f.name, fmt.Sprintf(format, args...))
+		f.err = driver.Corruptf("%s: %s", f.name, fmt.Sprintf(format, args...))
 	}
 }
 

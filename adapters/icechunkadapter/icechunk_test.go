@@ -13,11 +13,12 @@ import (
 	"testing"
 	stdfstest "testing/fstest"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/roots/fileroot"
-	"github.com/pipefs/pipefs/vfs"
 )
 
 // fixtures is the shared fixture directory, beside the repository.
@@ -33,8 +34,8 @@ func fixture(t testing.TB, name string) string {
 	return p
 }
 
-// base opens a fixture repository's directory as a vfs.Tree.
-func base(t testing.TB, name string) vfs.Tree {
+// base opens a fixture repository's directory as a driver.Tree.
+func base(t testing.TB, name string) driver.Tree {
 	t.Helper()
 	loc, err := fileroot.OpenPath(context.Background(), fixture(t, name))
 	if err != nil {
@@ -115,7 +116,7 @@ func keys(t *testing.T, fsys fs.FS) []string {
 }
 
 // readBlob reads all of name in tr.
-func readBlob(t *testing.T, tr vfs.Tree, name string) ([]byte, error) {
+func readBlob(t *testing.T, tr driver.Tree, name string) ([]byte, error) {
 	if t != nil {
 		t.Helper()
 	}
@@ -285,7 +286,7 @@ func TestNotFound(t *testing.T) {
 			wantErr := fs.ErrNotExist
 			if name == "group1/big_chunks/c/0" {
 				// A chunk directory: it exists, but is no file.
-				if _, err := tr.OpenBlob(ctx, name); !errors.Is(err, vfs.ErrIsDir) {
+				if _, err := tr.OpenBlob(ctx, name); !errors.Is(err, driver.ErrIsDir) {
 					t.Errorf("%s: OpenBlob(%s) error = %v, want ErrIsDir", repo, name, err)
 				}
 				continue
@@ -302,7 +303,7 @@ func TestNotFound(t *testing.T) {
 				t.Errorf("%s: Stat(%q) error = %v, want fs.ErrInvalid", repo, name, err)
 			}
 		}
-		if _, err := tr.ReadDir(ctx, "zarr.json"); !errors.Is(err, vfs.ErrNotDir) {
+		if _, err := tr.ReadDir(ctx, "zarr.json"); !errors.Is(err, driver.ErrNotDir) {
 			t.Errorf("%s: ReadDir(zarr.json) error = %v, want ErrNotDir", repo, err)
 		}
 		tr.Close()
@@ -363,12 +364,12 @@ func TestVirtual(t *testing.T) {
 		}
 		plain.Close()
 		var asked []VirtualChunk
-		resolve := func(ctx context.Context, c VirtualChunk) (vfs.Blob, error) {
+		resolve := func(ctx context.Context, c VirtualChunk) (driver.Blob, error) {
 			asked = append(asked, c)
 			if c.URL != virtualURL {
 				return nil, fs.ErrPermission
 			}
-			return vfs.BytesBlob(stored[c.Offset:c.Offset+c.Length], nil), nil
+			return driver.BytesBlob(stored[c.Offset:c.Offset+c.Length], nil), nil
 		}
 		for _, o := range []*Options{
 			{Resolve: resolve},
@@ -410,8 +411,8 @@ func TestTreeFS(t *testing.T) {
 	ctx := context.Background()
 	for _, repo := range repos {
 		b := base(t, repo)
-		o := &Options{Resolve: func(ctx context.Context, c VirtualChunk) (vfs.Blob, error) {
-			return vfs.BytesBlob(make([]byte, c.Length), nil), nil
+		o := &Options{Resolve: func(ctx context.Context, c VirtualChunk) (driver.Blob, error) {
+			return driver.BytesBlob(make([]byte, c.Length), nil), nil
 		}}
 		for _, rc := range refCases(repo) {
 			tr, err := Open(ctx, b, rc.ref, o)

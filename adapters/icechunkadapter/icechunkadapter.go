@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -33,26 +35,23 @@ func init() {
 // NewAdapter(o) in its own vfs.Registry.
 func NewAdapter(o *Options) *vfs.Adapter {
 	return &vfs.Adapter{
-		Scheme: "icechunk",
-		Input:  vfs.KindDirectory,
-		Open: func(ctx context.Context, in vfs.Location, u vfs.SubURL, vo *vfs.Options) (vfs.Location, error) {
-			if in.Tree == nil {
-				return vfs.Location{}, fmt.Errorf("icechunk: the base is not a directory: %w", vfs.ErrNotDir)
-			}
+		Scheme:  "icechunk",
+		Options: (*Options)(nil),
+		OpenDir: func(ctx context.Context, base driver.Tree, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 			var oo Options
 			if o != nil {
 				oo = *o
-			} else if so := vfs.SchemeOptions[*Options](vo, "icechunk"); so != nil {
+			} else if so := vfs.SchemeOptions[*Options](env); so != nil {
 				oo = *so
 			}
 			if oo.Pipeline == nil {
-				oo.Pipeline = vo
+				oo.Pipeline = env.Options
 			}
-			t, err := Open(ctx, in.Tree, u.Version(), &oo)
+			t, err := Open(ctx, base, u.Version(), &oo)
 			if err != nil {
-				return vfs.Location{}, err
+				return driver.Location{}, err
 			}
-			return vfs.Location{Tree: t, Path: u.Key()}, nil
+			return driver.Location{Tree: t, Path: u.Key()}, nil
 		},
 	}
 }
@@ -62,7 +61,7 @@ func NewAdapter(o *Options) *vfs.Adapter {
 // file (spec v2). A store that cannot be listed (an HTTP server) cannot
 // show directories, so there a repo file that starts with the Icechunk
 // magic, or a refs/branch.main/ref.json file, is enough.
-func MatchDir(ctx context.Context, t vfs.Tree) (bool, error) {
+func MatchDir(ctx context.Context, t driver.Tree) (bool, error) {
 	if ok, err := isDir(ctx, t, "snapshots"); err != nil {
 		return false, err
 	} else if !ok {
@@ -100,7 +99,7 @@ type Options struct {
 	// When VirtualPrefixes is empty and Resolve is set, every virtual
 	// chunk is handed to Resolve, which is then the policy: it refuses a
 	// URL by returning an error matching fs.ErrPermission.
-	Resolve func(ctx context.Context, c VirtualChunk) (vfs.Blob, error)
+	Resolve func(ctx context.Context, c VirtualChunk) (driver.Blob, error)
 
 	// Pipeline holds the limits and the registry used for the repository
 	// and for opening virtual chunk URLs. Nil means defaults.
@@ -182,7 +181,7 @@ type Chunk struct {
 // parent, and so on to the repository's first snapshot. ref is "" (for
 // branch.main), "branch.NAME", "tag.NAME" or a snapshot id, as in
 // icechunk://REF/. o may be nil.
-func Log(ctx context.Context, base vfs.Tree, ref string, o *vfs.Options) ([]Snapshot, error) {
+func Log(ctx context.Context, base driver.Tree, ref string, o *vfs.Options) ([]Snapshot, error) {
 	r, err := openRepo(ctx, base, o)
 	if err != nil {
 		return nil, err
@@ -194,7 +193,7 @@ func Log(ctx context.Context, base vfs.Tree, ref string, o *vfs.Options) ([]Snap
 	return r.history(ctx, id)
 }
 
-// Tree is the Zarr v3 key space of one snapshot, a read-only vfs.Tree:
+// Tree is the Zarr v3 key space of one snapshot, a read-only driver.Tree:
 // one zarr.json file per node and one file per existing chunk. It is safe
 // for concurrent use. Close releases the chunk files it opened; it does
 // not close base.
@@ -211,8 +210,8 @@ type Tree struct {
 }
 
 var (
-	_ vfs.Tree  = (*Tree)(nil)
-	_ io.Closer = (*Tree)(nil)
+	_ driver.Tree = (*Tree)(nil)
+	_ io.Closer   = (*Tree)(nil)
 )
 
 // manifestEntry and fileEntry are loaded once, under their own lock, so
@@ -225,7 +224,7 @@ type manifestEntry struct {
 
 type fileEntry struct {
 	mu sync.Mutex
-	b  vfs.Blob
+	b  driver.Blob
 }
 
 // Open reads the snapshot that ref names (as in icechunk://REF/: "" for
@@ -233,7 +232,7 @@ type fileEntry struct {
 // repository whose directory is base, spec v1 or v2, and returns its key
 // space. A ref that names nothing is an error matching fs.ErrNotExist; a
 // pre-1.0 repository one matching ErrLegacyFormat. o may be nil.
-func Open(ctx context.Context, base vfs.Tree, ref string, o *Options) (*Tree, error) {
+func Open(ctx context.Context, base driver.Tree, ref string, o *Options) (*Tree, error) {
 	var opts Options
 	if o != nil {
 		opts = *o
@@ -353,7 +352,7 @@ func (t *Tree) manifest(ctx context.Context, id id12) (*manifest, error) {
 
 // chunkFile returns chunks/<id>, opened once and shared by every chunk
 // in it until t is closed.
-func (t *Tree) chunkFile(ctx context.Context, id id12) (vfs.Blob, error) {
+func (t *Tree) chunkFile(ctx context.Context, id id12) (driver.Blob, error) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -418,15 +417,15 @@ func (t *Tree) hasDescendants(p string) bool {
 	return false
 }
 
-func corruptf(format string, args ...any) error { return vfs.Corruptf(format, args...) }
-func limitf(format string, args ...any) error   { return vfs.Limitf(format, args...) }
+func corruptf(format string, args ...any) error { return driver.Corruptf(format, args...) }
+func limitf(format string, args ...any) error   { return driver.Limitf(format, args...) }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // matchUnlistable is MatchDir over a store that cannot be listed: a repo
 // file that starts with the Icechunk magic (spec v2), or the main branch's
 // refs/branch.main/ref.json (spec v1).
-func matchUnlistable(ctx context.Context, t vfs.Tree) (bool, error) {
+func matchUnlistable(ctx context.Context, t driver.Tree) (bool, error) {
 	b, err := t.OpenBlob(ctx, "repo")
 	if err == nil {
 		if c, ok := b.(io.Closer); ok {
@@ -436,7 +435,7 @@ func matchUnlistable(ctx context.Context, t vfs.Tree) (bool, error) {
 		n, _ := b.ReadAt(ctx, head, 0)
 		return n == len(head) && string(head) == magic, nil
 	}
-	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, vfs.ErrIsDir) {
+	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, driver.ErrIsDir) {
 		return false, err
 	}
 	fi, err := t.Stat(ctx, "refs/branch.main/ref.json")

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/adapters/icechunkadapter"
 	_ "github.com/pipefs/pipefs/adapters/zipadapter"
 	"github.com/pipefs/pipefs/fstest"
@@ -50,15 +52,15 @@ var refs = []struct {
 }
 
 // zeroChunks resolves every virtual chunk to zeros.
-func zeroChunks(ctx context.Context, c icechunkadapter.VirtualChunk) (vfs.Blob, error) {
-	return vfs.BytesBlob(make([]byte, c.Length), nil), nil
+func zeroChunks(ctx context.Context, c icechunkadapter.VirtualChunk) (driver.Blob, error) {
+	return driver.BytesBlob(make([]byte, c.Length), nil), nil
 }
 
 // registry returns a registry with the file root and an icechunk adapter
 // that reads virtual chunks as zeros.
 func registry() *vfs.Registry {
 	reg := new(vfs.Registry)
-	reg.RegisterRoot(&vfs.Root{Scheme: "file", Open: func(ctx context.Context, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
+	reg.RegisterRoot(&vfs.Root{Scheme: "file", Open: func(ctx context.Context, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 		return fileroot.OpenPath(ctx, "/"+u.Key())
 	}})
 	reg.RegisterAdapter(icechunkadapter.NewAdapter(&icechunkadapter.Options{Resolve: zeroChunks}))
@@ -109,7 +111,7 @@ func contents(t *testing.T, repo, ref string) map[string][]byte {
 // treeFS is the least fs.FS that fs.WalkDir needs.
 type treeFS struct {
 	ctx context.Context
-	t   vfs.Tree
+	t   driver.Tree
 }
 
 func (f treeFS) Open(name string) (fs.File, error) { return nil, errors.ErrUnsupported }
@@ -192,9 +194,9 @@ func TestPipeline(t *testing.T) {
 			t.Errorf("%s: Stat(.).Sys() = %#v, want the snapshot of main", repo, info.Sys())
 		}
 		// The CLI's log: the FS's tree is the snapshot's Tree.
-		tr, _ := fsys.Tree()
-		if it, ok := tr.(*icechunkadapter.Tree); !ok {
-			t.Errorf("%s: FS.Tree() = %T, want *icechunkadapter.Tree", repo, tr)
+		var it *icechunkadapter.Tree
+		if !fsys.As(&it) {
+			t.Errorf("%s: FS.As found no *icechunkadapter.Tree", repo)
 		} else if h, err := it.History(ctx); err != nil || len(h) != 4 || h[3].Message != "Repository initialized" {
 			t.Errorf("%s: History() = %v, %v", repo, h, err)
 		}

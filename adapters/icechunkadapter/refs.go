@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -21,7 +23,7 @@ const (
 // repo is an opened repository directory: its layout and, for v2, its
 // decoded repo file.
 type repo struct {
-	base   vfs.Tree
+	base   driver.Tree
 	layout int
 	info   *repoInfo // v2 only
 	lim    vfs.Limits
@@ -31,7 +33,7 @@ type repo struct {
 // makes it v2 (even beside an unfinished migration's refs/), a
 // refs/branch.main/ref.json v1, and refs/branch.main/ZZZZZZZZ.json the
 // legacy pre-1.0 format, which is refused.
-func openRepo(ctx context.Context, base vfs.Tree, o *vfs.Options) (*repo, error) {
+func openRepo(ctx context.Context, base driver.Tree, o *vfs.Options) (*repo, error) {
 	r := &repo{base: base, lim: o.EffectiveLimits()}
 	data, err := readFile(ctx, base, "repo", maxStoredMetadata)
 	switch {
@@ -71,7 +73,7 @@ func openRepo(ctx context.Context, base vfs.Tree, o *vfs.Options) (*repo, error)
 }
 
 // exists reports whether name exists in t.
-func exists(ctx context.Context, t vfs.Tree, name string) (bool, error) {
+func exists(ctx context.Context, t driver.Tree, name string) (bool, error) {
 	_, err := t.Stat(ctx, name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -80,7 +82,7 @@ func exists(ctx context.Context, t vfs.Tree, name string) (bool, error) {
 }
 
 // isDir reports whether name is a directory of t.
-func isDir(ctx context.Context, t vfs.Tree, name string) (bool, error) {
+func isDir(ctx context.Context, t driver.Tree, name string) (bool, error) {
 	fi, err := t.Stat(ctx, name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -89,7 +91,7 @@ func isDir(ctx context.Context, t vfs.Tree, name string) (bool, error) {
 }
 
 // readFile reads the whole file name of t, refusing files larger than max.
-func readFile(ctx context.Context, t vfs.Tree, name string, max int64) ([]byte, error) {
+func readFile(ctx context.Context, t driver.Tree, name string, max int64) ([]byte, error) {
 	b, err := t.OpenBlob(ctx, name)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -358,8 +360,8 @@ func (m *manifest) size(refs vector, j int) (int64, error) {
 	return int64(c), f.err
 }
 
-func (t *Tree) dirInfo(name string) *vfs.FileInfo {
-	fi := &vfs.FileInfo{FName: path.Base(name), FMode: fs.ModeDir | 0o555, FModTime: t.snap.info.Time}
+func (t *Tree) dirInfo(name string) *driver.FileInfo {
+	fi := &driver.FileInfo{FName: path.Base(name), FMode: fs.ModeDir | 0o555, FModTime: t.snap.info.Time}
 	if name == "." {
 		info := t.snap.info
 		fi.FSys = &info
@@ -367,11 +369,11 @@ func (t *Tree) dirInfo(name string) *vfs.FileInfo {
 	return fi
 }
 
-func (t *Tree) fileInfo(name string, size int64, sys any) *vfs.FileInfo {
-	return &vfs.FileInfo{FName: path.Base(name), FSize: size, FMode: 0o444, FModTime: t.snap.info.Time, FSys: sys}
+func (t *Tree) fileInfo(name string, size int64, sys any) *driver.FileInfo {
+	return &driver.FileInfo{FName: path.Base(name), FSize: size, FMode: 0o444, FModTime: t.snap.info.Time, FSys: sys}
 }
 
-func (t *Tree) chunkInfo(name string, c *chunkRef) *vfs.FileInfo {
+func (t *Tree) chunkInfo(name string, c *chunkRef) *driver.FileInfo {
 	ch := &Chunk{Kind: c.kind, Offset: c.offset, Length: c.size()}
 	switch c.kind {
 	case Native:
@@ -422,7 +424,7 @@ func (t *Tree) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) 
 	}
 	switch tg.kind {
 	case tMeta, tChunk:
-		return fail(vfs.ErrNotDir)
+		return fail(driver.ErrNotDir)
 	case tChunkDir:
 		entries, err := t.index(ctx, tg.node)
 		if err != nil {
@@ -508,20 +510,20 @@ func (t *Tree) childDirs(dir string, join func(string) string) []fs.DirEntry {
 // OpenBlob opens the file name: a zarr.json or a chunk. A virtual chunk
 // opens only when the Options allow its URL, else the error names the URL
 // and matches fs.ErrPermission.
-func (t *Tree) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
+func (t *Tree) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 	tg, err := t.resolve(ctx, "open", name)
 	if err != nil {
 		return nil, err
 	}
-	fail := func(err error) (vfs.Blob, error) {
+	fail := func(err error) (driver.Blob, error) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	switch tg.kind {
 	case tMeta:
-		return vfs.BytesBlob(tg.node.userData, t.fileInfo(name, int64(len(tg.node.userData)), nil)), nil
+		return driver.BytesBlob(tg.node.userData, t.fileInfo(name, int64(len(tg.node.userData)), nil)), nil
 	case tChunk:
 	default:
-		return fail(vfs.ErrIsDir)
+		return fail(driver.ErrIsDir)
 	}
 	c, ok, err := t.lookup(ctx, tg.node, tg.coords)
 	if err != nil {
@@ -533,7 +535,7 @@ func (t *Tree) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
 	info := t.chunkInfo(name, &c)
 	switch c.kind {
 	case Inline:
-		return vfs.BytesBlob(c.inline, info), nil
+		return driver.BytesBlob(c.inline, info), nil
 	case Native:
 		f, err := t.chunkFile(ctx, c.chunkID)
 		if err != nil {
@@ -542,7 +544,7 @@ func (t *Tree) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
 		if size := f.Stat().Size(); c.offset+c.length > size {
 			return fail(corruptf("chunk [%d, %d) of chunks/%s, which has %d bytes", c.offset, c.offset+c.length, c.chunkID, size))
 		}
-		return vfs.SectionBlob(f, c.offset, c.length, info), nil
+		return driver.SectionBlob(f, c.offset, c.length, info), nil
 	}
 	vc := VirtualChunk{URL: c.location, Offset: c.offset, Length: c.length, ETag: c.etag}
 	if c.modified != 0 {
@@ -562,14 +564,14 @@ type virtualBlob struct {
 	info fs.FileInfo
 
 	mu     sync.Mutex
-	b      vfs.Blob
+	b      driver.Blob
 	closer io.Closer
 	closed bool
 }
 
 func (v *virtualBlob) Stat() fs.FileInfo { return v.info }
 
-func (v *virtualBlob) open(ctx context.Context) (vfs.Blob, error) {
+func (v *virtualBlob) open(ctx context.Context) (driver.Blob, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.closed {
@@ -614,9 +616,14 @@ func (v *virtualBlob) open(ctx context.Context) (vfs.Blob, error) {
 	}
 	if !v.c.LastModified.IsZero() && fi != nil && fi.ModTime().After(v.c.LastModified) {
 		v.closeLocked()
-		return nil, fmt.Errorf("virtual chunk at %q: modified at %v, after %v: %w", v.c.URL, fi.ModTime(), v.c.LastModified, vfs.ErrModified)
+		return nil, fmt.Errorf("virtual chunk at %q: modified at %v, after %v: %w", v.c.URL, fi.ModTime(), v.c.LastModified, driver.ErrModified)
 	}
-	v.b = vfs.SectionBlob(f.Blob(), v.c.Offset, v.c.Length, v.info)
+	var fb driver.Blob
+	if !f.As(&fb) {
+		v.closeLocked()
+		return nil, fmt.Errorf("virtual chunk at %q: not a regular file: %w", v.c.URL, fs.ErrInvalid)
+	}
+	v.b = driver.SectionBlob(fb, v.c.Offset, v.c.Length, v.info)
 	return v.b, nil
 }
 

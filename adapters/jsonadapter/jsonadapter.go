@@ -12,8 +12,8 @@
 // A token that names no member or element, an array index that is not a
 // decimal number without leading zeros, "-", or a step into a scalar gives
 // an error matching fs.ErrNotExist. A document that is not valid JSON
-// gives an error matching vfs.ErrCorrupt. The document is read whole, up
-// to Options.MaxBytes (an error matching vfs.ErrLimit beyond).
+// gives an error matching driver.ErrCorrupt. The document is read whole, up
+// to Options.MaxBytes (an error matching driver.ErrLimit beyond).
 //
 // The adapter is safe for concurrent use; the file it yields holds its
 // bytes in memory.
@@ -29,24 +29,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/vfs"
 )
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "json", Input: vfs.KindFile, Open: open})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "json", OpenFile: open})
 }
-
-// Options configure the json: adapter; pass a *Options under "json" in
-// vfs.Options.Schemes. Nil means defaults.
-type Options struct {
-	// MaxBytes bounds the document size. Default DefaultMaxBytes; a
-	// negative value means vfs.Limits.MaxFileSize.
-	MaxBytes int64
-}
-
-// DefaultMaxBytes is the default document size limit: a document is
-// decoded in memory, at several times its size.
-const DefaultMaxBytes = 64 << 20
 
 // A Value is the Sys of the file the adapter yields.
 type Value struct {
@@ -59,47 +49,37 @@ type Value struct {
 	Data any
 }
 
-func open(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
-	if in.Blob == nil {
-		return vfs.Location{}, fmt.Errorf("json: the base is not a file: %w", vfs.ErrIsDir)
-	}
-	max := int64(DefaultMaxBytes)
-	if opt := vfs.SchemeOptions[*Options](o, "json"); opt != nil && opt.MaxBytes != 0 {
-		max = opt.MaxBytes
-		if max < 0 {
-			max = o.EffectiveLimits().MaxFileSize
-		}
-	}
-	doc, err := readAll(ctx, in.Blob, max)
+func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
+	doc, err := readAll(ctx, src, env.Limits.MaxDocument)
 	if err != nil {
-		return vfs.Location{}, err
+		return driver.Location{}, err
 	}
 	tokens := u.Pointer()
 	raw, err := Lookup(doc, tokens)
 	if err != nil {
-		return vfs.Location{}, err
+		return driver.Location{}, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return vfs.Location{}, vfs.Corruptf("json: %v", err)
+		return driver.Location{}, driver.Corruptf("json: %v", err)
 	}
-	base := in.Blob.Stat()
+	base := src.Stat()
 	name := base.Name()
 	if len(tokens) > 0 {
 		name = tokens[len(tokens)-1]
 	}
-	info := &vfs.FileInfo{FName: name, FSize: int64(len(raw)), FMode: 0o444, FModTime: base.ModTime(),
+	info := &driver.FileInfo{FName: name, FSize: int64(len(raw)), FMode: 0o444, FModTime: base.ModTime(),
 		FSys: &Value{Pointer: tokens, Data: v}}
-	return vfs.Location{Blob: vfs.BytesBlob(raw, info)}, nil
+	return driver.Location{Blob: driver.BytesBlob(raw, info)}, nil
 }
 
 // readAll reads b whole, failing beyond max bytes.
-func readAll(ctx context.Context, b vfs.Blob, max int64) ([]byte, error) {
+func readAll(ctx context.Context, b driver.Blob, max int64) ([]byte, error) {
 	size := b.Stat().Size()
 	if size > max {
-		return nil, vfs.Limitf("json: document of %d bytes exceeds the limit of %d", size, max)
+		return nil, driver.Limitf("json: document of %d bytes exceeds Limits.MaxDocument (%d)", size, max)
 	}
 	buf := make([]byte, size)
 	n, err := b.ReadAt(ctx, buf, 0)
@@ -107,7 +87,7 @@ func readAll(ctx context.Context, b vfs.Blob, max int64) ([]byte, error) {
 		return buf, nil
 	}
 	if err == nil || err == io.EOF {
-		err = vfs.Corruptf("json: short read: %d of %d bytes", n, size)
+		err = driver.Corruptf("json: short read: %d of %d bytes", n, size)
 	}
 	return nil, err
 }
@@ -117,7 +97,7 @@ func readAll(ctx context.Context, b vfs.Blob, max int64) ([]byte, error) {
 // names the whole document, which must be valid JSON.
 func Lookup(doc []byte, tokens []string) ([]byte, error) {
 	if !json.Valid(doc) {
-		return nil, vfs.Corruptf("json: the document is not valid JSON")
+		return nil, driver.Corruptf("json: the document is not valid JSON")
 	}
 	cur := json.RawMessage(bytes.TrimSpace(doc))
 	for i, tok := range tokens {
@@ -126,7 +106,7 @@ func Lookup(doc []byte, tokens []string) ([]byte, error) {
 		case '{':
 			var m map[string]json.RawMessage
 			if err := json.Unmarshal(cur, &m); err != nil {
-				return nil, vfs.Corruptf("json: %v", err)
+				return nil, driver.Corruptf("json: %v", err)
 			}
 			v, ok := m[tok]
 			if !ok {
@@ -136,7 +116,7 @@ func Lookup(doc []byte, tokens []string) ([]byte, error) {
 		case '[':
 			var a []json.RawMessage
 			if err := json.Unmarshal(cur, &a); err != nil {
-				return nil, vfs.Corruptf("json: %v", err)
+				return nil, driver.Corruptf("json: %v", err)
 			}
 			idx, err := strconv.Atoi(tok)
 			if err != nil || idx < 0 || tok != strconv.Itoa(idx) || idx >= len(a) {

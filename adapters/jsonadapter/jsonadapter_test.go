@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"testing"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/adapters/jsonadapter"
 	"github.com/pipefs/pipefs/fstest"
 	_ "github.com/pipefs/pipefs/roots/memroot"
@@ -68,11 +70,11 @@ func TestMissing(t *testing.T) {
 
 func TestLimitAndCorrupt(t *testing.T) {
 	dir := fstest.MapFiles(t, map[string][]byte{"d.json": []byte(doc), "bad.json": []byte(`{"a":`)})
-	o := &vfs.Options{Schemes: map[string]any{"json": &jsonadapter.Options{MaxBytes: 10}}}
-	if _, err := vfs.OpenFile(context.Background(), "memory:/"+dir+"/d.json|json:", o); !errors.Is(err, vfs.ErrLimit) {
+	o := &vfs.Options{Limits: vfs.Limits{MaxDocument: 10}}
+	if _, err := vfs.OpenFile(context.Background(), "memory:/"+dir+"/d.json|json:", o); !errors.Is(err, driver.ErrLimit) {
 		t.Errorf("over the limit: error = %v, want ErrLimit", err)
 	}
-	if _, err := vfs.OpenFile(context.Background(), "memory:/"+dir+"/bad.json|json:", nil); !errors.Is(err, vfs.ErrCorrupt) {
+	if _, err := vfs.OpenFile(context.Background(), "memory:/"+dir+"/bad.json|json:", nil); !errors.Is(err, driver.ErrCorrupt) {
 		t.Errorf("bad JSON: error = %v, want ErrCorrupt", err)
 	}
 }

@@ -18,18 +18,20 @@ package n5adapter
 import (
 	"context"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/adapters/arraycore"
 	"github.com/pipefs/pipefs/vfs"
 )
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "n5", Input: vfs.KindDirectory, Open: arraycore.AdapterOpen(arraycore.FormatN5)})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "n5", OpenDir: arraycore.AdapterOpen(arraycore.FormatN5)})
 	vfs.RegisterFormat(&vfs.Format{Name: "n5", Adapter: "n5:", Input: vfs.KindDirectory, Dataset: true,
 		MatchDir: arraycore.HasFile("attributes.json")})
 }
 
 // Describe describes the N5 node at name in the container t. lim may be
 // nil.
-func Describe(ctx context.Context, t vfs.Tree, name string, lim *arraycore.Limits) (*arraycore.Node, error) {
+func Describe(ctx context.Context, t driver.Tree, name string, lim *arraycore.Limits) (*arraycore.Node, error) {
 	return arraycore.Describe(ctx, t, arraycore.FormatN5, name, lim)
 }

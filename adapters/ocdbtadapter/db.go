@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"sync"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -34,7 +36,7 @@ const maxWork = 1 << 26
 // so far and a cache of decoded nodes. It is shared by everything opened
 // from one manifest read and safe for concurrent use.
 type db struct {
-	base vfs.Tree
+	base driver.Tree
 	lim  vfs.Limits
 	man  *manifest
 
@@ -48,12 +50,12 @@ type db struct {
 // A dataHandle is a data file, opened once on first use.
 type dataHandle struct {
 	once sync.Once
-	blob vfs.Blob
+	blob driver.Blob
 	err  error
 }
 
 // openDB reads and decodes the manifest of the database in base.
-func openDB(ctx context.Context, base vfs.Tree, o *vfs.Options) (*db, error) {
+func openDB(ctx context.Context, base driver.Tree, o *vfs.Options) (*db, error) {
 	b, err := readWhole(ctx, base, manifestName)
 	if err != nil {
 		return nil, err
@@ -67,7 +69,7 @@ func openDB(ctx context.Context, base vfs.Tree, o *vfs.Options) (*db, error) {
 
 // readWhole reads a small file of base whole, refusing one larger than
 // maxEncodedBytes.
-func readWhole(ctx context.Context, base vfs.Tree, name string) ([]byte, error) {
+func readWhole(ctx context.Context, base driver.Tree, name string) ([]byte, error) {
 	blob, err := base.OpenBlob(ctx, name)
 	if err != nil {
 		return nil, err
@@ -77,7 +79,7 @@ func readWhole(ctx context.Context, base vfs.Tree, name string) ([]byte, error) 
 	}
 	size := blob.Stat().Size()
 	if size > maxEncodedBytes {
-		return nil, vfs.Limitf("%s is %d bytes, more than %d", name, size, maxEncodedBytes)
+		return nil, driver.Limitf("%s is %d bytes, more than %d", name, size, maxEncodedBytes)
 	}
 	b := make([]byte, size)
 	n, err := blob.ReadAt(ctx, b, 0)
@@ -112,7 +114,7 @@ func (d *db) close() error {
 }
 
 // dataFile returns the blob of the named data file, opening it on first use.
-func (d *db) dataFile(ctx context.Context, path string) (vfs.Blob, error) {
+func (d *db) dataFile(ctx context.Context, path string) (driver.Blob, error) {
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
@@ -147,14 +149,14 @@ func (d *db) dataFile(ctx context.Context, path string) (vfs.Blob, error) {
 // readRef reads the bytes r locates.
 func (d *db) readRef(ctx context.Context, r ref) ([]byte, error) {
 	if r.length > maxEncodedBytes {
-		return nil, vfs.Limitf("node of %d bytes in %s exceeds %d", r.length, r.file.path, maxEncodedBytes)
+		return nil, driver.Limitf("node of %d bytes in %s exceeds %d", r.length, r.file.path, maxEncodedBytes)
 	}
 	blob, err := d.dataFile(ctx, r.file.path)
 	if err != nil {
 		return nil, err
 	}
 	if size := blob.Stat().Size(); uint64(size) < r.offset+r.length {
-		return nil, vfs.Corruptf("data file %s is %d bytes, a node ends at %d", r.file.path, size, r.offset+r.length)
+		return nil, driver.Corruptf("data file %s is %d bytes, a node ends at %d", r.file.path, size, r.offset+r.length)
 	}
 	b := make([]byte, r.length)
 	n, err := blob.ReadAt(ctx, b, int64(r.offset))
@@ -174,7 +176,7 @@ func (d *db) btreeNode(ctx context.Context, r ref, height uint8) (*btreeNode, er
 	if v, ok := d.cache.get(key); ok {
 		n := v.(*btreeNode)
 		if n.height != height {
-			return nil, vfs.Corruptf("b+tree node at %s+%d: height %d, expected %d", r.file.path, r.offset, n.height, height)
+			return nil, driver.Corruptf("b+tree node at %s+%d: height %d, expected %d", r.file.path, r.offset, n.height, height)
 		}
 		return n, nil
 	}
@@ -209,11 +211,11 @@ func (d *db) versionNode(ctx context.Context, vr versionNodeRef) (*versionNode, 
 	}
 	n := v.(*versionNode)
 	if n.height != vr.height {
-		return nil, vfs.Corruptf("version-tree node at %s+%d: height %d, expected %d", vr.node.file.path, vr.node.offset, n.height, vr.height)
+		return nil, driver.Corruptf("version-tree node at %s+%d: height %d, expected %d", vr.node.file.path, vr.node.offset, n.height, vr.height)
 	}
 	first, last := n.span()
 	if last != vr.gen || first < minGen(d.man.arityLog2, vr.height, vr.gen) {
-		return nil, vfs.Corruptf("version-tree node at %s+%d holds generations %d..%d, its parent says %d..%d",
+		return nil, driver.Corruptf("version-tree node at %s+%d holds generations %d..%d, its parent says %d..%d",
 			vr.node.file.path, vr.node.offset, first, last, minGen(d.man.arityLog2, vr.height, vr.gen), vr.gen)
 	}
 	return n, nil
@@ -320,7 +322,7 @@ func (d *db) walkVersions(ctx context.Context, fn func(generation) error) error 
 	var walk func(e versionNodeRef) error
 	walk = func(e versionNodeRef) error {
 		if visits++; visits > maxVisits {
-			return vfs.Limitf("version tree has more than %d nodes", maxVisits)
+			return driver.Limitf("version tree has more than %d nodes", maxVisits)
 		}
 		if err := ctx.Err(); err != nil {
 			return err

@@ -55,9 +55,9 @@
 // Nothing is read whole. A lookup descends the B+tree from the version's
 // root; a listing reads only the nodes whose key ranges can hold entries
 // of the directory, and skips subtrees that lie inside one subdirectory.
-// An out-of-line value is a vfs.SectionBlob of its data file, so reading
+// An out-of-line value is a driver.SectionBlob of its data file, so reading
 // it reads that byte range of the base and nothing else; an inline value
-// is already in memory and is served by vfs.BytesBlob.
+// is already in memory and is served by driver.BytesBlob.
 //
 // # Contracts
 //
@@ -90,6 +90,6 @@
 // (so neither tree can hold a cycle), at most 2^20 nodes read and 2^26
 // entries examined by one operation, and directory listings and version logs of at most
 // Limits.MaxEntries entries. A data file path that would leave the
-// database directory is an error matching vfs.ErrUnsafePath. Violations
-// are errors matching vfs.ErrCorrupt (and fs.ErrInvalid) or vfs.ErrLimit.
+// database directory is an error matching driver.ErrUnsafePath. Violations
+// are errors matching driver.ErrCorrupt (and fs.ErrInvalid) or driver.ErrLimit.
 package ocdbtadapter

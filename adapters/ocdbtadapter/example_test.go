@@ -33,19 +33,23 @@ func Example() {
 	// 3 3
 }
 
-// List the history of a database, as "pipefs log" does.
-func ExampleLog() {
+// List the history of a database, as "pipefs log" does: the FS of a
+// database reaches its *Tree through As.
+func ExampleTree_Log() {
 	dir, _ := filepath.Abs("../../../shared/fixtures/ocdbt/multi_version_high_arity.ocdbt")
 	ctx := context.Background()
-	// The base directory, without detecting the format.
-	base, err := vfs.OpenFS(ctx, "file:"+filepath.ToSlash(dir)+"/", &vfs.Options{NoDetect: true})
+	fsys, err := vfs.OpenFS(ctx, "file:"+filepath.ToSlash(dir)+"/", nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer base.Close()
-	tree, sub := base.Tree()
-	versions, err := ocdbtadapter.Log(ctx, vfs.SubTree(tree, sub), nil)
+	defer fsys.Close()
+	var db *ocdbtadapter.Tree
+	if !fsys.As(&db) {
+		fmt.Println("not an OCDBT database")
+		return
+	}
+	versions, err := db.Log(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -16,9 +16,12 @@ import (
 	stdfstest "testing/fstest"
 	"time"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/adapters/ocdbtadapter"
 	_ "github.com/pipefs/pipefs/adapters/zipadapter"
 	"github.com/pipefs/pipefs/fstest"
+	"github.com/pipefs/pipefs/roots/fileroot"
 	_ "github.com/pipefs/pipefs/roots/fileroot"
 	_ "github.com/pipefs/pipefs/roots/memroot"
 	"github.com/pipefs/pipefs/vfs"
@@ -126,8 +129,10 @@ func TestFilesDatabases(t *testing.T) {
 					t.Errorf("Stat(%q) error = %v, want fs.ErrNotExist", name, err)
 				}
 			}
-			tree, _ := fsys.Tree()
-			ot := tree.(*ocdbtadapter.Tree)
+			var ot *ocdbtadapter.Tree
+			if !fsys.As(&ot) {
+				t.Fatal("FS.As found no *ocdbtadapter.Tree")
+			}
 			for _, key := range []string{"baz", "baz/", "zzz", "a0", ""} {
 				if _, err := ot.OpenKey(context.Background(), key); !errors.Is(err, fs.ErrNotExist) {
 					t.Errorf("OpenKey(%q) error = %v, want fs.ErrNotExist", key, err)
@@ -313,8 +318,11 @@ func TestCommitTimes(t *testing.T) {
 			if len(times[db]) != 100 {
 				t.Fatalf("tsv has %d times for %s, want 100", len(times[db]), db)
 			}
-			base := openFSWith(t, "file:"+dir+"/", &vfs.Options{NoDetect: true})
-			tree, _ := base.Tree()
+			loc, err := fileroot.OpenPath(ctx, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tree := driver.SubTree(loc.Tree, loc.Path)
 			log, err := ocdbtadapter.Log(ctx, tree, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -464,9 +472,11 @@ func TestMatchDir(t *testing.T) {
 		{"expected", false},
 		{"files_high_arity.ocdbt/d", false},
 	} {
-		fsys := openFSWith(t, "file:"+fixture(t, tc.dir)+"/", &vfs.Options{NoDetect: true})
-		tree, dir := fsys.Tree()
-		got, err := ocdbtadapter.MatchDir(context.Background(), vfs.SubTree(tree, dir))
+		loc, err := fileroot.OpenPath(context.Background(), fixture(t, tc.dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ocdbtadapter.MatchDir(context.Background(), driver.SubTree(loc.Tree, loc.Path))
 		if err != nil || got != tc.want {
 			t.Errorf("MatchDir(%s) = %v, %v, want %v", tc.dir, got, err, tc.want)
 		}

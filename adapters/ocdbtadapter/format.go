@@ -9,9 +9,9 @@ import (
 	"math"
 	"sync"
 
-	"github.com/klauspost/compress/zstd"
+	"github.com/pipefs/pipefs/vfs/driver"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/klauspost/compress/zstd"
 )
 
 // This file decodes the OCDBT on-disk structures (envelopes, data file
@@ -70,21 +70,21 @@ var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
 func decodeEnvelope(b []byte, magic uint32, what string) ([]byte, error) {
 	const header = 4 + 8
 	if len(b) < header+2+4 {
-		return nil, vfs.Corruptf("%s: %d bytes, too short for an envelope", what, len(b))
+		return nil, driver.Corruptf("%s: %d bytes, too short for an envelope", what, len(b))
 	}
 	if m := binary.BigEndian.Uint32(b); m != magic {
-		return nil, vfs.Corruptf("%s: bad magic %08x, want %08x", what, m, magic)
+		return nil, driver.Corruptf("%s: bad magic %08x, want %08x", what, m, magic)
 	}
 	if n := binary.LittleEndian.Uint64(b[4:]); n != uint64(len(b)) {
-		return nil, vfs.Corruptf("%s: envelope length %d, but %d bytes were read", what, n, len(b))
+		return nil, driver.Corruptf("%s: envelope length %d, but %d bytes were read", what, n, len(b))
 	}
 	end := len(b) - 4
 	if want, got := binary.LittleEndian.Uint32(b[end:]), crc32.Checksum(b[:end], castagnoli); want != got {
-		return nil, vfs.Corruptf("%s: CRC-32C mismatch: stored %08x, computed %08x", what, want, got)
+		return nil, driver.Corruptf("%s: CRC-32C mismatch: stored %08x, computed %08x", what, want, got)
 	}
 	d := &decoder{b: b[:end], off: header, what: what}
 	if v := d.varint(); v != 0 && d.err == nil {
-		return nil, vfs.Corruptf("%s: unsupported format version %d", what, v)
+		return nil, driver.Corruptf("%s: unsupported format version %d", what, v)
 	}
 	comp := d.varint()
 	if d.err != nil {
@@ -102,16 +102,16 @@ func decodeEnvelope(b []byte, magic uint32, what string) ([]byte, error) {
 		out, err := dec.DecodeAll(body, nil)
 		if err != nil {
 			if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded) {
-				return nil, vfs.Limitf("%s: decompressed body exceeds %d bytes: %v", what, maxBodyBytes, err)
+				return nil, driver.Limitf("%s: decompressed body exceeds %d bytes: %v", what, maxBodyBytes, err)
 			}
-			return nil, vfs.Corruptf("%s: zstd: %v", what, err)
+			return nil, driver.Corruptf("%s: zstd: %v", what, err)
 		}
 		if len(out) > maxBodyBytes {
-			return nil, vfs.Limitf("%s: decompressed body exceeds %d bytes", what, maxBodyBytes)
+			return nil, driver.Limitf("%s: decompressed body exceeds %d bytes", what, maxBodyBytes)
 		}
 		return out, nil
 	default:
-		return nil, vfs.Corruptf("%s: unknown compression method %d", what, comp)
+		return nil, driver.Corruptf("%s: unknown compression method %d", what, comp)
 	}
 }
 
@@ -127,7 +127,7 @@ type decoder struct {
 
 func (d *decoder) failf(format string, args ...any) {
 	if d.err == nil {
-		d.err = vfs.Corruptf("%s: %s", d.what, fmt.Sprintf(format, args...))
+		d.err = driver.Corruptf("%s: %s", d.what, fmt.Sprintf(format, args...))
 	}
 }
 
@@ -266,14 +266,14 @@ func (d *decoder) dataFileTable(transitive string) []dataFile {
 		// Shared prefixes let a small table name many long paths; cap
 		// what they expand to, as for keys.
 		if total += len(transitive) + int(prefix+suffix); total > maxKeyBytes {
-			d.err = vfs.Limitf("%s: data file paths expand to more than %d bytes", d.what, maxKeyBytes)
+			d.err = driver.Limitf("%s: data file paths expand to more than %d bytes", d.what, maxKeyBytes)
 			return nil
 		}
 		if len(transitive)+int(prefix+suffix) > maxKeyLength {
 			// Each node read through a base path prefixes its own
 			// table's paths with it; without a cap, a chain of nodes
 			// could grow paths without end.
-			d.err = vfs.Limitf("%s: data file path of %d bytes exceeds %d", d.what, len(transitive)+int(prefix+suffix), maxKeyLength)
+			d.err = driver.Limitf("%s: data file path of %d bytes exceeds %d", d.what, len(transitive)+int(prefix+suffix), maxKeyLength)
 			return nil
 		}
 		s := d.bytes(suffix)
@@ -285,7 +285,7 @@ func (d *decoder) dataFileTable(transitive string) []dataFile {
 		prev = p
 		full := transitive + string(p)
 		if !fs.ValidPath(full) || full == "." {
-			d.err = fmt.Errorf("%s: data file path %q is not a relative path inside the database: %w", d.what, full, vfs.ErrUnsafePath)
+			d.err = fmt.Errorf("%s: data file path %q is not a relative path inside the database: %w", d.what, full, driver.ErrUnsafePath)
 			return nil
 		}
 		files[i] = dataFile{path: full, base: transitive + string(p[:base])}
@@ -521,17 +521,17 @@ func decodeManifest(b []byte) (*manifest, error) {
 		return nil, d.err
 	}
 	if m.kind > kindNumbered {
-		return nil, vfs.Corruptf("manifest: unknown manifest kind %d", m.kind)
+		return nil, driver.Corruptf("manifest: unknown manifest kind %d", m.kind)
 	}
 	if m.arityLog2 == 0 || m.arityLog2 > maxArityLog2 {
-		return nil, vfs.Corruptf("manifest: version_tree_arity_log2 %d outside 1..%d", m.arityLog2, maxArityLog2)
+		return nil, driver.Corruptf("manifest: version_tree_arity_log2 %d outside 1..%d", m.arityLog2, maxArityLog2)
 	}
 	switch m.compression {
 	case 0:
 	case 1:
 		m.zstdLevel = int32(d.u32le())
 	default:
-		return nil, vfs.Corruptf("manifest: unknown compression method %d", m.compression)
+		return nil, driver.Corruptf("manifest: unknown compression method %d", m.compression)
 	}
 	if m.kind == kindNumbered {
 		if err := d.end(); err != nil {
@@ -561,19 +561,19 @@ func (m *manifest) checkNodes() error {
 	first := m.inline[0].gen
 	for i, e := range m.nodes {
 		if e.height == 0 || e.height > maxH {
-			return vfs.Corruptf("manifest: version node %d has height %d outside 1..%d", i, e.height, maxH)
+			return driver.Corruptf("manifest: version node %d has height %d outside 1..%d", i, e.height, maxH)
 		}
 		if i > 0 && e.height >= m.nodes[i-1].height {
-			return vfs.Corruptf("manifest: version node heights not decreasing: %d after %d", e.height, m.nodes[i-1].height)
+			return driver.Corruptf("manifest: version node heights not decreasing: %d after %d", e.height, m.nodes[i-1].height)
 		}
 		if e.gen >= first {
-			return vfs.Corruptf("manifest: version node generation %d is not older than the inline versions (from %d)", e.gen, first)
+			return driver.Corruptf("manifest: version node generation %d is not older than the inline versions (from %d)", e.gen, first)
 		}
 		if i > 0 && minGen(m.arityLog2, e.height, e.gen) <= m.nodes[i-1].gen {
-			return vfs.Corruptf("manifest: version node for generation %d overlaps the previous one (%d)", e.gen, m.nodes[i-1].gen)
+			return driver.Corruptf("manifest: version node for generation %d overlaps the previous one (%d)", e.gen, m.nodes[i-1].gen)
 		}
 		if e.numGens == 0 || e.numGens > e.gen {
-			return vfs.Corruptf("manifest: version node %d counts %d generations up to %d", i, e.numGens, e.gen)
+			return driver.Corruptf("manifest: version node %d counts %d generations up to %d", i, e.numGens, e.gen)
 		}
 	}
 	return nil
@@ -602,10 +602,10 @@ func decodeVersionNode(b []byte, r ref, arityLog2, height uint8) (*versionNode, 
 		return nil, d.err
 	}
 	if a != arityLog2 {
-		return nil, vfs.Corruptf("%s: arity_log2 %d, the manifest says %d", what, a, arityLog2)
+		return nil, driver.Corruptf("%s: arity_log2 %d, the manifest says %d", what, a, arityLog2)
 	}
 	if h != height {
-		return nil, vfs.Corruptf("%s: height %d, expected %d", what, h, height)
+		return nil, driver.Corruptf("%s: height %d, expected %d", what, h, height)
 	}
 	table := d.dataFileTable(r.file.base)
 	n := &versionNode{height: h}
@@ -656,7 +656,7 @@ func decodeBtreeNode(b []byte, r ref, height uint8) (*btreeNode, error) {
 	d := &decoder{b: body, what: what}
 	n := &btreeNode{height: d.u8()}
 	if d.err == nil && n.height != height {
-		return nil, vfs.Corruptf("%s: height %d, expected %d", what, n.height, height)
+		return nil, driver.Corruptf("%s: height %d, expected %d", what, n.height, height)
 	}
 	table := d.dataFileTable(r.file.base)
 	// Each entry takes at least two varint bytes and a kind byte or a
@@ -691,13 +691,13 @@ func decodeBtreeNode(b []byte, r ref, height uint8) (*btreeNode, error) {
 	prev := ""
 	for i := range count {
 		if prefix[i] > uint64(len(prev)) {
-			return nil, vfs.Corruptf("%s: key %d: prefix length %d exceeds the previous key's %d", what, i, prefix[i], len(prev))
+			return nil, driver.Corruptf("%s: key %d: prefix length %d exceeds the previous key's %d", what, i, prefix[i], len(prev))
 		}
 		if prefix[i]+suffix[i] > maxKeyLength {
-			return nil, vfs.Corruptf("%s: key %d: length %d exceeds %d", what, i, prefix[i]+suffix[i], maxKeyLength)
+			return nil, driver.Corruptf("%s: key %d: length %d exceeds %d", what, i, prefix[i]+suffix[i], maxKeyLength)
 		}
 		if total += int(prefix[i] + suffix[i]); total > maxKeyBytes {
-			return nil, vfs.Limitf("%s: keys expand to more than %d bytes", what, maxKeyBytes)
+			return nil, driver.Limitf("%s: keys expand to more than %d bytes", what, maxKeyBytes)
 		}
 		s := d.bytes(suffix[i])
 		if d.err != nil {
@@ -705,10 +705,10 @@ func decodeBtreeNode(b []byte, r ref, height uint8) (*btreeNode, error) {
 		}
 		k := prev[:prefix[i]] + string(s)
 		if i > 0 && k <= prev {
-			return nil, vfs.Corruptf("%s: keys not strictly increasing at entry %d", what, i)
+			return nil, driver.Corruptf("%s: keys not strictly increasing at entry %d", what, i)
 		}
 		if interior && n.prefixLen[i] > len(k) {
-			return nil, vfs.Corruptf("%s: key %d: subtree common prefix length %d exceeds key length %d", what, i, n.prefixLen[i], len(k))
+			return nil, driver.Corruptf("%s: key %d: subtree common prefix length %d exceeds key length %d", what, i, n.prefixLen[i], len(k))
 		}
 		n.keys[i] = k
 		prev = k

@@ -10,22 +10,22 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // fixtures is the shared fixture directory, beside the repository.
 const fixtures = "../../../shared/fixtures/ocdbt"
 
-// memTree is a vfs.Tree over a map of file contents.
+// memTree is a driver.Tree over a map of file contents.
 type memTree map[string][]byte
 
 func (m memTree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
 	if b, ok := m[name]; ok {
-		return &vfs.FileInfo{FName: filepath.Base(name), FSize: int64(len(b)), FMode: 0o444}, nil
+		return &driver.FileInfo{FName: filepath.Base(name), FSize: int64(len(b)), FMode: 0o444}, nil
 	}
 	for k := range m {
 		if strings.HasPrefix(k, name+"/") || name == "." {
-			return &vfs.FileInfo{FName: filepath.Base(name), FMode: fs.ModeDir | 0o555}, nil
+			return &driver.FileInfo{FName: filepath.Base(name), FMode: fs.ModeDir | 0o555}, nil
 		}
 	}
 	return nil, fs.ErrNotExist
@@ -35,12 +35,12 @@ func (m memTree) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error
 	return nil, fs.ErrInvalid
 }
 
-func (m memTree) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
+func (m memTree) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 	b, ok := m[name]
 	if !ok {
 		return nil, fs.ErrNotExist
 	}
-	return vfs.BytesBlob(b, &vfs.FileInfo{FName: filepath.Base(name), FSize: int64(len(b)), FMode: 0o444}), nil
+	return driver.BytesBlob(b, &driver.FileInfo{FName: filepath.Base(name), FSize: int64(len(b)), FMode: 0o444}), nil
 }
 
 // loadDir reads every file under dir into a memTree.
@@ -67,7 +67,7 @@ func loadDir(t testing.TB, dir string) memTree {
 
 // readAll reads every file of the tree through ReadDir and OpenBlob, as
 // a map from fs name to contents.
-func readAll(ctx context.Context, tr vfs.Tree) (map[string]string, error) {
+func readAll(ctx context.Context, tr driver.Tree) (map[string]string, error) {
 	out := map[string]string{}
 	var walk func(dir string) error
 	walk = func(dir string) error {

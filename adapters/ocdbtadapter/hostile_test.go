@@ -13,11 +13,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/pipefs/pipefs/fstest"
 	_ "github.com/pipefs/pipefs/roots/memroot"
-	"github.com/pipefs/pipefs/vfs"
 )
 
 // enc builds encoded OCDBT structures for tests.
@@ -108,8 +109,8 @@ func TestKeyRule(t *testing.T) {
 	if info, err := tr.Stat(ctx, "a"); err != nil || !info.IsDir() {
 		t.Errorf("Stat(a) = %v, %v, want a directory", info, err)
 	}
-	if _, err := tr.OpenBlob(ctx, "a"); !errors.Is(err, vfs.ErrIsDir) {
-		t.Errorf("OpenBlob(a) error = %v, want vfs.ErrIsDir", err)
+	if _, err := tr.OpenBlob(ctx, "a"); !errors.Is(err, driver.ErrIsDir) {
+		t.Errorf("OpenBlob(a) error = %v, want driver.ErrIsDir", err)
 	}
 	var names []string
 	ents, _ := tr.ReadDir(ctx, ".")
@@ -137,8 +138,8 @@ func TestKeyRule(t *testing.T) {
 			t.Errorf("OpenKey(%q) = %q, want %q", k, buf, v)
 		}
 	}
-	if _, err := tr.ReadDir(ctx, "ok"); !errors.Is(err, vfs.ErrNotDir) {
-		t.Errorf("ReadDir(ok) error = %v, want vfs.ErrNotDir", err)
+	if _, err := tr.ReadDir(ctx, "ok"); !errors.Is(err, driver.ErrNotDir) {
+		t.Errorf("ReadDir(ok) error = %v, want driver.ErrNotDir", err)
 	}
 	// The conformance kit, through a pipeline over the memory root.
 	files := map[string][]byte{}
@@ -180,18 +181,18 @@ func TestHostile(t *testing.T) {
 		want  error
 		text  string
 	}{
-		{"arity 17", memTree{"manifest.ocdbt": envelope(magicManifest, 0, manifestBody(17, "d/x", 0, 1, 0)), "d/x": leaf}, vfs.ErrCorrupt, "arity"},
-		{"arity 0", memTree{"manifest.ocdbt": envelope(magicManifest, 0, manifestBody(0, "d/x", 0, 1, 0)), "d/x": leaf}, vfs.ErrCorrupt, "arity"},
+		{"arity 17", memTree{"manifest.ocdbt": envelope(magicManifest, 0, manifestBody(17, "d/x", 0, 1, 0)), "d/x": leaf}, driver.ErrCorrupt, "arity"},
+		{"arity 0", memTree{"manifest.ocdbt": envelope(magicManifest, 0, manifestBody(0, "d/x", 0, 1, 0)), "d/x": leaf}, driver.ErrCorrupt, "arity"},
 		{"numbered", memTree{"manifest.ocdbt": envelope(magicManifest, 0, enc(make([]byte, 16)).varint(kindNumbered).varint(100).varint(8).u8(4).varint(0))}, errors.ErrUnsupported, "numbered"},
-		{"kind 2", memTree{"manifest.ocdbt": envelope(magicManifest, 0, enc(make([]byte, 16)).varint(2).varint(100).varint(8).u8(4).varint(0))}, vfs.ErrCorrupt, "manifest kind"},
-		{"unknown compression", memTree{"manifest.ocdbt": envelope(magicManifest, 2, manifestBody(4, "d/x", 0, 1, 0))}, vfs.ErrCorrupt, "compression"},
-		{"zstd bomb", memTree{"manifest.ocdbt": envelope(magicManifest, 1, bomb)}, vfs.ErrLimit, "exceeds"},
-		{"escaping path", memTree{"manifest.ocdbt": envelope(magicManifest, 0, manifestBody(4, "../x", 0, uint64(len(leaf)), 1))}, vfs.ErrUnsafePath, ".."},
-		{"absolute path", memTree{"manifest.ocdbt": envelope(magicManifest, 0, manifestBody(4, "/x", 0, uint64(len(leaf)), 1))}, vfs.ErrUnsafePath, "/x"},
-		{"cycle", memTree{"manifest.ocdbt": envelope(magicManifest, 0, manifestBody(4, "d/x", 1, uint64(len(self)), 1)), "d/x": self}, vfs.ErrCorrupt, "height"},
-		{"wrong root height", memTree{"manifest.ocdbt": envelope(magicManifest, 0, manifestBody(4, "d/x", 3, uint64(len(leaf)), 1)), "d/x": leaf}, vfs.ErrCorrupt, "height"},
-		{"node past end", memTree{"manifest.ocdbt": envelope(magicManifest, 0, manifestBody(4, "d/x", 0, uint64(len(leaf))+1, 1)), "d/x": leaf}, vfs.ErrCorrupt, "ends at"},
-		{"huge node", memTree{"manifest.ocdbt": envelope(magicManifest, 0, manifestBody(4, "d/x", 0, 1<<40, 1)), "d/x": leaf}, vfs.ErrLimit, "exceeds"},
+		{"kind 2", memTree{"manifest.ocdbt": envelope(magicManifest, 0, enc(make([]byte, 16)).varint(2).varint(100).varint(8).u8(4).varint(0))}, driver.ErrCorrupt, "manifest kind"},
+		{"unknown compression", memTree{"manifest.ocdbt": envelope(magicManifest, 2, manifestBody(4, "d/x", 0, 1, 0))}, driver.ErrCorrupt, "compression"},
+		{"zstd bomb", memTree{"manifest.ocdbt": envelope(magicManifest, 1, bomb)}, driver.ErrLimit, "exceeds"},
+		{"escaping path", memTree{"manifest.ocdbt": envelope(magicManifest, 0, manifestBody(4, "../x", 0, uint64(len(leaf)), 1))}, driver.ErrUnsafePath, ".."},
+		{"absolute path", memTree{"manifest.ocdbt": envelope(magicManifest, 0, manifestBody(4, "/x", 0, uint64(len(leaf)), 1))}, driver.ErrUnsafePath, "/x"},
+		{"cycle", memTree{"manifest.ocdbt": envelope(magicManifest, 0, manifestBody(4, "d/x", 1, uint64(len(self)), 1)), "d/x": self}, driver.ErrCorrupt, "height"},
+		{"wrong root height", memTree{"manifest.ocdbt": envelope(magicManifest, 0, manifestBody(4, "d/x", 3, uint64(len(leaf)), 1)), "d/x": leaf}, driver.ErrCorrupt, "height"},
+		{"node past end", memTree{"manifest.ocdbt": envelope(magicManifest, 0, manifestBody(4, "d/x", 0, uint64(len(leaf))+1, 1)), "d/x": leaf}, driver.ErrCorrupt, "ends at"},
+		{"huge node", memTree{"manifest.ocdbt": envelope(magicManifest, 0, manifestBody(4, "d/x", 0, 1<<40, 1)), "d/x": leaf}, driver.ErrLimit, "exceeds"},
 		{"missing data file", memTree{"manifest.ocdbt": envelope(magicManifest, 0, manifestBody(4, "d/y", 0, uint64(len(leaf)), 1)), "d/x": leaf}, fs.ErrNotExist, "d/y"},
 		{"no manifest", memTree{"d/x": leaf}, fs.ErrNotExist, ""},
 	} {
@@ -211,7 +212,7 @@ func TestHostile(t *testing.T) {
 // TestCorruptFixtures cuts and flips the bytes of real databases: every
 // truncation and every changed byte of a manifest, and of the data file of
 // files_min_arity outside its out-of-line values, must be an error
-// matching vfs.ErrCorrupt (never a panic, never silently wrong data).
+// matching driver.ErrCorrupt (never a panic, never silently wrong data).
 func TestCorruptFixtures(t *testing.T) {
 	ctx := context.Background()
 	check := func(t *testing.T, files memTree, what string) {
@@ -221,8 +222,8 @@ func TestCorruptFixtures(t *testing.T) {
 			_, err = readAll(ctx, tr)
 			tr.Close()
 		}
-		if !errors.Is(err, vfs.ErrCorrupt) {
-			t.Fatalf("%s: error = %v, want vfs.ErrCorrupt", what, err)
+		if !errors.Is(err, driver.ErrCorrupt) {
+			t.Fatalf("%s: error = %v, want driver.ErrCorrupt", what, err)
 		}
 	}
 	for _, db := range []string{"files_min_arity", "files_high_arity", "multi_version_low_arity"} {

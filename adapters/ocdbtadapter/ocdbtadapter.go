@@ -10,11 +10,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/vfs"
 )
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "ocdbt", Input: vfs.KindDirectory, Open: openAdapter})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "ocdbt", OpenDir: openAdapter})
 	vfs.RegisterFormat(&vfs.Format{
 		Name:     "ocdbt",
 		Adapter:  "ocdbt:",
@@ -23,29 +25,18 @@ func init() {
 	})
 }
 
-// openAdapter opens the ocdbt: sub-URL u over the directory location in.
-func openAdapter(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
-	if in.Tree == nil {
-		return vfs.Location{}, fmt.Errorf("ocdbt: the base is not a directory: %w", vfs.ErrNotDir)
-	}
-	base := vfs.SubTree(in.Tree, clean(in.Path))
-	t, err := Open(ctx, base, u.Version(), o)
+// openAdapter opens the ocdbt: sub-URL u over the directory base.
+func openAdapter(ctx context.Context, base driver.Tree, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
+	t, err := Open(ctx, base, u.Version(), env.Options)
 	if err != nil {
-		return vfs.Location{}, err
+		return driver.Location{}, err
 	}
-	return vfs.Location{Tree: t, Path: u.Key()}, nil
-}
-
-func clean(name string) string {
-	if name == "" {
-		return "."
-	}
-	return name
+	return driver.Location{Tree: t, Path: u.Key()}, nil
 }
 
 // MatchDir reports whether the directory t holds an OCDBT database: a
 // regular file named manifest.ocdbt.
-func MatchDir(ctx context.Context, t vfs.Tree) (bool, error) {
+func MatchDir(ctx context.Context, t driver.Tree) (bool, error) {
 	info, err := t.Stat(ctx, manifestName)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -63,7 +54,7 @@ func MatchDir(ctx context.Context, t vfs.Tree) (bool, error) {
 // does not exist is an error matching fs.ErrNotExist that names the
 // versions that do. base is not owned: closing the Tree leaves it open.
 // o may be nil.
-func Open(ctx context.Context, base vfs.Tree, version string, o *vfs.Options) (*Tree, error) {
+func Open(ctx context.Context, base driver.Tree, version string, o *vfs.Options) (*Tree, error) {
 	q, err := parseVersion(version)
 	if err != nil {
 		return nil, err
@@ -92,8 +83,8 @@ func Open(ctx context.Context, base vfs.Tree, version string, o *vfs.Options) (*
 // Log returns every version of the database in the directory base, oldest
 // first (generation 1 first). It reads the manifest and the whole version
 // tree; more versions than o's Limits.MaxEntries is an error matching
-// vfs.ErrLimit. o may be nil.
-func Log(ctx context.Context, base vfs.Tree, o *vfs.Options) ([]Version, error) {
+// driver.ErrLimit. o may be nil.
+func Log(ctx context.Context, base driver.Tree, o *vfs.Options) ([]Version, error) {
 	d, err := openDB(ctx, base, o)
 	if err != nil {
 		return nil, err
@@ -106,10 +97,10 @@ func (d *db) log(ctx context.Context) ([]Version, error) {
 	var out []Version
 	err := d.walkVersions(ctx, func(g generation) error {
 		if len(out) >= d.lim.MaxEntries {
-			return vfs.Limitf("database has more than %d versions (Limits.MaxEntries)", d.lim.MaxEntries)
+			return driver.Limitf("database has more than %d versions (Limits.MaxEntries)", d.lim.MaxEntries)
 		}
 		if n := len(out); n > 0 && g.gen <= out[n-1].Generation {
-			return vfs.Corruptf("version tree lists generation %d after %d", g.gen, out[n-1].Generation)
+			return driver.Corruptf("version tree lists generation %d after %d", g.gen, out[n-1].Generation)
 		}
 		out = append(out, versionOf(g))
 		return nil

@@ -8,18 +8,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // Tree is the read-only tree of the keys of one version of a database. It
-// implements vfs.Tree and io.Closer, and is safe for concurrent use.
+// implements driver.Tree and io.Closer, and is safe for concurrent use.
 type Tree struct {
 	db  *db
 	ver Version
 	gen generation
 }
 
-var _ vfs.Tree = (*Tree)(nil)
+var _ driver.Tree = (*Tree)(nil)
 
 // Version describes one version (generation) of a database. It is what
 // Stat(".").Sys() returns for the root of a tree, and what Log lists.
@@ -83,20 +83,20 @@ type Value struct {
 	Offset int64
 }
 
-func (t *Tree) rootInfo() *vfs.FileInfo {
-	return &vfs.FileInfo{FName: ".", FMode: fs.ModeDir | 0o555, FModTime: t.ver.CommitTime, FSys: &t.ver}
+func (t *Tree) rootInfo() *driver.FileInfo {
+	return &driver.FileInfo{FName: ".", FMode: fs.ModeDir | 0o555, FModTime: t.ver.CommitTime, FSys: &t.ver}
 }
 
-func (t *Tree) dirInfo(name string) *vfs.FileInfo {
-	return &vfs.FileInfo{FName: name, FMode: fs.ModeDir | 0o555, FModTime: t.ver.CommitTime}
+func (t *Tree) dirInfo(name string) *driver.FileInfo {
+	return &driver.FileInfo{FName: name, FMode: fs.ModeDir | 0o555, FModTime: t.ver.CommitTime}
 }
 
-func (t *Tree) fileInfo(name, key string, v *value) *vfs.FileInfo {
+func (t *Tree) fileInfo(name, key string, v *value) *driver.FileInfo {
 	sys := &Value{Key: key}
 	if v.outOfLine {
 		sys.DataFile, sys.Offset = v.file.path, int64(v.offset)
 	}
-	return &vfs.FileInfo{FName: name, FSize: int64(v.length), FMode: 0o444, FModTime: t.ver.CommitTime, FSys: sys}
+	return &driver.FileInfo{FName: name, FSize: int64(v.length), FMode: 0o444, FModTime: t.ver.CommitTime, FSys: sys}
 }
 
 func base(name string) string { return name[strings.LastIndexByte(name, '/')+1:] }
@@ -129,19 +129,19 @@ func (t *Tree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
 
 // OpenBlob opens the named file. Out-of-line values are sections of their
 // data files; inline values are served from memory.
-func (t *Tree) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
+func (t *Tree) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 	if !fs.ValidPath(name) {
 		return nil, fs.ErrInvalid
 	}
 	if name == "." {
-		return nil, vfs.ErrIsDir
+		return nil, driver.ErrIsDir
 	}
 	dir, err := t.hasPrefix(ctx, name+"/")
 	if err != nil {
 		return nil, err
 	}
 	if dir {
-		return nil, vfs.ErrIsDir
+		return nil, driver.ErrIsDir
 	}
 	return t.open(ctx, name, base(name))
 }
@@ -150,11 +150,11 @@ func (t *Tree) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
 // cannot be named through io/fs (invalid UTF-8, empty segments, a key that
 // is also a directory). It returns an error matching fs.ErrNotExist when
 // the version has no such key.
-func (t *Tree) OpenKey(ctx context.Context, key string) (vfs.Blob, error) {
+func (t *Tree) OpenKey(ctx context.Context, key string) (driver.Blob, error) {
 	return t.open(ctx, key, base(key))
 }
 
-func (t *Tree) open(ctx context.Context, key, name string) (vfs.Blob, error) {
+func (t *Tree) open(ctx context.Context, key, name string) (driver.Blob, error) {
 	v, err := t.lookup(ctx, key)
 	if err != nil {
 		return nil, err
@@ -164,16 +164,16 @@ func (t *Tree) open(ctx context.Context, key, name string) (vfs.Blob, error) {
 	}
 	info := t.fileInfo(name, key, v)
 	if !v.outOfLine {
-		return vfs.BytesBlob(v.inline, info), nil
+		return driver.BytesBlob(v.inline, info), nil
 	}
 	f, err := t.db.dataFile(ctx, v.file.path)
 	if err != nil {
 		return nil, err
 	}
 	if size := f.Stat().Size(); uint64(size) < v.offset+v.length {
-		return nil, vfs.Corruptf("data file %s is %d bytes, the value of %q ends at %d", v.file.path, size, key, v.offset+v.length)
+		return nil, driver.Corruptf("data file %s is %d bytes, the value of %q ends at %d", v.file.path, size, key, v.offset+v.length)
 	}
-	return vfs.SectionBlob(f, int64(v.offset), int64(v.length), info), nil
+	return driver.SectionBlob(f, int64(v.offset), int64(v.length), info), nil
 }
 
 // ReadDir lists the named directory, sorted by name. Entries whose names
@@ -195,7 +195,7 @@ func (t *Tree) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) 
 				return nil, err
 			}
 			if v != nil {
-				return nil, vfs.ErrNotDir
+				return nil, driver.ErrNotDir
 			}
 			return nil, fs.ErrNotExist
 		}
@@ -241,7 +241,7 @@ func (w *walk) run() error {
 // (unless open). It reports whether the walk stopped.
 func (w *walk) node(r ref, height uint8, prefix, to string, open bool) (bool, error) {
 	if w.visits++; w.visits > maxVisits {
-		return true, vfs.Limitf("a walk of the b+tree read more than %d nodes", maxVisits)
+		return true, driver.Limitf("a walk of the b+tree read more than %d nodes", maxVisits)
 	}
 	if err := w.ctx.Err(); err != nil {
 		return true, err
@@ -253,11 +253,11 @@ func (w *walk) node(r ref, height uint8, prefix, to string, open bool) (bool, er
 	// Nodes may share children, so a small hostile tree can describe
 	// more entries than any walk should examine: bound the work too.
 	if w.work += len(n.keys); w.work > maxWork {
-		return true, vfs.Limitf("a walk of the b+tree examined more than %d entries", maxWork)
+		return true, driver.Limitf("a walk of the b+tree examined more than %d entries", maxWork)
 	}
 	for i, k := range n.keys {
 		if len(prefix)+len(k) > maxKeyLength {
-			return true, vfs.Corruptf("b+tree: key of %d bytes exceeds %d", len(prefix)+len(k), maxKeyLength)
+			return true, driver.Corruptf("b+tree: key of %d bytes exceeds %d", len(prefix)+len(k), maxKeyLength)
 		}
 		full := prefix + k
 		if height == 0 {
@@ -338,7 +338,7 @@ func (t *Tree) hasPrefix(ctx context.Context, p string) (bool, error) {
 func (t *Tree) list(ctx context.Context, prefix string) ([]fs.DirEntry, error) {
 	maxEntries := t.db.lim.MaxEntries
 	dirs := make(map[string]bool)
-	files := make(map[string]*vfs.FileInfo)
+	files := make(map[string]*driver.FileInfo)
 	count := 0
 	var limitErr error
 	w := &walk{t: t, ctx: ctx, lo: prefix}
@@ -348,7 +348,7 @@ func (t *Tree) list(ctx context.Context, prefix string) ([]fs.DirEntry, error) {
 		if !dirs[name] {
 			dirs[name] = true
 			if count++; count > maxEntries {
-				limitErr = vfs.Limitf("directory %q has more than %d entries (Limits.MaxEntries)", strings.TrimSuffix(prefix, "/"), maxEntries)
+				limitErr = driver.Limitf("directory %q has more than %d entries (Limits.MaxEntries)", strings.TrimSuffix(prefix, "/"), maxEntries)
 				return stop
 			}
 		}
@@ -395,7 +395,7 @@ func (t *Tree) list(ctx context.Context, prefix string) ([]fs.DirEntry, error) {
 		if _, dup := files[rest]; !dup {
 			files[rest] = t.fileInfo(rest, k, v)
 			if count++; count > maxEntries {
-				limitErr = vfs.Limitf("directory %q has more than %d entries (Limits.MaxEntries)", strings.TrimSuffix(prefix, "/"), maxEntries)
+				limitErr = driver.Limitf("directory %q has more than %d entries (Limits.MaxEntries)", strings.TrimSuffix(prefix, "/"), maxEntries)
 				return stop
 			}
 		}

@@ -16,19 +16,20 @@ package precomputedadapter
 import (
 	"context"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/adapters/arraycore"
 	"github.com/pipefs/pipefs/vfs"
 )
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "neuroglancer-precomputed", Input: vfs.KindDirectory,
-		Open: arraycore.AdapterOpen(arraycore.FormatPrecomputed)})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "neuroglancer-precomputed", OpenDir: arraycore.AdapterOpen(arraycore.FormatPrecomputed)})
 	vfs.RegisterFormat(&vfs.Format{Name: "neuroglancer precomputed", Adapter: "neuroglancer-precomputed:",
 		Input: vfs.KindDirectory, Dataset: true, MatchDir: arraycore.MatchPrecomputed})
 }
 
 // Describe describes the precomputed volume in t (scale "" or ".") or one
 // of its scales (a scale key) as an array. lim may be nil.
-func Describe(ctx context.Context, t vfs.Tree, scale string, lim *arraycore.Limits) (*arraycore.Node, error) {
+func Describe(ctx context.Context, t driver.Tree, scale string, lim *arraycore.Limits) (*arraycore.Node, error) {
 	return arraycore.Describe(ctx, t, arraycore.FormatPrecomputed, scale, lim)
 }

@@ -12,20 +12,22 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/vfs"
 )
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "byte-range", Input: vfs.KindFile, Open: open})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "byte-range", OpenFile: open})
 }
 
-func open(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
+func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 	start, end := u.Range()
-	info := in.Blob.Stat()
+	info := src.Stat()
 	if size := info.Size(); end > uint64(size) {
-		return vfs.Location{}, fmt.Errorf("range %d-%d ends past the base's %d bytes: %w", start, end, size, fs.ErrInvalid)
+		return driver.Location{}, fmt.Errorf("range %d-%d ends past the base's %d bytes: %w", start, end, size, fs.ErrInvalid)
 	}
 	n := int64(end - start)
-	ri := &vfs.FileInfo{FName: info.Name(), FSize: n, FMode: info.Mode().Perm(), FModTime: info.ModTime(), FSys: info.Sys()}
-	return vfs.Location{Blob: vfs.SectionBlob(in.Blob, int64(start), n, ri)}, nil
+	ri := &driver.FileInfo{FName: info.Name(), FSize: n, FMode: info.Mode().Perm(), FModTime: info.ModTime(), FSys: info.Sys()}
+	return driver.Location{Blob: driver.SectionBlob(src, int64(start), n, ri)}, nil
 }

@@ -13,20 +13,22 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/internal/fsname"
 	"github.com/pipefs/pipefs/vfs"
 )
 
-// An Archive is a tar archive read through a blob: a [vfs.Tree] whose
+// An Archive is a tar archive read through a blob: a [driver.Tree] whose
 // files are the archive's members. It is safe for concurrent use. See the
 // package documentation for the naming, link and duplicate rules.
 type Archive struct {
-	blob vfs.Blob
+	blob driver.Blob
 	lim  vfs.Limits
 	sh   *shared
 }
 
-var _ vfs.Tree = (*Archive)(nil)
+var _ driver.Tree = (*Archive)(nil)
 
 // shared holds the index of one archive, built once at first use and
 // shared by every Archive over the same archive (see cache.go).
@@ -55,9 +57,9 @@ var scans atomic.Int64
 // Open builds a private index; the pipefs.tar: adapter shares one index
 // per archive across the process instead.
 //
-// Errors match vfs.ErrCorrupt for a malformed archive and vfs.ErrLimit
+// Errors match driver.ErrCorrupt for a malformed archive and driver.ErrLimit
 // when o's limits are exceeded.
-func Open(ctx context.Context, b vfs.Blob, o *vfs.Options) (*Archive, error) {
+func Open(ctx context.Context, b driver.Blob, o *vfs.Options) (*Archive, error) {
 	a := &Archive{blob: b, lim: o.EffectiveLimits(), sh: new(shared)}
 	if _, err := a.index(ctx); err != nil {
 		return nil, err
@@ -72,7 +74,7 @@ func Open(ctx context.Context, b vfs.Blob, o *vfs.Options) (*Archive, error) {
 // by decoding itself to its end. When it is not known yet, the Archive
 // gets an index of its own, which its scan (that decodes the stream once
 // and learns the size) adds to the cache for later opens.
-func openShared(b vfs.Blob, url string, o *vfs.Options) *Archive {
+func openShared(b driver.Blob, url string, o *vfs.Options) *Archive {
 	a := &Archive{blob: b, lim: o.EffectiveLimits()}
 	switch {
 	case url == "":
@@ -86,9 +88,9 @@ func openShared(b vfs.Blob, url string, o *vfs.Options) *Archive {
 }
 
 // sizeKnown reports whether info's Size answers without decoding
-// anything (see vfs.SizeKnower).
+// anything (see driver.SizeKnower).
 func sizeKnown(info fs.FileInfo) bool {
-	k, ok := info.(vfs.SizeKnower)
+	k, ok := info.(driver.SizeKnower)
 	return !ok || k.SizeKnown()
 }
 
@@ -109,12 +111,12 @@ func (a *Archive) index(ctx context.Context) (*index, error) {
 	size := int64(-1) // read to io.EOF: asking would decode a stream twice
 	if info := a.blob.Stat(); sizeKnown(info) {
 		if size = info.Size(); size < 0 {
-			return nil, vfs.Corruptf("negative archive size %d", size)
+			return nil, driver.Corruptf("negative archive size %d", size)
 		}
 	}
-	sc, err := scan(ctx, vfs.ReaderAt(ctx, a.blob), size, a.lim)
+	sc, err := scan(ctx, driver.ReaderAt(ctx, a.blob), size, a.lim)
 	if err != nil {
-		if errors.Is(err, vfs.ErrCorrupt) || errors.Is(err, vfs.ErrLimit) {
+		if errors.Is(err, driver.ErrCorrupt) || errors.Is(err, driver.ErrLimit) {
 			a.sh.done.Store(&built{err: err})
 		}
 		return nil, err
@@ -133,14 +135,14 @@ func (a *Archive) index(ctx context.Context) (*index, error) {
 const maxHops = 40
 
 var (
-	errEscape = fmt.Errorf("symbolic link leads out of the archive: %w (%w)", vfs.ErrUnsafePath, fs.ErrInvalid)
-	errLoop   = vfs.Corruptf("more than %d symbolic links to follow (a loop?)", maxHops)
+	errEscape = fmt.Errorf("symbolic link leads out of the archive: %w (%w)", driver.ErrUnsafePath, fs.ErrInvalid)
+	errLoop   = driver.Corruptf("more than %d symbolic links to follow (a loop?)", maxHops)
 )
 
 // resolve returns the entry that name (an fs.ValidPath name) leads to,
 // following symbolic links in every element; nil means the root. When
 // the last element is a link that leaves the archive, it returns that
-// link's entry with an error matching vfs.ErrUnsafePath.
+// link's entry with an error matching driver.ErrUnsafePath.
 func (x *index) resolve(name string) (*entry, error) {
 	if name == "." {
 		return nil, nil
@@ -208,7 +210,7 @@ func (x *index) resolve(name string) (*entry, error) {
 
 // named returns a copy of e's description (the root's when e is nil)
 // named base.
-func (x *index) named(e *entry, base string) *vfs.FileInfo {
+func (x *index) named(e *entry, base string) *driver.FileInfo {
 	fi := x.root
 	if e != nil {
 		fi = e.info
@@ -236,7 +238,7 @@ func (a *Archive) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
 	}
 	e, err := x.resolve(name)
-	if err != nil && (e == nil || !errors.Is(err, vfs.ErrUnsafePath)) {
+	if err != nil && (e == nil || !errors.Is(err, driver.ErrUnsafePath)) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
 	}
 	return x.named(e, baseName(name)), nil
@@ -259,12 +261,12 @@ func (a *Archive) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, erro
 	dir := "."
 	if e != nil {
 		if e.kind != kindDir {
-			return nil, &fs.PathError{Op: "readdir", Path: name, Err: vfs.ErrNotDir}
+			return nil, &fs.PathError{Op: "readdir", Path: name, Err: driver.ErrNotDir}
 		}
 		dir = fsname.Join(e.dir, e.base)
 	}
 	ents := x.children(dir)
-	infos := make([]vfs.FileInfo, len(ents))
+	infos := make([]driver.FileInfo, len(ents))
 	list := make([]fs.DirEntry, len(ents))
 	for i := range ents {
 		infos[i] = ents[i].info
@@ -277,7 +279,7 @@ func (a *Archive) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, erro
 // links that stay inside the archive and hard links. A member is a
 // section of the archive's blob, read with no copy; a sparse member reads
 // its data regions from the archive and its holes as zeros.
-func (a *Archive) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
+func (a *Archive) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
@@ -287,7 +289,7 @@ func (a *Archive) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
 	}
 	e, err := x.resolve(name)
 	if err == nil {
-		var b vfs.Blob
+		var b driver.Blob
 		if b, err = a.openEntry(x, e, baseName(name)); err == nil {
 			return b, nil
 		}
@@ -295,24 +297,24 @@ func (a *Archive) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
 	return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 }
 
-func (a *Archive) openEntry(x *index, e *entry, base string) (vfs.Blob, error) {
+func (a *Archive) openEntry(x *index, e *entry, base string) (driver.Blob, error) {
 	if e == nil || e.kind == kindDir {
-		return nil, vfs.ErrIsDir
+		return nil, driver.ErrIsDir
 	}
 	switch e.kind {
 	case kindSpecial:
 		return nil, fmt.Errorf("%s is not a regular file and has no data: %w", typeName(e.info.FMode), errors.ErrUnsupported)
 	case kindBroken:
-		return nil, vfs.Corruptf("hard link to %q, which is not a file earlier in the archive", e.link)
+		return nil, driver.Corruptf("hard link to %q, which is not a file earlier in the archive", e.link)
 	}
 	info := x.named(e, base)
 	if info.FSize > a.lim.MaxFileSize {
-		return nil, vfs.Limitf("size %d is over the limit of %d bytes (raise Options.Limits.MaxFileSize)", info.FSize, a.lim.MaxFileSize)
+		return nil, driver.Limitf("size %d is over the limit of %d bytes (raise Options.Limits.MaxFileSize)", info.FSize, a.lim.MaxFileSize)
 	}
 	if e.frags != nil {
 		return &sparseBlob{parent: a.blob, off: e.off, frags: e.frags, info: info}, nil
 	}
-	return vfs.SectionBlob(a.blob, e.off, info.FSize, info), nil
+	return driver.SectionBlob(a.blob, e.off, info.FSize, info), nil
 }
 
 func typeName(m fs.FileMode) string {
@@ -353,7 +355,7 @@ func (a *Archive) GlobalHeaders(ctx context.Context) ([]*tar.Header, error) {
 // sparseBlob reads a sparse member: data regions from the archive, holes
 // as zeros.
 type sparseBlob struct {
-	parent vfs.Blob
+	parent driver.Blob
 	off    int64 // offset of the packed data in parent
 	frags  []fragment
 	info   fs.FileInfo
@@ -382,7 +384,7 @@ func (b *sparseBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, erro
 			n, err := b.parent.ReadAt(ctx, dst, b.off+f.Packed+pos-f.Offset)
 			if n < len(dst) {
 				if err == nil || err == io.EOF {
-					err = vfs.Corruptf("%s: truncated: sparse data at %d ends early", b.info.Name(), b.off+f.Packed)
+					err = driver.Corruptf("%s: truncated: sparse data at %d ends early", b.info.Name(), b.off+f.Packed)
 				}
 				return int(pos-off) + n, err
 			}

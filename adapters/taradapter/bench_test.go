@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // manyFiles returns a tar archive of n small members in 100 directories.
@@ -31,13 +31,13 @@ func manyFiles(b *testing.B, n int) []byte {
 // built by an earlier open. reads/op counts ReadAt calls on the archive.
 func BenchmarkOpenMember(b *testing.B) {
 	data := manyFiles(b, 10000)
-	info := &vfs.FileInfo{FName: "many.tar", FSize: int64(len(data)), FMode: 0o444, FModTime: time.Unix(1e9, 0)}
+	info := &driver.FileInfo{FName: "many.tar", FSize: int64(len(data)), FMode: 0o444, FModTime: time.Unix(1e9, 0)}
 	const url = "memory:/BenchmarkOpenMember/many.tar"
 	name, want := "d42/f05042.txt", "member 5042\n"
 	for _, cached := range []bool{false, true} {
 		b.Run(map[bool]string{false: "first", true: "cached"}[cached], func(b *testing.B) {
 			indexes.reset()
-			cb := &countingBlob{Blob: vfs.BytesBlob(data, info)}
+			cb := &countingBlob{Blob: driver.BytesBlob(data, info)}
 			ctx := b.Context()
 			if cached {
 				if _, err := openShared(cb, url, nil).Stat(ctx, "."); err != nil {

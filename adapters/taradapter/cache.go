@@ -3,6 +3,8 @@ package taradapter
 import (
 	"sync"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 
 	"github.com/pipefs/pipefs/vfs"
@@ -33,7 +35,7 @@ type cacheKey struct {
 	maxName    int
 }
 
-func keyOf(url string, b vfs.Blob, lim vfs.Limits) cacheKey {
+func keyOf(url string, b driver.Blob, lim vfs.Limits) cacheKey {
 	info := b.Stat()
 	k := cacheKey{url: url, size: info.Size(), maxEntries: lim.MaxEntries, maxName: lim.MaxNameLength}
 	if t := info.ModTime(); !t.IsZero() {

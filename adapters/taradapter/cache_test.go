@@ -9,13 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/vfs"
 )
 
 // countingBlob counts the ReadAt calls on a blob.
 type countingBlob struct {
-	vfs.Blob
+	driver.Blob
 	reads atomic.Int64
 }
 
@@ -30,7 +32,7 @@ func fixtureBlob(t testing.TB, name string, mtime time.Time) *countingBlob {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &countingBlob{Blob: vfs.BytesBlob(data, &vfs.FileInfo{FName: name, FSize: int64(len(data)), FMode: 0o444, FModTime: mtime})}
+	return &countingBlob{Blob: driver.BytesBlob(data, &driver.FileInfo{FName: name, FSize: int64(len(data)), FMode: 0o444, FModTime: mtime})}
 }
 
 // TestIndexBuiltOnce checks that the index of an archive is built once in

@@ -1,6 +1,6 @@
 // Package taradapter implements the pipefs.tar: adapter of pipefs: it
-// serves the members of a tar archive, read through a [vfs.Blob], as a
-// [vfs.Tree].
+// serves the members of a tar archive, read through a [driver.Blob], as a
+// [driver.Tree].
 //
 // Importing the package registers the "pipefs.tar" adapter scheme and the
 // "tar" format signature (a header block with a valid checksum, see
@@ -13,7 +13,7 @@
 //
 // # Random access, nothing extracted
 //
-// A regular member is a section of the archive's blob ([vfs.SectionBlob]):
+// A regular member is a section of the archive's blob ([driver.SectionBlob]):
 // reading it reads the parent at an offset, with no copy and no buffer.
 // Over a compressed stream that has random access (gzip: or zstd: with
 // checkpoints), a read seeks through its checkpoints. The data offsets
@@ -23,7 +23,7 @@
 // headers and little else.
 //
 // The scan does not ask the archive's size when it is not known yet (a
-// [vfs.SizeKnower] reporting false, as a decompressed stream's is before
+// [driver.SizeKnower] reporting false, as a decompressed stream's is before
 // its first pass): it reads forward until io.EOF, so that a cold .tar.gz
 // is decoded once, by the scan, which builds the stream's checkpoints as
 // it goes, rather than once for the size and once more for the headers.
@@ -87,17 +87,17 @@
 // link copies a target that is already resolved. A hard link whose target
 // is not an earlier file (missing, later in the archive, a directory, a
 // loop) is listed as an empty regular file, and opening it fails with an
-// error matching [vfs.ErrCorrupt]. A hard link to a symbolic link is that
+// error matching [driver.ErrCorrupt]. A hard link to a symbolic link is that
 // symbolic link.
 //
 // A symbolic link whose target stays inside the archive is followed by
 // Stat and OpenBlob, and in every element of a name ("link/x"); a
 // relative target resolves against the link's directory, and at most 40
 // links are followed for one name (more is a loop, an error matching
-// [vfs.ErrCorrupt]). A link whose target is absolute, or whose ".."
+// [driver.ErrCorrupt]). A link whose target is absolute, or whose ".."
 // elements climb above the root at any point, is never followed: Stat
 // describes it as a link (fs.ModeSymlink) and opening it fails with an
-// error matching [vfs.ErrUnsafePath] and fs.ErrInvalid. ReadDir lists
+// error matching [driver.ErrUnsafePath] and fs.ErrInvalid. ReadDir lists
 // every link as a link: its Info describes the link itself (mode
 // fs.ModeSymlink, size the target's length), as os.Lstat does.
 //
@@ -113,7 +113,7 @@
 //
 // # Errors and limits
 //
-// A truncated archive is an error matching [vfs.ErrCorrupt], wherever it
+// A truncated archive is an error matching [driver.ErrCorrupt], wherever it
 // ends: inside a header, inside data, or exactly between two members
 // (an archive must end with at least one zero block; archive/tar alone
 // would take such a truncated archive for a shorter one). So are a bad
@@ -122,19 +122,19 @@
 // sparse map.
 //
 // The limits of [vfs.Options].Limits apply, and each error matches
-// [vfs.ErrLimit] and names the Limits field to raise:
+// [driver.ErrLimit] and names the Limits field to raise:
 //
 //   - MaxEntries: the number of headers (members and global headers).
 //     The scan fails.
 //   - MaxNameLength: the length of every member name and link name,
 //     long or not. The scan fails. A pax header or GNU long name is read
 //     whole before its length is known, but archive/tar refuses any over
-//     1 MiB (an error matching [vfs.ErrLimit]), so a huge pax record costs
+//     1 MiB (an error matching [driver.ErrLimit]), so a huge pax record costs
 //     at most 1 MiB, briefly.
 //   - MaxFileSize: the size of a member. Opening that member fails; the
 //     rest of the archive stays readable.
 //
 // The names and pax records an index keeps are capped at 256 MiB per
 // archive, and a pax 1.0 sparse map at 16 MiB (errors matching
-// [vfs.ErrLimit]).
+// [driver.ErrLimit]).
 package taradapter

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/internal/fsname"
 	"github.com/pipefs/pipefs/vfs"
@@ -165,7 +167,7 @@ func openFixture(t testing.TB, name string) *Archive {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Open(context.Background(), vfs.BytesBlob(data, nil), nil)
+	a, err := Open(context.Background(), driver.BytesBlob(data, nil), nil)
 	if err != nil {
 		t.Fatalf("Open(%s) error = %v", name, err)
 	}
@@ -212,7 +214,7 @@ func TestSpecialFiles(t *testing.T) {
 	}
 }
 
-func readBlob(t testing.TB, b vfs.Blob) []byte {
+func readBlob(t testing.TB, b driver.Blob) []byte {
 	t.Helper()
 	p := make([]byte, b.Stat().Size())
 	n, err := b.ReadAt(context.Background(), p, 0)
@@ -279,18 +281,18 @@ func TestLinks(t *testing.T) {
 		name string
 		is   error
 	}{
-		{"out-abs", vfs.ErrUnsafePath},
-		{"out-up", vfs.ErrUnsafePath},
-		{"d/out-up2", vfs.ErrUnsafePath},
-		{"loop1", vfs.ErrCorrupt},
-		{"selfloop", vfs.ErrCorrupt},
-		{"hard-missing", vfs.ErrCorrupt},
-		{"hard-dir", vfs.ErrCorrupt},
-		{"hloop1", vfs.ErrCorrupt},
-		{"hloop2", vfs.ErrCorrupt},
-		{"hard-before", vfs.ErrCorrupt},
-		{"d", vfs.ErrIsDir},
-		{"dirlink", vfs.ErrIsDir},
+		{"out-abs", driver.ErrUnsafePath},
+		{"out-up", driver.ErrUnsafePath},
+		{"d/out-up2", driver.ErrUnsafePath},
+		{"loop1", driver.ErrCorrupt},
+		{"selfloop", driver.ErrCorrupt},
+		{"hard-missing", driver.ErrCorrupt},
+		{"hard-dir", driver.ErrCorrupt},
+		{"hloop1", driver.ErrCorrupt},
+		{"hloop2", driver.ErrCorrupt},
+		{"hard-before", driver.ErrCorrupt},
+		{"d", driver.ErrIsDir},
+		{"dirlink", driver.ErrIsDir},
 		{"in/x", fs.ErrNotExist},
 		{"nothing", fs.ErrNotExist},
 	} {
@@ -337,7 +339,7 @@ func TestLinks(t *testing.T) {
 	if err != nil || len(list) != 4 {
 		t.Errorf("ReadDir(dirlink) = %v, %v, want the 4 entries of d", list, err)
 	}
-	if _, err := a.Stat(ctx, "loop1"); !errors.Is(err, vfs.ErrCorrupt) {
+	if _, err := a.Stat(ctx, "loop1"); !errors.Is(err, driver.ErrCorrupt) {
 		t.Errorf("Stat(loop1) error = %v, want a loop error", err)
 	}
 }

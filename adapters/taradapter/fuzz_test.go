@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -32,10 +34,10 @@ func fuzzTar(t *testing.T, data []byte) {
 	o := &vfs.Options{Limits: vfs.Limits{MaxEntries: 64, MaxNameLength: 512, MaxFileSize: 1 << 20}}
 	{
 		ctx := context.Background()
-		a, err := Open(ctx, vfs.BytesBlob(data, nil), o)
+		a, err := Open(ctx, driver.BytesBlob(data, nil), o)
 		if err != nil {
-			if !errors.Is(err, vfs.ErrCorrupt) && !errors.Is(err, vfs.ErrLimit) {
-				t.Fatalf("Open error = %v, want vfs.ErrCorrupt or vfs.ErrLimit", err)
+			if !errors.Is(err, driver.ErrCorrupt) && !errors.Is(err, driver.ErrLimit) {
+				t.Fatalf("Open error = %v, want driver.ErrCorrupt or driver.ErrLimit", err)
 			}
 			return
 		}
@@ -43,7 +45,7 @@ func fuzzTar(t *testing.T, data []byte) {
 			if err != nil {
 				return nil
 			}
-			if _, err := a.Stat(ctx, name); err != nil && !errors.Is(err, vfs.ErrUnsafePath) && !errors.Is(err, vfs.ErrCorrupt) && !errors.Is(err, fs.ErrNotExist) {
+			if _, err := a.Stat(ctx, name); err != nil && !errors.Is(err, driver.ErrUnsafePath) && !errors.Is(err, driver.ErrCorrupt) && !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("Stat(%q) error = %v", name, err)
 			}
 			b, err := a.OpenBlob(ctx, name)
@@ -53,7 +55,7 @@ func fuzzTar(t *testing.T, data []byte) {
 			size := b.Stat().Size()
 			p := make([]byte, min(size, 1<<20)+1)
 			n, err := b.ReadAt(ctx, p, 0)
-			if int64(n) > size || (err != nil && err != io.EOF && !errors.Is(err, vfs.ErrCorrupt)) {
+			if int64(n) > size || (err != nil && err != io.EOF && !errors.Is(err, driver.ErrCorrupt)) {
 				t.Errorf("ReadAt(%q) = %d, %v; size %d", name, n, err, size)
 			}
 			if size > 1 {

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -61,7 +63,7 @@ func endMarker(t testing.TB, data []byte) int64 {
 }
 
 // unsizedInfo describes a blob whose size is not known yet, as a
-// decompressed stream's is before its first pass (vfs.SizeKnower). Size
+// decompressed stream's is before its first pass (driver.SizeKnower). Size
 // records that it was asked.
 type unsizedInfo struct {
 	fs.FileInfo
@@ -76,7 +78,7 @@ func (i unsizedInfo) Size() int64 {
 }
 
 type unsizedBlob struct {
-	vfs.Blob
+	driver.Blob
 	info unsizedInfo
 }
 
@@ -86,10 +88,10 @@ func (b unsizedBlob) Stat() fs.FileInfo { return b.info }
 // is not known, which the scan must read to io.EOF without asking it.
 // check, called when the test is done with the blobs, fails the test if
 // the size of the second was asked.
-func blobKinds(t testing.TB, data []byte) (kinds []vfs.Blob, check func()) {
+func blobKinds(t testing.TB, data []byte) (kinds []driver.Blob, check func()) {
 	asked := new(atomic.Bool)
-	b := vfs.BytesBlob(data, nil)
-	return []vfs.Blob{b, unsizedBlob{b, unsizedInfo{b.Stat(), asked}}}, func() {
+	b := driver.BytesBlob(data, nil)
+	return []driver.Blob{b, unsizedBlob{b, unsizedInfo{b.Stat(), asked}}}, func() {
 		t.Helper()
 		if asked.Load() {
 			t.Errorf("the scan asked the size of a blob whose size is not known yet")
@@ -98,7 +100,7 @@ func blobKinds(t testing.TB, data []byte) (kinds []vfs.Blob, check func()) {
 }
 
 // TestTruncation cuts archives at every block boundary and inside
-// headers: the scan fails with vfs.ErrCorrupt unless the cut leaves the
+// headers: the scan fails with driver.ErrCorrupt unless the cut leaves the
 // end-of-archive marker, and never panics or reads wrong bytes.
 func TestTruncation(t *testing.T) {
 	for _, file := range []string{"gnu.tar", "posix.tar", "oldgnu.tar", "v7.tar", "bsdtar-pax.tar",
@@ -116,8 +118,8 @@ func TestTruncation(t *testing.T) {
 					for _, b := range blobs {
 						a, err := Open(t.Context(), b, nil)
 						if c < marker+blockSize {
-							if !errors.Is(err, vfs.ErrCorrupt) {
-								t.Fatalf("Open(first %d bytes, end marker at %d) error = %v, want vfs.ErrCorrupt", c, marker, err)
+							if !errors.Is(err, driver.ErrCorrupt) {
+								t.Fatalf("Open(first %d bytes, end marker at %d) error = %v, want driver.ErrCorrupt", c, marker, err)
 							}
 							continue
 						}
@@ -194,8 +196,8 @@ func TestLyingHeaders(t *testing.T) {
 			blobs, check := blobKinds(t, data)
 			for _, b := range blobs {
 				_, err := Open(t.Context(), b, nil)
-				if !errors.Is(err, vfs.ErrCorrupt) || !errors.Is(err, fs.ErrInvalid) {
-					t.Errorf("Open error = %v, want vfs.ErrCorrupt", err)
+				if !errors.Is(err, driver.ErrCorrupt) || !errors.Is(err, fs.ErrInvalid) {
+					t.Errorf("Open error = %v, want driver.ErrCorrupt", err)
 				}
 			}
 			check()
@@ -219,19 +221,19 @@ func TestLimits(t *testing.T) {
 		{"huge pax record", hugePax(t), vfs.Limits{}, "1 MiB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Open(ctx, vfs.BytesBlob(tc.data, nil), &vfs.Options{Limits: tc.limits})
-			if !errors.Is(err, vfs.ErrLimit) || !strings.Contains(err.Error(), tc.field) {
-				t.Errorf("Open error = %v, want vfs.ErrLimit naming %s", err, tc.field)
+			_, err := Open(ctx, driver.BytesBlob(tc.data, nil), &vfs.Options{Limits: tc.limits})
+			if !errors.Is(err, driver.ErrLimit) || !strings.Contains(err.Error(), tc.field) {
+				t.Errorf("Open error = %v, want driver.ErrLimit naming %s", err, tc.field)
 			}
 		})
 	}
 	t.Run("file size", func(t *testing.T) {
-		a, err := Open(ctx, vfs.BytesBlob(gnu, nil), &vfs.Options{Limits: vfs.Limits{MaxFileSize: 100}})
+		a, err := Open(ctx, driver.BytesBlob(gnu, nil), &vfs.Options{Limits: vfs.Limits{MaxFileSize: 100}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := a.OpenBlob(ctx, "dir/sub/bin.dat"); !errors.Is(err, vfs.ErrLimit) || !strings.Contains(err.Error(), "MaxFileSize") {
-			t.Errorf("OpenBlob(bin.dat) error = %v, want vfs.ErrLimit naming MaxFileSize", err)
+		if _, err := a.OpenBlob(ctx, "dir/sub/bin.dat"); !errors.Is(err, driver.ErrLimit) || !strings.Contains(err.Error(), "MaxFileSize") {
+			t.Errorf("OpenBlob(bin.dat) error = %v, want driver.ErrLimit naming MaxFileSize", err)
 		}
 		if _, err := a.OpenBlob(ctx, "hello.txt"); err != nil {
 			t.Errorf("OpenBlob(hello.txt) error = %v", err)
@@ -240,12 +242,12 @@ func TestLimits(t *testing.T) {
 	t.Run("cached error", func(t *testing.T) {
 		// A malformed archive fails every call the same way, once scanned.
 		b := fixtureBlob(t, "gnu.tar", time.Time{})
-		b.Blob = vfs.BytesBlob(gnu[:1000], nil)
+		b.Blob = driver.BytesBlob(gnu[:1000], nil)
 		a := openShared(b, "memory:/TestLimits/cut.tar", nil)
 		_, err1 := a.Stat(ctx, ".")
 		n := b.reads.Load()
 		_, err2 := a.ReadDir(ctx, ".")
-		if !errors.Is(err1, vfs.ErrCorrupt) || !errors.Is(err2, vfs.ErrCorrupt) || b.reads.Load() != n {
+		if !errors.Is(err1, driver.ErrCorrupt) || !errors.Is(err2, driver.ErrCorrupt) || b.reads.Load() != n {
 			t.Errorf("errors %v, %v; reads %d then %d", err1, err2, n, b.reads.Load())
 		}
 	})

@@ -7,8 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/internal/fsname"
-	"github.com/pipefs/pipefs/vfs"
 )
 
 // kind is what an index entry is.
@@ -25,7 +26,7 @@ const (
 // An entry is one reachable name.
 type entry struct {
 	dir, base string // dir is "." at the top level
-	info      vfs.FileInfo
+	info      driver.FileInfo
 	kind      kind
 	off       int64      // data offset in the archive (kindFile)
 	frags     []fragment // sparse map (kindFile), nil if not sparse
@@ -35,7 +36,7 @@ type entry struct {
 // An index is what a scan of one archive yields; it is shared, read only,
 // by every Archive over that archive.
 type index struct {
-	root        vfs.FileInfo
+	root        driver.FileInfo
 	ents        []entry // sorted by (dir, base)
 	unreachable []*tar.Header
 	globals     []*tar.Header
@@ -47,7 +48,7 @@ type index struct {
 // scanned members and returns the sorted index.
 func buildIndex(sc *scanned) *index {
 	x := &index{
-		root:    vfs.FileInfo{FName: ".", FMode: fs.ModeDir | 0o555},
+		root:    driver.FileInfo{FName: ".", FMode: fs.ModeDir | 0o555},
 		globals: sc.globals,
 		members: len(sc.members) + len(sc.globals),
 		reads:   sc.reads,
@@ -73,7 +74,7 @@ func buildIndex(sc *scanned) *index {
 			}
 			continue
 		}
-		if !vfs.SafePath(name) {
+		if !driver.SafePath(name) {
 			hide(h)
 			continue
 		}
@@ -158,12 +159,12 @@ func (x *index) rootHeader() *tar.Header {
 func implicitDir(name string) entry {
 	e := entry{kind: kindDir}
 	e.dir, e.base = fsname.Split(name)
-	e.info = vfs.FileInfo{FName: e.base, FMode: fs.ModeDir | 0o555}
+	e.info = driver.FileInfo{FName: e.base, FMode: fs.ModeDir | 0o555}
 	return e
 }
 
 // infoOf describes an entry of kind k from its header.
-func infoOf(base string, h *tar.Header, k kind, size int64) vfs.FileInfo {
+func infoOf(base string, h *tar.Header, k kind, size int64) driver.FileInfo {
 	mode := fs.FileMode(h.Mode) & fs.ModePerm
 	if h.Mode&0o4000 != 0 {
 		mode |= fs.ModeSetuid
@@ -195,7 +196,7 @@ func infoOf(base string, h *tar.Header, k kind, size int64) vfs.FileInfo {
 			size = int64(len(h.Linkname))
 		}
 	}
-	return vfs.FileInfo{FName: base, FSize: size, FMode: mode, FModTime: h.ModTime, FSys: h}
+	return driver.FileInfo{FName: base, FSize: size, FMode: mode, FModTime: h.ModTime, FSys: h}
 }
 
 // cleanName returns the fs name of a header name and whether it ended in

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -187,7 +189,7 @@ func scan(ctx context.Context, r io.ReaderAt, size int64, lim vfs.Limits) (*scan
 				break
 			}
 			if err == io.EOF {
-				return nil, vfs.Corruptf("truncated: no end-of-archive marker at offset %d", start)
+				return nil, driver.Corruptf("truncated: no end-of-archive marker at offset %d", start)
 			}
 		}
 		if err != nil {
@@ -197,11 +199,11 @@ func scan(ctx context.Context, r io.ReaderAt, size int64, lim vfs.Limits) (*scan
 			return nil, tarErr(ctx, err, start)
 		}
 		if len(out.members) >= lim.MaxEntries {
-			return nil, vfs.Limitf("archive has more than %d entries (raise Options.Limits.MaxEntries)", lim.MaxEntries)
+			return nil, driver.Limitf("archive has more than %d entries (raise Options.Limits.MaxEntries)", lim.MaxEntries)
 		}
 		for _, name := range []string{hdr.Name, hdr.Linkname} {
 			if len(name) > lim.MaxNameLength {
-				return nil, vfs.Limitf("header at offset %d has a name of %d bytes, over the limit of %d (raise Options.Limits.MaxNameLength)",
+				return nil, driver.Limitf("header at offset %d has a name of %d bytes, over the limit of %d (raise Options.Limits.MaxNameLength)",
 					start, len(name), lim.MaxNameLength)
 			}
 		}
@@ -210,7 +212,7 @@ func scan(ctx context.Context, r io.ReaderAt, size int64, lim vfs.Limits) (*scan
 			meta += int64(len(k) + len(v) + 16)
 		}
 		if meta > maxMetaBytes {
-			return nil, vfs.Limitf("archive headers hold more than %d MiB of names and pax records", maxMetaBytes>>20)
+			return nil, driver.Limitf("archive headers hold more than %d MiB of names and pax records", maxMetaBytes>>20)
 		}
 		m := member{hdr: hdr, hdrOff: start, dataOff: s.pos, size: hdr.Size}
 		if hdr.Typeflag == tar.TypeXGlobalHeader {
@@ -255,10 +257,10 @@ func (s *scanReader) pastEnd(off int64) bool {
 // archive, of size bytes (-1 when not known).
 func pastEnd(m *member, size int64) error {
 	if size < 0 {
-		return vfs.Corruptf("member %q at offset %d: its %d bytes of data run past the end of the archive",
+		return driver.Corruptf("member %q at offset %d: its %d bytes of data run past the end of the archive",
 			m.hdr.Name, m.hdrOff, m.packed)
 	}
-	return vfs.Corruptf("member %q at offset %d: its %d bytes of data run past the end of the %d-byte archive",
+	return driver.Corruptf("member %q at offset %d: its %d bytes of data run past the end of the %d-byte archive",
 		m.hdr.Name, m.hdrOff, m.packed, size)
 }
 
@@ -277,7 +279,7 @@ func storesData(t byte) bool {
 	return true
 }
 
-// tarErr turns an archive/tar error into one matching vfs.ErrCorrupt,
+// tarErr turns an archive/tar error into one matching driver.ErrCorrupt,
 // unless the context or the blob failed.
 func tarErr(ctx context.Context, err error, off int64) error {
 	if ctx.Err() != nil {
@@ -285,11 +287,11 @@ func tarErr(ctx context.Context, err error, off int64) error {
 	}
 	switch {
 	case errors.Is(err, tar.ErrHeader), errors.Is(err, io.ErrUnexpectedEOF), err == io.EOF:
-		return vfs.Corruptf("bad or truncated header at offset %d: %v", off, err)
+		return driver.Corruptf("bad or truncated header at offset %d: %v", off, err)
 	case errors.Is(err, tar.ErrFieldTooLong):
-		return vfs.Limitf("header at offset %d: a pax header or GNU long name is over archive/tar's 1 MiB cap: %v", off, err)
+		return driver.Limitf("header at offset %d: a pax header or GNU long name is over archive/tar's 1 MiB cap: %v", off, err)
 	case strings.HasPrefix(err.Error(), "archive/tar: "):
-		return vfs.Corruptf("header at offset %d: %v", off, err)
+		return driver.Corruptf("header at offset %d: %v", off, err)
 	}
 	return fmt.Errorf("reading header at offset %d: %w", off, err)
 }
@@ -338,7 +340,7 @@ func isSparse(hdr *tar.Header) bool {
 // and the size of the packed data, checked against the logical size.
 func sparseMap(s *scanReader, hdr *tar.Header, start, dataOff int64) ([]fragment, int64, error) {
 	bad := func(format string, args ...any) error {
-		return vfs.Corruptf("sparse member %q at offset %d: %s", hdr.Name, start, fmt.Sprintf(format, args...))
+		return driver.Corruptf("sparse member %q at offset %d: %s", hdr.Name, start, fmt.Sprintf(format, args...))
 	}
 	// The size field of the main header is what the data area holds
 	// (the packed data, after the map in format 1.0); archive/tar
@@ -395,7 +397,7 @@ func sparseMap(s *scanReader, hdr *tar.Header, start, dataOff int64) ([]fragment
 			return nil, 0, bad("no sparse map between %d and %d", mapOff, dataOff)
 		}
 		if n > maxSparseMap {
-			return nil, 0, vfs.Limitf("sparse member %q at offset %d: sparse map of %d bytes is over %d MiB", hdr.Name, start, n, maxSparseMap>>20)
+			return nil, 0, driver.Limitf("sparse member %q at offset %d: sparse map of %d bytes is over %d MiB", hdr.Name, start, n, maxSparseMap>>20)
 		}
 		text := make([]byte, n)
 		if err := s.readAt(text, mapOff); err != nil {
@@ -463,12 +465,12 @@ func mainHeader(s *scanReader, start int64, blk []byte) (int64, error) {
 		case tar.TypeXHeader, tar.TypeGNULongName, tar.TypeGNULongLink:
 			n, ok := parseNumeric(blk[124:136])
 			if !ok || n < 0 || n > maxSpecial || s.end >= 0 && n > s.end {
-				return 0, vfs.Corruptf("bad size in extended header at offset %d", off)
+				return 0, driver.Corruptf("bad size in extended header at offset %d", off)
 			}
 			off += blockSize + (n+blockSize-1)/blockSize*blockSize
 		default:
 			return off, nil
 		}
 	}
-	return 0, vfs.Corruptf("too many extended headers at offset %d", start)
+	return 0, driver.Corruptf("too many extended headers at offset %d", start)
 }

@@ -3,8 +3,8 @@ package taradapter
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"io/fs"
+
+	"github.com/pipefs/pipefs/vfs/driver"
 
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -13,7 +13,7 @@ import (
 const Scheme = "pipefs.tar"
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: Scheme, Input: vfs.KindFile, Open: openAdapter})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: Scheme, OpenFile: openAdapter})
 	vfs.RegisterFormat(&vfs.Format{
 		Name:    "tar",
 		Adapter: Scheme + ":",
@@ -23,14 +23,11 @@ func init() {
 	})
 }
 
-// openAdapter opens the pipefs.tar: sub-URL u over the file location in.
-// It does no I/O: the index is found in the process-wide cache, or built
-// at the first call that needs it.
-func openAdapter(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
-	if in.Blob == nil {
-		return vfs.Location{}, fmt.Errorf("pipefs.tar: the base is not a file: %w", fs.ErrInvalid)
-	}
-	return vfs.Location{Tree: openShared(in.Blob, in.URL, o), Path: u.Key()}, nil
+// openAdapter opens the pipefs.tar: sub-URL u over the file src. It does
+// no I/O: the index is found in the cache, or built at the first call that
+// needs it.
+func openAdapter(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
+	return driver.Location{Tree: openShared(src, env.URL, env.Options), Path: u.Key()}, nil
 }
 
 // Match reports whether head, the first bytes of a file, starts with a tar

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/ulikunitz/xz"
 
 	"github.com/pipefs/pipefs/vfs"
@@ -30,7 +32,7 @@ func TestDictionarySum(t *testing.T) {
 	}
 	big := bytes.Repeat(stream(8<<20), 32)
 	o := &vfs.Options{Limits: vfs.Limits{MaxWindow: 8 << 20}}
-	if _, err := open(t, big, o); !errors.Is(err, vfs.ErrLimit) || !strings.Contains(err.Error(), "MaxWindow") {
+	if _, err := open(t, big, o); !errors.Is(err, driver.ErrLimit) || !strings.Contains(err.Error(), "MaxWindow") {
 		t.Errorf("open(32 streams of 8 MiB dictionaries, MaxWindow 8 MiB) = %v, want ErrLimit naming MaxWindow", err)
 	}
 	// A few concatenated files still open: one window and the output.

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/adapters/xzadapter"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -29,18 +31,18 @@ func FuzzXz(f *testing.F) {
 		defer watchdog.Stop()
 		ctx := context.Background()
 		loc, err := xzadapter.Open(ctx,
-			vfs.Location{Blob: vfs.BytesBlob(data, nil)}, vfs.SubURL{}, o)
+			driver.BytesBlob(data, nil), vfs.SubURL{}, vfs.NewEnv("", "", o))
 		if err != nil {
 			return
 		}
 		b := loc.Blob
-		rc, err := b.(vfs.Streamer).Stream(ctx, 0)
+		rc, err := b.(driver.Streamer).Stream(ctx, 0)
 		if err != nil {
 			return
 		}
 		n, serr := io.Copy(io.Discard, rc)
 		rc.Close()
-		m, rerr := io.Copy(io.Discard, io.NewSectionReader(vfs.ReaderAt(ctx, b), 0, 1<<40))
+		m, rerr := io.Copy(io.Discard, io.NewSectionReader(driver.ReaderAt(ctx, b), 0, 1<<40))
 		if (serr == nil) != (rerr == nil) || serr == nil && n != m {
 			t.Errorf("streamed %d bytes (%v), read %d (%v)", n, serr, m, rerr)
 		}

@@ -12,18 +12,18 @@
 //
 // Random access is not served: a read at or after where the previous one
 // stopped continues the decoder, and a read before it starts over from
-// the beginning (see internal/streamblob). The blob is a [vfs.Streamer],
+// the beginning (see internal/streamblob). The blob is a [driver.Streamer],
 // so io.Copy of the file decodes it once.
 //
 // Opening reads the stream footers and indexes at the end of the file and
 // the header of every block, and decodes nothing. The index gives the
 // size, so Stat().Size() costs nothing; the output must then add up to it
-// (an error matching vfs.ErrCorrupt otherwise).
+// (an error matching driver.ErrCorrupt otherwise).
 //
 // # Errors and limits
 //
 // Every LZMA2 dictionary a block header asks for must fit in
-// Limits.MaxWindow, or opening fails with an error matching vfs.ErrLimit:
+// Limits.MaxWindow, or opening fails with an error matching driver.ErrLimit:
 // the dictionary is what a decoder allocates. As it allocates one for each
 // block, the dictionaries of all blocks together must fit in
 // Limits.MaxWindow plus the output size, or opening fails the same way
@@ -31,9 +31,9 @@
 // bound). More blocks than
 // Limits.MaxEntries, an index size over Limits.MaxFileSize or over
 // Limits.MaxRatio times the compressed size, and output past those bounds
-// while decoding are errors matching vfs.ErrLimit. Bad magic, a bad
+// while decoding are errors matching driver.ErrLimit. Bad magic, a bad
 // footer or index, check (CRC-32, CRC-64, SHA-256) mismatches, filters
-// other than LZMA2, and truncation are errors matching vfs.ErrCorrupt.
+// other than LZMA2, and truncation are errors matching driver.ErrCorrupt.
 //
 // # Concurrency
 //
@@ -48,10 +48,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/ulikunitz/xz"
 	"github.com/ulikunitz/xz/lzma"
 
-	"github.com/pipefs/pipefs/internal/inflate"
 	"github.com/pipefs/pipefs/internal/streamblob"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -62,7 +63,7 @@ const Scheme = "pipefs.xz"
 const magic = "\xfd7zXZ\x00"
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: Scheme, Input: vfs.KindFile, Open: open})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: Scheme, OpenFile: open})
 	vfs.RegisterFormat(&vfs.Format{Name: "xz", Adapter: Scheme + ":", Input: vfs.KindFile, Magic: magic})
 }
 
@@ -73,20 +74,19 @@ type Info struct {
 	DictCap int64 // the largest LZMA2 dictionary a block asks for
 }
 
-func open(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
-	src := in.Blob
+func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 	info := src.Stat()
-	lim := o.EffectiveLimits()
+	lim := env.Limits
 	sc := &scanner{ctx: ctx, src: src, lim: lim}
 	size, err := sc.scan(info.Size())
 	if err != nil {
-		return vfs.Location{}, err
+		return driver.Location{}, err
 	}
 	if size > lim.MaxFileSize {
-		return vfs.Location{}, vfs.Limitf("xz index declares %d bytes, more than Limits.MaxFileSize (%d)", size, lim.MaxFileSize)
+		return driver.Location{}, driver.Limitf("xz index declares %d bytes, more than Limits.MaxFileSize (%d)", size, lim.MaxFileSize)
 	}
-	if root := inflate.CompressedSize(src); size > lim.MaxOutput(root)+64<<10 {
-		return vfs.Location{}, vfs.Limitf("xz index declares %d bytes, more than Limits.MaxRatio (%d) times the %d compressed bytes", size, lim.MaxRatio, root)
+	if root := driver.CompressedSize(src); size > lim.MaxOutput(root)+64<<10 {
+		return driver.Location{}, driver.Limitf("xz index declares %d bytes, more than Limits.MaxRatio (%d) times the %d compressed bytes", size, lim.MaxRatio, root)
 	}
 	b := streamblob.New(ctx, src, streamblob.Config{
 		Format: "xz",
@@ -101,7 +101,7 @@ func open(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (v
 		ModTime: info.ModTime(),
 		Sys:     &Info{Streams: sc.streams, Blocks: sc.blocks, DictCap: sc.dict},
 	}, lim)
-	return vfs.Location{Blob: b}, nil
+	return driver.Location{Blob: b}, nil
 }
 
 func outputName(input string) string {
@@ -117,7 +117,7 @@ func outputName(input string) string {
 // scanner walks the streams of a file from its end.
 type scanner struct {
 	ctx     context.Context
-	src     vfs.Blob
+	src     driver.Blob
 	lim     vfs.Limits
 	streams int
 	blocks  int
@@ -130,14 +130,14 @@ type scanner struct {
 
 func (s *scanner) read(p []byte, off int64) error {
 	if off < 0 {
-		return vfs.Corruptf("xz structure points before the start of the file")
+		return driver.Corruptf("xz structure points before the start of the file")
 	}
 	n, err := s.src.ReadAt(s.ctx, p, off)
 	if n == len(p) {
 		return nil
 	}
 	if err == nil || err == io.EOF {
-		err = vfs.Corruptf("xz file truncated at %d", off+int64(n))
+		err = driver.Corruptf("xz file truncated at %d", off+int64(n))
 	}
 	return err
 }
@@ -165,19 +165,19 @@ func (s *scanner) scan(size int64) (int64, error) {
 		}
 		total += out
 		if total > s.lim.MaxFileSize || total < 0 {
-			return 0, vfs.Limitf("xz index declares more than Limits.MaxFileSize (%d bytes)", s.lim.MaxFileSize)
+			return 0, driver.Limitf("xz index declares more than Limits.MaxFileSize (%d bytes)", s.lim.MaxFileSize)
 		}
 		pos = start
 	}
 	if s.streams == 0 {
-		return 0, vfs.Corruptf("not an xz file: no stream")
+		return 0, driver.Corruptf("not an xz file: no stream")
 	}
 	// xz gives a block no larger a dictionary than its output, but for
 	// the last of a stream; so the dictionaries of a file xz made add up
 	// to at most the output and one window (more for many small files
 	// concatenated: raise MaxWindow for those).
 	if s.dicts > s.lim.MaxWindow+total {
-		return 0, vfs.Limitf("xz blocks ask for %d bytes of dictionaries in all for %d bytes of output, more than Limits.MaxWindow (%d) beyond it", s.dicts, total, s.lim.MaxWindow)
+		return 0, driver.Limitf("xz blocks ask for %d bytes of dictionaries in all for %d bytes of output, more than Limits.MaxWindow (%d) beyond it", s.dicts, total, s.lim.MaxWindow)
 	}
 	return total, nil
 }
@@ -188,21 +188,21 @@ func (s *scanner) stream(end int64) (int64, int64, error) {
 	le := binary.LittleEndian
 	var foot [12]byte
 	if end < 24 {
-		return 0, 0, vfs.Corruptf("xz stream ending at %d is too short", end)
+		return 0, 0, driver.Corruptf("xz stream ending at %d is too short", end)
 	}
 	if err := s.read(foot[:], end-12); err != nil {
 		return 0, 0, err
 	}
 	if string(foot[10:]) != "YZ" {
-		return 0, 0, vfs.Corruptf("no xz stream footer at %d", end-12)
+		return 0, 0, driver.Corruptf("no xz stream footer at %d", end-12)
 	}
 	if crc32.ChecksumIEEE(foot[4:10]) != le.Uint32(foot[:4]) {
-		return 0, 0, vfs.Corruptf("xz stream footer at %d: bad CRC-32", end-12)
+		return 0, 0, driver.Corruptf("xz stream footer at %d: bad CRC-32", end-12)
 	}
 	isize := (int64(le.Uint32(foot[4:8])) + 1) * 4
 	istart := end - 12 - isize
 	if istart < 12 {
-		return 0, 0, vfs.Corruptf("xz index of %d bytes does not fit before %d", isize, end-12)
+		return 0, 0, driver.Corruptf("xz index of %d bytes does not fit before %d", isize, end-12)
 	}
 	// The index: 0x00, count, (unpadded, uncompressed) records, padding,
 	// CRC-32. Its size is bounded by the file.
@@ -211,15 +211,15 @@ func (s *scanner) stream(end int64) (int64, int64, error) {
 		return 0, 0, err
 	}
 	if idx[0] != 0 || crc32.ChecksumIEEE(idx[:isize-4]) != le.Uint32(idx[isize-4:]) {
-		return 0, 0, vfs.Corruptf("xz index at %d is damaged", istart)
+		return 0, 0, driver.Corruptf("xz index at %d is damaged", istart)
 	}
 	r := bytes.NewReader(idx[1 : isize-4])
 	count, err := binary.ReadUvarint(r)
 	if err != nil {
-		return 0, 0, vfs.Corruptf("xz index at %d is damaged", istart)
+		return 0, 0, driver.Corruptf("xz index at %d is damaged", istart)
 	}
 	if count > uint64(s.lim.MaxEntries-s.blocks) {
-		return 0, 0, vfs.Limitf("xz file has more than Limits.MaxEntries (%d) blocks", s.lim.MaxEntries)
+		return 0, 0, driver.Limitf("xz file has more than Limits.MaxEntries (%d) blocks", s.lim.MaxEntries)
 	}
 	type rec struct{ unpadded, out int64 }
 	recs := make([]rec, 0, min(count, uint64(isize/2)))
@@ -228,34 +228,34 @@ func (s *scanner) stream(end int64) (int64, int64, error) {
 		u, err1 := binary.ReadUvarint(r)
 		o, err2 := binary.ReadUvarint(r)
 		if err1 != nil || err2 != nil || u < 5 || u > 1<<62 || o > 1<<62 {
-			return 0, 0, vfs.Corruptf("xz index at %d is damaged", istart)
+			return 0, 0, driver.Corruptf("xz index at %d is damaged", istart)
 		}
 		recs = append(recs, rec{int64(u), int64(o)})
 		blocks += (int64(u) + 3) &^ 3
 		out += int64(o)
 		if blocks > istart || out > 1<<62 {
-			return 0, 0, vfs.Corruptf("xz index at %d declares more than the file holds", istart)
+			return 0, 0, driver.Corruptf("xz index at %d declares more than the file holds", istart)
 		}
 	}
 	for r.Len() > 0 {
 		if b, _ := r.ReadByte(); b != 0 {
-			return 0, 0, vfs.Corruptf("xz index at %d is damaged", istart)
+			return 0, 0, driver.Corruptf("xz index at %d is damaged", istart)
 		}
 	}
 	start := istart - blocks - 12
 	if start < 0 {
-		return 0, 0, vfs.Corruptf("xz blocks do not fit before the index at %d", istart)
+		return 0, 0, driver.Corruptf("xz blocks do not fit before the index at %d", istart)
 	}
 	var head [12]byte
 	if err := s.read(head[:], start); err != nil {
 		return 0, 0, err
 	}
 	if string(head[:6]) != magic || crc32.ChecksumIEEE(head[6:8]) != le.Uint32(head[8:]) || !bytes.Equal(head[6:8], foot[8:10]) {
-		return 0, 0, vfs.Corruptf("no xz stream header matching the footer at %d (expected at %d)", end-12, start)
+		return 0, 0, driver.Corruptf("no xz stream header matching the footer at %d (expected at %d)", end-12, start)
 	}
 	check := checkSize(head[7] & 0x0f)
 	if head[6] != 0 || head[7]&0xf0 != 0 {
-		return 0, 0, vfs.Corruptf("xz stream header at %d: reserved flags set", start)
+		return 0, 0, driver.Corruptf("xz stream header at %d: reserved flags set", start)
 	}
 	pos := start + 12
 	for i, rc := range recs {
@@ -267,7 +267,7 @@ func (s *scanner) stream(end int64) (int64, int64, error) {
 		// it out, or the decoder would meet block headers scan has not
 		// checked.
 		if unpadded := dataEnd - pos + check; unpadded != rc.unpadded {
-			return 0, 0, vfs.Corruptf("xz block %d at %d is %d bytes, the index says %d", i, pos, unpadded, rc.unpadded)
+			return 0, 0, driver.Corruptf("xz block %d at %d is %d bytes, the index says %d", i, pos, unpadded, rc.unpadded)
 		}
 		pos += (rc.unpadded + 3) &^ 3
 	}
@@ -318,7 +318,7 @@ func (s *scanner) block(off int64) (int64, error) {
 			}
 			pos += n + int64(binary.BigEndian.Uint16(c[3:5])) + 1
 		default:
-			return 0, vfs.Corruptf("xz block at %d: bad LZMA2 chunk control byte %#02x at %d", off, ctl, pos)
+			return 0, driver.Corruptf("xz block at %d: bad LZMA2 chunk control byte %#02x at %d", off, ctl, pos)
 		}
 	}
 }
@@ -330,7 +330,7 @@ func (s *scanner) header(off int64) error {
 		return err
 	}
 	if hb[0] == 0 {
-		return vfs.Corruptf("xz index where a block header was expected at %d", off)
+		return driver.Corruptf("xz index where a block header was expected at %d", off)
 	}
 	h := make([]byte, (int(hb[0])+1)*4) // at most 1 KiB
 	if err := s.read(h, off); err != nil {
@@ -338,28 +338,28 @@ func (s *scanner) header(off int64) error {
 	}
 	n := len(h)
 	if crc32.ChecksumIEEE(h[:n-4]) != binary.LittleEndian.Uint32(h[n-4:]) {
-		return vfs.Corruptf("xz block header at %d: bad CRC-32", off)
+		return driver.Corruptf("xz block header at %d: bad CRC-32", off)
 	}
 	flags := h[1]
 	if flags&0x3c != 0 {
-		return vfs.Corruptf("xz block header at %d: reserved flags %#02x", off, flags)
+		return driver.Corruptf("xz block header at %d: reserved flags %#02x", off, flags)
 	}
 	r := bytes.NewReader(h[2 : n-4])
 	if flags&0x40 != 0 {
 		if _, err := binary.ReadUvarint(r); err != nil {
-			return vfs.Corruptf("xz block header at %d is damaged", off)
+			return driver.Corruptf("xz block header at %d is damaged", off)
 		}
 	}
 	if flags&0x80 != 0 {
 		if _, err := binary.ReadUvarint(r); err != nil {
-			return vfs.Corruptf("xz block header at %d is damaged", off)
+			return driver.Corruptf("xz block header at %d is damaged", off)
 		}
 	}
 	for i := 0; i <= int(flags&3); i++ {
 		id, err1 := binary.ReadUvarint(r)
 		plen, err2 := binary.ReadUvarint(r)
 		if err1 != nil || err2 != nil || plen > uint64(r.Len()) {
-			return vfs.Corruptf("xz block header at %d is damaged", off)
+			return driver.Corruptf("xz block header at %d is damaged", off)
 		}
 		props := make([]byte, plen)
 		r.Read(props)
@@ -367,7 +367,7 @@ func (s *scanner) header(off int64) error {
 			continue // other filters are refused by the decoder
 		}
 		if plen != 1 || props[0] > 40 {
-			return vfs.Corruptf("xz block header at %d: bad LZMA2 properties", off)
+			return driver.Corruptf("xz block header at %d: bad LZMA2 properties", off)
 		}
 		dict := int64(0xffffffff)
 		if p := props[0]; p < 40 {
@@ -376,7 +376,7 @@ func (s *scanner) header(off int64) error {
 		s.dict = max(s.dict, dict)
 		s.dicts += dict
 		if dict > s.lim.MaxWindow {
-			return vfs.Limitf("xz block at %d needs a %d-byte dictionary, more than Limits.MaxWindow (%d)", off, dict, s.lim.MaxWindow)
+			return driver.Limitf("xz block at %d needs a %d-byte dictionary, more than Limits.MaxWindow (%d)", off, dict, s.lim.MaxWindow)
 		}
 	}
 	return nil

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	_ "github.com/pipefs/pipefs/adapters/xzadapter"
 	"github.com/pipefs/pipefs/fstest"
 	_ "github.com/pipefs/pipefs/roots/memroot"
@@ -120,7 +122,7 @@ func TestFixtures(t *testing.T) {
 }
 
 // TestHostile checks that damaged input gives an error matching
-// vfs.ErrCorrupt through both read paths, never short data.
+// driver.ErrCorrupt through both read paths, never short data.
 func TestHostile(t *testing.T) {
 	good, err := os.ReadFile("testdata/seq-crc32.txt.xz")
 	if err != nil {
@@ -143,15 +145,15 @@ func TestHostile(t *testing.T) {
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) {
 			read, copied, rerr, cerr := readBoth(t, data, nil)
-			if !errors.Is(rerr, vfs.ErrCorrupt) {
+			if !errors.Is(rerr, driver.ErrCorrupt) {
 				t.Errorf("ReadAll: %d bytes, %v; want ErrCorrupt", len(read), rerr)
 			}
-			if !errors.Is(cerr, vfs.ErrCorrupt) {
+			if !errors.Is(cerr, driver.ErrCorrupt) {
 				t.Errorf("io.Copy: %d bytes, %v; want ErrCorrupt", len(copied), cerr)
 			}
 		})
 	}
-	if _, err := open(t, []byte("\xfd7zXZ\x00 not xz at all"), nil); !errors.Is(err, vfs.ErrCorrupt) {
+	if _, err := open(t, []byte("\xfd7zXZ\x00 not xz at all"), nil); !errors.Is(err, driver.ErrCorrupt) {
 		t.Errorf("open of a bad magic = %v, want ErrCorrupt", err)
 	}
 }
@@ -165,7 +167,7 @@ func TestBomb(t *testing.T) {
 	}
 	o := &vfs.Options{Limits: vfs.Limits{MaxFileSize: 50000}}
 	_, _, rerr, cerr := readBoth(t, data, o)
-	if !errors.Is(rerr, vfs.ErrLimit) || !errors.Is(cerr, vfs.ErrLimit) {
+	if !errors.Is(rerr, driver.ErrLimit) || !errors.Is(cerr, driver.ErrLimit) {
 		t.Errorf("MaxFileSize: ReadAll %v, io.Copy %v; want ErrLimit", rerr, cerr)
 	}
 	bomb, err := os.ReadFile("testdata/zeros-256m.xz")
@@ -173,14 +175,14 @@ func TestBomb(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, rerr, cerr = readBoth(t, bomb, nil)
-	if !errors.Is(rerr, vfs.ErrLimit) || !errors.Is(cerr, vfs.ErrLimit) {
+	if !errors.Is(rerr, driver.ErrLimit) || !errors.Is(cerr, driver.ErrLimit) {
 		t.Errorf("MaxRatio: ReadAll %v, io.Copy %v; want ErrLimit", rerr, cerr)
 	}
 }
 
 func TestDetect(t *testing.T) {
 	data, _ := os.ReadFile("testdata/hello.txt.xz")
-	u, err := vfs.DefaultRegistry.Detect(context.Background(), vfs.BytesBlob(data, nil))
+	u, err := vfs.DefaultRegistry.Detect(context.Background(), driver.BytesBlob(data, nil))
 	if err != nil || u.String() != scheme {
 		t.Fatalf("Detect = %v, %v; want %s", u, err, scheme)
 	}
@@ -203,13 +205,13 @@ func TestIndexLies(t *testing.T) {
 	idx[3] = 14
 	binary.LittleEndian.PutUint32(idx[4:], crc32.ChecksumIEEE(idx[:4]))
 	read, copied, rerr, cerr := readBoth(t, bad, nil)
-	if !errors.Is(rerr, vfs.ErrCorrupt) || !errors.Is(cerr, vfs.ErrCorrupt) {
+	if !errors.Is(rerr, driver.ErrCorrupt) || !errors.Is(cerr, driver.ErrCorrupt) {
 		t.Errorf("ReadAll %q %v, io.Copy %q %v; want ErrCorrupt", read, rerr, copied, cerr)
 	}
 	idx[3] = 13
 	idx[2]++ // unpadded size: the block walk disagrees
 	binary.LittleEndian.PutUint32(idx[4:], crc32.ChecksumIEEE(idx[:4]))
-	if _, err := open(t, bad, nil); !errors.Is(err, vfs.ErrCorrupt) {
+	if _, err := open(t, bad, nil); !errors.Is(err, driver.ErrCorrupt) {
 		t.Errorf("open with a lying unpadded size = %v, want ErrCorrupt", err)
 	}
 }
@@ -221,7 +223,7 @@ func TestMaxWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = open(t, data, &vfs.Options{Limits: vfs.Limits{MaxWindow: 8 << 20}})
-	if !errors.Is(err, vfs.ErrLimit) || !strings.Contains(err.Error(), "MaxWindow") {
+	if !errors.Is(err, driver.ErrLimit) || !strings.Contains(err.Error(), "MaxWindow") {
 		t.Fatalf("open = %v, want ErrLimit naming MaxWindow", err)
 	}
 }

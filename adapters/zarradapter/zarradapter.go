@@ -32,14 +32,16 @@ package zarradapter
 import (
 	"context"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/adapters/arraycore"
 	"github.com/pipefs/pipefs/vfs"
 )
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "zarr", Input: vfs.KindDirectory, Open: arraycore.AdapterOpen("zarr")})
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "zarr2", Input: vfs.KindDirectory, Open: arraycore.AdapterOpen(arraycore.FormatZarr2)})
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "zarr3", Input: vfs.KindDirectory, Open: arraycore.AdapterOpen(arraycore.FormatZarr3)})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "zarr", OpenDir: arraycore.AdapterOpen("zarr")})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "zarr2", OpenDir: arraycore.AdapterOpen(arraycore.FormatZarr2)})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "zarr3", OpenDir: arraycore.AdapterOpen(arraycore.FormatZarr3)})
 	vfs.RegisterFormat(&vfs.Format{Name: "zarr v3", Adapter: "zarr3:", Input: vfs.KindDirectory, Dataset: true,
 		MatchDir: arraycore.HasFile("zarr.json")})
 	vfs.RegisterFormat(&vfs.Format{Name: "zarr v2", Adapter: "zarr2:", Input: vfs.KindDirectory, Dataset: true,
@@ -48,6 +50,6 @@ func init() {
 
 // Describe describes the Zarr node at name (a slash-separated path, "."
 // for the root) of the hierarchy in t, of either version. lim may be nil.
-func Describe(ctx context.Context, t vfs.Tree, name string, lim *arraycore.Limits) (*arraycore.Node, error) {
+func Describe(ctx context.Context, t driver.Tree, name string, lim *arraycore.Limits) (*arraycore.Node, error) {
 	return arraycore.Describe(ctx, t, "zarr", name, lim)
 }

@@ -14,33 +14,35 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/internal/fsname"
 	"github.com/pipefs/pipefs/vfs"
 )
 
-// An Archive is a zip archive opened over a blob: a [vfs.Tree] whose files
+// An Archive is a zip archive opened over a blob: a [driver.Tree] whose files
 // are the archive's members. It is safe for concurrent use. See the package
 // documentation for the naming rules and limits.
 type Archive struct {
-	blob vfs.Blob
+	blob driver.Blob
 	size int64
 	r    *zip.Reader
 	lim  vfs.Limits
 
 	key         string // names the archive in the index cache; "" for none
-	root        vfs.FileInfo
+	root        driver.FileInfo
 	ents        []entry // sorted by (dir, base)
 	unreachable []*zip.File
 }
 
-var _ vfs.Tree = (*Archive)(nil)
+var _ driver.Tree = (*Archive)(nil)
 
 // An entry is one reachable name: a member, or a directory that members
 // imply.
 type entry struct {
 	dir, base string // dir is "." at the top level
 	file      *zip.File
-	info      vfs.FileInfo
+	info      driver.FileInfo
 	hdr       int64 // absolute offset of the local header
 	next      int64 // where the next entry or the central directory starts
 }
@@ -51,20 +53,20 @@ type entry struct {
 // readable while the archive and the blobs it returned are used, and the
 // caller closes it.
 //
-// Errors match vfs.ErrCorrupt for a malformed archive and vfs.ErrLimit
+// Errors match driver.ErrCorrupt for a malformed archive and driver.ErrLimit
 // when o's limits are exceeded.
-func Open(ctx context.Context, b vfs.Blob, o *vfs.Options) (*Archive, error) {
+func Open(ctx context.Context, b driver.Blob, o *vfs.Options) (*Archive, error) {
 	lim := o.EffectiveLimits()
 	size := b.Stat().Size()
 	if size < 0 {
-		return nil, vfs.Corruptf("negative archive size %d", size)
+		return nil, driver.Corruptf("negative archive size %d", size)
 	}
-	ra := vfs.ReaderAt(ctx, b)
+	ra := driver.ReaderAt(ctx, b)
 	// Request economy: the end records, and often the whole central
 	// directory, in one read. A remote root has these bytes pinned
 	// already; a stored archive inside another fetches them here.
 	if tail := min(size, tailPrefetch); tail > 0 {
-		if err := vfs.Prefetch(ctx, b, size-tail, tail); err != nil {
+		if err := driver.Prefetch(ctx, b, size-tail, tail); err != nil {
 			return nil, err
 		}
 	}
@@ -80,7 +82,7 @@ func Open(ctx context.Context, b vfs.Blob, o *vfs.Options) (*Archive, error) {
 	if g, ok := b.(suffixGrower); ok {
 		g.GrowSuffix(size - end.dirStart)
 	}
-	if err := vfs.Prefetch(ctx, b, end.dirStart, size-end.dirStart); err != nil {
+	if err := driver.Prefetch(ctx, b, end.dirStart, size-end.dirStart); err != nil {
 		return nil, err
 	}
 	spans, dirLen, err := scanDirectory(ra, size, end, lim)
@@ -100,7 +102,7 @@ func Open(ctx context.Context, b vfs.Blob, o *vfs.Options) (*Archive, error) {
 		return nil, zipErr(ctx, err)
 	}
 	if len(r.File) != len(spans) {
-		return nil, vfs.Corruptf("central directory has %d records, archive/zip read %d", len(spans), len(r.File))
+		return nil, driver.Corruptf("central directory has %d records, archive/zip read %d", len(spans), len(r.File))
 	}
 	next, err := checkOverlap(spans, end.dirStart, dirLen, func(i int) string { return r.File[i].Name })
 	if err != nil {
@@ -111,13 +113,13 @@ func Open(ctx context.Context, b vfs.Blob, o *vfs.Options) (*Archive, error) {
 		size: size,
 		r:    r,
 		lim:  lim,
-		root: vfs.FileInfo{FName: ".", FMode: fs.ModeDir | 0o555},
+		root: driver.FileInfo{FName: ".", FMode: fs.ModeDir | 0o555},
 	}
 	a.index(spans, next)
 	return a, nil
 }
 
-// zipErr turns an archive/zip error into one matching vfs.ErrCorrupt,
+// zipErr turns an archive/zip error into one matching driver.ErrCorrupt,
 // unless the context or the blob failed.
 func zipErr(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
@@ -125,14 +127,14 @@ func zipErr(ctx context.Context, err error) error {
 	}
 	if errors.Is(err, zip.ErrFormat) || errors.Is(err, zip.ErrAlgorithm) || errors.Is(err, zip.ErrChecksum) ||
 		err == io.EOF || err == io.ErrUnexpectedEOF || strings.HasPrefix(err.Error(), "zip: ") {
-		return vfs.Corruptf("%v", err)
+		return driver.Corruptf("%v", err)
 	}
 	return err
 }
 
 // openReaderAt is the io.ReaderAt kept by the *zip.Reader.
 type openReaderAt struct {
-	b      vfs.Blob
+	b      driver.Blob
 	ctx    context.Context
 	opened atomic.Bool
 }
@@ -206,7 +208,7 @@ func (a *Archive) index(spans []span, next []int64) {
 func implicitDir(name string) entry {
 	e := entry{}
 	e.dir, e.base = fsname.Split(name)
-	e.info = vfs.FileInfo{FName: e.base, FMode: fs.ModeDir | 0o555}
+	e.info = driver.FileInfo{FName: e.base, FMode: fs.ModeDir | 0o555}
 	return e
 }
 
@@ -218,11 +220,11 @@ func cleanName(f *zip.File) (name string, isDir, ok bool) {
 	if strings.HasSuffix(name, "/") {
 		name, isDir = name[:len(name)-1], true
 	}
-	return name, isDir, vfs.SafePath(name)
+	return name, isDir, driver.SafePath(name)
 }
 
-func fileInfo(base string, f *zip.File, isDir bool) vfs.FileInfo {
-	fi := vfs.FileInfo{FName: base, FModTime: f.Modified, FSys: &f.FileHeader}
+func fileInfo(base string, f *zip.File, isDir bool) driver.FileInfo {
+	fi := driver.FileInfo{FName: base, FModTime: f.Modified, FSys: &f.FileHeader}
 	if isDir {
 		fi.FMode = fs.ModeDir | 0o555
 		return fi
@@ -282,7 +284,7 @@ func (a *Archive) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, erro
 			return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
 		}
 		if !e.info.IsDir() {
-			return nil, &fs.PathError{Op: "readdir", Path: name, Err: vfs.ErrNotDir}
+			return nil, &fs.PathError{Op: "readdir", Path: name, Err: driver.ErrNotDir}
 		}
 	}
 	// Children are contiguous: the index is sorted by directory first.
@@ -293,7 +295,7 @@ func (a *Archive) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, erro
 		return cmp.Or(strings.Compare(e.dir, dir), -1)
 	})
 	hi += lo
-	infos := make([]vfs.FileInfo, hi-lo)
+	infos := make([]driver.FileInfo, hi-lo)
 	list := make([]fs.DirEntry, hi-lo)
 	for i := range infos {
 		infos[i] = a.ents[lo+i].info
@@ -306,12 +308,12 @@ func (a *Archive) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, erro
 // section of the archive's blob, read with no copy; a DEFLATE member is
 // decompressed as it is read, and the blob returned implements io.Closer
 // to give its decompressor back.
-func (a *Archive) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
+func (a *Archive) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
 	if name == "." {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: vfs.ErrIsDir}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: driver.ErrIsDir}
 	}
 	e := a.lookup(name)
 	if e == nil {
@@ -330,12 +332,12 @@ var methodNames = map[uint16]string{
 	19: "LZ77", 93: "Zstandard", 95: "XZ", 96: "JPEG", 97: "WavPack", 98: "PPMd", 99: "AES",
 }
 
-func (a *Archive) openEntry(ctx context.Context, name string, e *entry) (vfs.Blob, error) {
+func (a *Archive) openEntry(ctx context.Context, name string, e *entry) (driver.Blob, error) {
 	if e.info.IsDir() {
-		return nil, vfs.ErrIsDir
+		return nil, driver.ErrIsDir
 	}
 	if e.info.FMode&fs.ModeSymlink != 0 {
-		return nil, fmt.Errorf("symbolic link: links in zip archives are not followed: %w (%w)", vfs.ErrUnsafePath, fs.ErrInvalid)
+		return nil, fmt.Errorf("symbolic link: links in zip archives are not followed: %w (%w)", driver.ErrUnsafePath, fs.ErrInvalid)
 	}
 	f := e.file
 	if f.Flags&1 != 0 {
@@ -343,16 +345,16 @@ func (a *Archive) openEntry(ctx context.Context, name string, e *entry) (vfs.Blo
 	}
 	usize, csize := f.UncompressedSize64, f.CompressedSize64
 	if usize > uint64(a.lim.MaxFileSize) {
-		return nil, vfs.Limitf("declared size %d is over the limit of %d bytes (raise Options.Limits.MaxFileSize)", usize, a.lim.MaxFileSize)
+		return nil, driver.Limitf("declared size %d is over the limit of %d bytes (raise Options.Limits.MaxFileSize)", usize, a.lim.MaxFileSize)
 	}
 	switch f.Method {
 	case zip.Store:
 		if csize != usize {
-			return nil, vfs.Corruptf("stored member has compressed size %d and size %d", csize, usize)
+			return nil, driver.Corruptf("stored member has compressed size %d and size %d", csize, usize)
 		}
 	case zip.Deflate:
 		if r := uint64(a.lim.MaxRatio); csize <= (1<<64-1)/r && usize > csize*r {
-			return nil, vfs.Limitf("declared size %d from %d compressed bytes is a ratio over the limit of %d:1 (raise Options.Limits.MaxRatio)",
+			return nil, driver.Limitf("declared size %d from %d compressed bytes is a ratio over the limit of %d:1 (raise Options.Limits.MaxRatio)",
 				usize, csize, a.lim.MaxRatio)
 		}
 	default:
@@ -372,7 +374,7 @@ func (a *Archive) openEntry(ctx context.Context, name string, e *entry) (vfs.Blo
 	}
 	fi := e.info
 	if f.Method == zip.Store {
-		sec := vfs.SectionBlob(a.blob, off, int64(usize), &fi)
+		sec := driver.SectionBlob(a.blob, off, int64(usize), &fi)
 		if big {
 			return &storedBlob{Blob: sec}, nil
 		}
@@ -381,7 +383,7 @@ func (a *Archive) openEntry(ctx context.Context, name string, e *entry) (vfs.Blo
 	return a.newDeflated(name, e, off, &fi), nil
 }
 
-// Request economy over remote blobs (vfs.Prefetch does nothing for the
+// Request economy over remote blobs (driver.Prefetch does nothing for the
 // others).
 const (
 	// tailPrefetch is what Open fetches from the end of the blob before
@@ -414,7 +416,7 @@ func (a *Archive) prefetch(ctx context.Context, e *entry, headerOnly bool) error
 		n = hdrLen + int64(min(f.CompressedSize64, 1<<62)) + 24
 	}
 	n = min(n, e.next-e.hdr, a.size-e.hdr)
-	return vfs.Prefetch(ctx, a.blob, e.hdr, n)
+	return driver.Prefetch(ctx, a.blob, e.hdr, n)
 }
 
 // A storedBlob is a large stored member. Once it is read sequentially, it
@@ -422,10 +424,10 @@ func (a *Archive) prefetch(ctx context.Context, e *entry, headerOnly bool) error
 // the member's end and not past it; read at random (an archive inside the
 // archive), it fetches only what is read.
 type storedBlob struct {
-	vfs.Blob // the section of the archive
-	mu       sync.Mutex
-	next     int64 // where a sequential read would continue
-	declared bool
+	driver.Blob // the section of the archive
+	mu          sync.Mutex
+	next        int64 // where a sequential read would continue
+	declared    bool
 }
 
 func (b *storedBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
@@ -441,7 +443,7 @@ func (b *storedBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, erro
 	b.mu.Unlock()
 	if seq {
 		size := b.Stat().Size()
-		if err := vfs.Prefetch(ctx, b.Blob, off, size-off); err != nil {
+		if err := driver.Prefetch(ctx, b.Blob, off, size-off); err != nil {
 			return 0, err
 		}
 	}
@@ -450,7 +452,7 @@ func (b *storedBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, erro
 
 // Prefetch passes the hint to the archive's blob.
 func (b *storedBlob) Prefetch(ctx context.Context, off, n int64) error {
-	return vfs.Prefetch(ctx, b.Blob, off, n)
+	return driver.Prefetch(ctx, b.Blob, off, n)
 }
 
 // dataOffset reads the local header of e, as (*zip.File).DataOffset does
@@ -463,12 +465,12 @@ func (a *Archive) dataOffset(ctx context.Context, e *entry) (int64, error) {
 	}
 	le := binary.LittleEndian
 	if le.Uint32(b[:]) != localHeaderSig {
-		return 0, vfs.Corruptf("no local file header at offset %d", e.hdr)
+		return 0, driver.Corruptf("no local file header at offset %d", e.hdr)
 	}
 	off := e.hdr + localHeaderLen + int64(le.Uint16(b[26:])) + int64(le.Uint16(b[28:]))
 	end := off + int64(e.file.CompressedSize64)
 	if end > e.next || end > a.size {
-		return 0, vfs.Corruptf("data [%d, %d) runs into the next entry or past the end (at %d)", off, end, min(e.next, a.size))
+		return 0, driver.Corruptf("data [%d, %d) runs into the next entry or past the end (at %d)", off, end, min(e.next, a.size))
 	}
 	return off, nil
 }

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 var innerPayload = bytes.Repeat([]byte("0123456789abcdef"), 256) // 4 KiB
@@ -61,7 +61,7 @@ func buildNest(tb testing.TB, dir string, filler int64) string {
 
 // openNest opens the three levels over the file at name and returns the
 // innermost member.
-func openNest(tb testing.TB, name string) (vfs.Blob, func()) {
+func openNest(tb testing.TB, name string) (driver.Blob, func()) {
 	tb.Helper()
 	ctx := context.Background()
 	f, err := os.Open(name)
@@ -69,7 +69,7 @@ func openNest(tb testing.TB, name string) (vfs.Blob, func()) {
 		tb.Fatal(err)
 	}
 	fi, _ := f.Stat()
-	var b vfs.Blob = &fileBlob{f, fi}
+	var b driver.Blob = &fileBlob{f, fi}
 	for _, p := range []string{"mid.zip", "deep.zip", "payload.bin"} {
 		a, err := Open(ctx, b, nil)
 		if err != nil {

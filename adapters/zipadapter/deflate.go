@@ -8,8 +8,9 @@ import (
 	"io/fs"
 	"sync"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/internal/inflate"
-	"github.com/pipefs/pipefs/vfs"
 )
 
 // newDeflated returns the blob of a DEFLATE member whose compressed data
@@ -42,9 +43,9 @@ type compressedBlob struct {
 }
 
 var (
-	_ vfs.Blob     = (*compressedBlob)(nil)
-	_ vfs.Streamer = (*compressedBlob)(nil)
-	_ io.Closer    = (*compressedBlob)(nil)
+	_ driver.Blob     = (*compressedBlob)(nil)
+	_ driver.Streamer = (*compressedBlob)(nil)
+	_ io.Closer       = (*compressedBlob)(nil)
 )
 
 func (b *compressedBlob) Stat() fs.FileInfo { return b.info }
@@ -58,7 +59,7 @@ func (b *compressedBlob) sticky() error {
 // check records err when it says the member is corrupt, and names the
 // member in it.
 func (b *compressedBlob) check(err error) error {
-	if err == nil || err == io.EOF || !errors.Is(err, vfs.ErrCorrupt) {
+	if err == nil || err == io.EOF || !errors.Is(err, driver.ErrCorrupt) {
 		return err
 	}
 	err = fmt.Errorf("%s: %w", b.name, err)

@@ -23,7 +23,7 @@ func member64(b *testing.B) (zipPath, url string) {
 }
 
 // BenchmarkDeflateCat64 is `pipefs cat` of the member: open and io.Copy,
-// which streams through vfs.Streamer.
+// which streams through driver.Streamer.
 func BenchmarkDeflateCat64(b *testing.B) {
 	_, url := member64(b)
 	b.SetBytes(64 << 20)

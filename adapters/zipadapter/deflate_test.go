@@ -9,13 +9,15 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/vfs"
 )
 
 // openAndStream opens the archive in b and streams every member with
-// vfs.Streamer where the blob is one, as io.Copy of a vfs.File does.
-func openAndStream(b vfs.Blob, o *vfs.Options) error {
+// driver.Streamer where the blob is one, as io.Copy of a vfs.File does.
+func openAndStream(b driver.Blob, o *vfs.Options) error {
 	ctx := context.Background()
 	a, err := Open(ctx, b, o)
 	if err != nil {
@@ -32,7 +34,7 @@ func openAndStream(b vfs.Blob, o *vfs.Options) error {
 		if c, ok := blob.(io.Closer); ok {
 			defer c.Close()
 		}
-		s, ok := blob.(vfs.Streamer)
+		s, ok := blob.(driver.Streamer)
 		if !ok {
 			return nil
 		}
@@ -43,7 +45,7 @@ func openAndStream(b vfs.Blob, o *vfs.Options) error {
 		defer rc.Close()
 		n, err := io.Copy(io.Discard, rc)
 		if n > blob.Stat().Size() {
-			return vfs.Corruptf("streamed %d bytes of a %d-byte member", n, blob.Stat().Size())
+			return driver.Corruptf("streamed %d bytes of a %d-byte member", n, blob.Stat().Size())
 		}
 		return err
 	})
@@ -62,7 +64,7 @@ func TestDeflateIndexed(t *testing.T) {
 		}
 	}
 	z := makeZip(t, entrySpec{"big.bin", data, zip.Deflate})
-	a, err := Open(context.Background(), vfs.BytesBlob(z, nil), nil)
+	a, err := Open(context.Background(), driver.BytesBlob(z, nil), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +81,7 @@ func TestDeflateIndexed(t *testing.T) {
 			t.Fatalf("ReadAt(%d) = %d, %v", off, n, err)
 		}
 	}
-	rc, err := b.(vfs.Streamer).Stream(context.Background(), 1<<20+7)
+	rc, err := b.(driver.Streamer).Stream(context.Background(), 1<<20+7)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,9 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	pfstest "github.com/pipefs/pipefs/fstest"
-	"github.com/pipefs/pipefs/vfs"
 )
 
 // TestDemo checks the repository's demo archive (testdata/make-demo.sh):
@@ -23,7 +24,7 @@ func TestDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Open(ctx, vfs.BytesBlob(b, nil), nil)
+	a, err := Open(ctx, driver.BytesBlob(b, nil), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestDemo(t *testing.T) {
 		t.Errorf("page.tmpl = %q, want the list", sb.String())
 	}
 
-	var tree vfs.Tree = a
+	var tree driver.Tree = a
 	for _, p := range []string{"data/inner.zip", "deep.zip"} {
 		fi, _ := tree.Stat(ctx, p)
 		if h := fi.Sys().(*zip.FileHeader); h.Method != zip.Store {

@@ -9,6 +9,8 @@ import (
 	"io"
 	"slices"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -63,7 +65,7 @@ func readEnd(r io.ReaderAt, size int64) (*endRecord, error) {
 			break
 		}
 		if i == 1 || n == size {
-			return nil, vfs.Corruptf("%v", errNotZip)
+			return nil, driver.Corruptf("%v", errNotZip)
 		}
 	}
 	le := binary.LittleEndian
@@ -82,7 +84,7 @@ func readEnd(r io.ReaderAt, size int64) (*endRecord, error) {
 				return nil, truncated("zip64 end of central directory record", p, err)
 			}
 			if le.Uint32(b[:]) != dir64EndSig {
-				return nil, vfs.Corruptf("no zip64 end of central directory record at offset %d", p)
+				return nil, driver.Corruptf("no zip64 end of central directory record at offset %d", p)
 			}
 			d.records = le.Uint64(b[32:])
 			d.dirSize = le.Uint64(b[40:])
@@ -92,11 +94,11 @@ func readEnd(r io.ReaderAt, size int64) (*endRecord, error) {
 	}
 	const maxInt64 = 1<<63 - 1
 	if d.dirSize > maxInt64 || dirOff > maxInt64 {
-		return nil, vfs.Corruptf("central directory offset %d or size %d out of range", dirOff, d.dirSize)
+		return nil, driver.Corruptf("central directory offset %d or size %d out of range", dirOff, d.dirSize)
 	}
 	d.base = endOff - int64(d.dirSize) - int64(dirOff)
 	if o := d.base + int64(dirOff); o < 0 || o >= size {
-		return nil, vfs.Corruptf("central directory at offset %d is outside the %d-byte archive", o, size)
+		return nil, driver.Corruptf("central directory at offset %d is outside the %d-byte archive", o, size)
 	}
 	if d.base > 0 {
 		// archive/zip: if a directory header is found assuming no
@@ -145,7 +147,7 @@ func readDir64Loc(r io.ReaderAt, endOff int64) (off int64, ok bool, err error) {
 	}
 	o := le.Uint64(b[8:])
 	if o > 1<<63-1 {
-		return 0, false, vfs.Corruptf("zip64 end of central directory offset %d out of range", o)
+		return 0, false, driver.Corruptf("zip64 end of central directory offset %d out of range", o)
 	}
 	return int64(o), true, nil
 }
@@ -287,13 +289,13 @@ func scanDirectory(r io.ReaderAt, size int64, end *endRecord, lim vfs.Limits) ([
 			return nil, 0, entriesLimit(uint64(len(spans))+1, lim)
 		}
 		if rec.nameLen > lim.MaxNameLength {
-			return nil, 0, vfs.Limitf("entry %d has a %d-byte name, over the limit of %d bytes (raise Options.Limits.MaxNameLength)",
+			return nil, 0, driver.Limitf("entry %d has a %d-byte name, over the limit of %d bytes (raise Options.Limits.MaxNameLength)",
 				len(spans), rec.nameLen, lim.MaxNameLength)
 		}
 		start := end.base + rec.offset
 		n := int64(rec.compressed)
 		if start < 0 || rec.offset < 0 || n < 0 || start > size || size-start < localHeaderLen+int64(rec.nameLen)+n {
-			return nil, 0, vfs.Corruptf("entry %d claims bytes [%d, %d+%d) past the end of the %d-byte archive",
+			return nil, 0, driver.Corruptf("entry %d claims bytes [%d, %d+%d) past the end of the %d-byte archive",
 				len(spans), start, start, localHeaderLen+int64(rec.nameLen)+int64(rec.compressed), size)
 		}
 		spans = append(spans, span{start, start + localHeaderLen + int64(rec.nameLen) + n, len(spans)})
@@ -305,13 +307,13 @@ func scanDirectory(r io.ReaderAt, size int64, end *endRecord, lim vfs.Limits) ([
 	if uint16(len(spans)) != uint16(end.records) {
 		// archive/zip's rule: only the low 16 bits of the count are
 		// trusted, because old writers truncate it.
-		return nil, 0, vfs.Corruptf("central directory has %d readable records, end record says %d", len(spans), end.records)
+		return nil, 0, driver.Corruptf("central directory has %d readable records, end record says %d", len(spans), end.records)
 	}
 	return spans, dirLen, nil
 }
 
 func entriesLimit(n uint64, lim vfs.Limits) error {
-	return vfs.Limitf("archive has at least %d entries, over the limit of %d (raise Options.Limits.MaxEntries)", n, lim.MaxEntries)
+	return driver.Limitf("archive has at least %d entries, over the limit of %d (raise Options.Limits.MaxEntries)", n, lim.MaxEntries)
 }
 
 // checkOverlap refuses archives whose entries share bytes: the "better zip
@@ -339,7 +341,7 @@ func checkOverlap(spans []span, dirStart, dirLen int64, names func(int) string) 
 		if i+1 < len(all) {
 			next = all[i+1].start
 			if s.end > next {
-				return nil, vfs.Corruptf("%s [%d, %d) overlaps %s at offset %d (overlapping entries, a zip bomb?)",
+				return nil, driver.Corruptf("%s [%d, %d) overlaps %s at offset %d (overlapping entries, a zip bomb?)",
 					name(s), s.start, s.end, name(all[i+1]), next)
 			}
 		}
@@ -353,7 +355,7 @@ func checkOverlap(spans []span, dirStart, dirLen int64, names func(int) string) 
 // truncated describes a failed read of a structure at off.
 func truncated(what string, off int64, err error) error {
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return vfs.Corruptf("truncated: %s at offset %d", what, off)
+		return driver.Corruptf("truncated: %s at offset %d", what, off)
 	}
 	return err
 }

@@ -1,5 +1,5 @@
 // Package zipadapter implements the zip: adapter of pipefs: it serves the
-// members of a zip archive, read through a [vfs.Blob], as a [vfs.Tree].
+// members of a zip archive, read through a [driver.Blob], as a [driver.Tree].
 //
 // Importing the package registers the "zip" adapter scheme and the "zip"
 // format signature (an end of central directory record at the end of the
@@ -12,7 +12,7 @@
 //
 // # Random access, nothing extracted
 //
-// A STORED member is a section of the archive's blob ([vfs.SectionBlob]):
+// A STORED member is a section of the archive's blob ([driver.SectionBlob]):
 // reading it reads the parent at an offset, with no copy and no buffer, so
 // a zip stored in a zip stored in a zip costs no more than the innermost
 // read. STORED members are served as they are: a ReadAt cannot check a
@@ -24,13 +24,13 @@
 // nearest one instead of decoding from the member's start. The index is
 // shared by every open of the member in the process (keyed by the
 // archive's canonical pipeline, size and modification time, and the
-// member's name). The member's blob is a [vfs.Streamer]: io.Copy of the
+// member's name). The member's blob is a [driver.Streamer]: io.Copy of the
 // file decodes it forward with one decoder. When a read reaches the
 // declared size, the stream must end there and its CRC-32 must match the
 // central directory (unless that CRC-32 is 0, which archive/zip also
 // treats as "not set"): a longer or shorter stream, a bad CRC-32 or
 // malformed deflate data is an
-// error matching [vfs.ErrCorrupt], returned instead of the data, and every
+// error matching [driver.ErrCorrupt], returned instead of the data, and every
 // later read of that blob returns it too. Other compression methods and
 // encrypted members give an error matching [errors.ErrUnsupported] that
 // names the method.
@@ -66,14 +66,14 @@
 //
 // Symbolic links (entries whose mode says so) are listed and described
 // with fs.ModeSymlink, and never followed: opening one gives an error that
-// matches both [vfs.ErrUnsafePath] and fs.ErrInvalid. Stat().Sys() of a
+// matches both [driver.ErrUnsafePath] and fs.ErrInvalid. Stat().Sys() of a
 // member, link or explicit directory returns its *zip.FileHeader; it is nil
 // for the root and for implied directories.
 //
 // # Limits
 //
 // The limits of [vfs.Options].Limits apply, and each error matches
-// [vfs.ErrLimit] and names the Limits field to raise:
+// [driver.ErrLimit] and names the Limits field to raise:
 //
 //   - MaxEntries: the number of central directory records, counted before
 //     archive/zip allocates anything for them. [Open] fails.
@@ -90,8 +90,8 @@
 // Entries whose bytes overlap (from local header to the end of the
 // compressed data, as the central directory declares them), or overlap the
 // central directory, make [Open] fail with an error matching
-// [vfs.ErrCorrupt] that names both: this is the "better zip bomb", which
+// [driver.ErrCorrupt] that names both: this is the "better zip bomb", which
 // reuses one compressed kernel for many entries. Sizes and offsets that
 // point past the end of the archive, and truncation anywhere, are errors
-// matching [vfs.ErrCorrupt].
+// matching [driver.ErrCorrupt].
 package zipadapter

@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/adapters/zipadapter"
-	"github.com/pipefs/pipefs/vfs"
 )
 
 func Example() {
@@ -20,7 +21,7 @@ func Example() {
 	w.Close()
 
 	ctx := context.Background()
-	a, err := zipadapter.Open(ctx, vfs.BytesBlob(buf.Bytes(), nil), nil)
+	a, err := zipadapter.Open(ctx, driver.BytesBlob(buf.Bytes(), nil), nil)
 	if err != nil {
 		panic(err)
 	}
@@ -32,7 +33,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	data, _ := io.ReadAll(io.NewSectionReader(vfs.ReaderAt(ctx, b), 0, b.Stat().Size()))
+	data, _ := io.ReadAll(io.NewSectionReader(driver.ReaderAt(ctx, b), 0, b.Stat().Size()))
 	fmt.Printf("%s", data)
 	// Output:
 	// docs true

@@ -7,13 +7,14 @@ import (
 	"io/fs"
 	"path"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/fstest"
-	"github.com/pipefs/pipefs/vfs"
 )
 
 // readAll walks t and returns the contents of every regular file, reading
 // at most max bytes of each; links map to "->link".
-func readAll(t vfs.Tree, max int64) (map[string]string, error) {
+func readAll(t driver.Tree, max int64) (map[string]string, error) {
 	got := map[string]string{}
 	err := fs.WalkDir(fstest.TreeFS(t), ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -32,7 +33,7 @@ func readAll(t vfs.Tree, max int64) (map[string]string, error) {
 				c.Close()
 			}
 		}()
-		data, err := io.ReadAll(io.LimitReader(io.NewSectionReader(vfs.ReaderAt(context.Background(), b), 0, b.Stat().Size()), max))
+		data, err := io.ReadAll(io.LimitReader(io.NewSectionReader(driver.ReaderAt(context.Background(), b), 0, b.Stat().Size()), max))
 		if err != nil {
 			return &fs.PathError{Op: "read", Path: name, Err: err}
 		}

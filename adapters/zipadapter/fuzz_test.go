@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -40,11 +42,11 @@ func FuzzZip(f *testing.F) {
 			panic("FuzzZip: input takes over 10s:\n" + string(buf[:runtime.Stack(buf, true)]))
 		})
 		defer watchdog.Stop()
-		fuzzTree(t, vfs.BytesBlob(b, nil), o, 0)
+		fuzzTree(t, driver.BytesBlob(b, nil), o, 0)
 	})
 }
 
-func fuzzTree(t *testing.T, blob vfs.Blob, o *vfs.Options, depth int) {
+func fuzzTree(t *testing.T, blob driver.Blob, o *vfs.Options, depth int) {
 	ctx := context.Background()
 	a, err := Open(ctx, blob, o)
 	if err != nil {
@@ -89,8 +91,8 @@ func fuzzTree(t *testing.T, blob vfs.Blob, o *vfs.Options, depth int) {
 }
 
 func checkFuzzErr(t *testing.T, err error) {
-	if !errors.Is(err, vfs.ErrCorrupt) && !errors.Is(err, vfs.ErrLimit) && !errors.Is(err, errors.ErrUnsupported) &&
-		!errors.Is(err, vfs.ErrUnsafePath) {
+	if !errors.Is(err, driver.ErrCorrupt) && !errors.Is(err, driver.ErrLimit) && !errors.Is(err, errors.ErrUnsupported) &&
+		!errors.Is(err, driver.ErrUnsafePath) {
 		t.Fatalf("unexpected error kind: %v", err)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -80,7 +82,7 @@ func checkErr(t testing.TB, what string, err error, sentinels ...error) {
 }
 
 // openAndRead opens b and reads everything, returning the first error.
-func openAndRead(b vfs.Blob, o *vfs.Options) error {
+func openAndRead(b driver.Blob, o *vfs.Options) error {
 	a, err := Open(context.Background(), b, o)
 	if err != nil {
 		return err
@@ -95,7 +97,7 @@ type shortBlob struct {
 	size int64
 }
 
-func (s *shortBlob) Stat() fs.FileInfo { return &vfs.FileInfo{FSize: s.size, FMode: 0o444} }
+func (s *shortBlob) Stat() fs.FileInfo { return &driver.FileInfo{FSize: s.size, FMode: 0o444} }
 func (s *shortBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, fs.ErrInvalid
@@ -130,11 +132,11 @@ func TestTruncated(t *testing.T) {
 			t.Fatal(err)
 		}
 		for k := range len(b) {
-			err := openAndRead(vfs.BytesBlob(b[:k], nil), nil)
+			err := openAndRead(driver.BytesBlob(b[:k], nil), nil)
 			if err == nil {
 				continue
 			}
-			checkErr(t, fmt.Sprintf("%s[:%d]", name, k), err, vfs.ErrCorrupt)
+			checkErr(t, fmt.Sprintf("%s[:%d]", name, k), err, driver.ErrCorrupt)
 		}
 		l := walk(t, b)
 		offs := []int{l.eocd, l.eocd + 4, l.eocd + 21}
@@ -154,7 +156,7 @@ func TestTruncated(t *testing.T) {
 					t.Errorf("%s: cut at %d under a full size read without error", name, k)
 				}
 			}
-			checkErr(t, fmt.Sprintf("%s short at %d", name, k), err, vfs.ErrCorrupt)
+			checkErr(t, fmt.Sprintf("%s short at %d", name, k), err, driver.ErrCorrupt)
 		}
 	}
 }
@@ -205,17 +207,17 @@ func TestHostile(t *testing.T) {
 		{
 			name: "bad CRC of a deflate member",
 			zip:  patch(two(), func(b []byte, l layout) { le.PutUint32(b[l.records[0]+16:], 0x12345678) }),
-			want: vfs.ErrCorrupt, msg: "CRC",
+			want: driver.ErrCorrupt, msg: "CRC",
 		},
 		{
 			name: "deflate declares one byte more",
 			zip:  patch(two(), func(b []byte, l layout) { le.PutUint32(b[l.records[0]+24:], uint32(len(text)+1)) }),
-			want: vfs.ErrCorrupt, msg: "ends after",
+			want: driver.ErrCorrupt, msg: "ends after",
 		},
 		{
 			name: "deflate declares one byte less",
 			zip:  patch(two(), func(b []byte, l layout) { le.PutUint32(b[l.records[0]+24:], uint32(len(text)-1)) }),
-			want: vfs.ErrCorrupt, msg: "longer than",
+			want: driver.ErrCorrupt, msg: "longer than",
 		},
 		{
 			name: "stored declares more than it has",
@@ -223,47 +225,47 @@ func TestHostile(t *testing.T) {
 				le.PutUint32(b[l.records[1]+20:], uint32(len(text)+100))
 				le.PutUint32(b[l.records[1]+24:], uint32(len(text)+100))
 			}),
-			want: vfs.ErrCorrupt, msg: "overlaps",
+			want: driver.ErrCorrupt, msg: "overlaps",
 		},
 		{
 			name: "stored sizes disagree",
 			zip:  patch(two(), func(b []byte, l layout) { le.PutUint32(b[l.records[1]+24:], uint32(len(text)-100)) }),
-			want: vfs.ErrCorrupt, msg: "stored member",
+			want: driver.ErrCorrupt, msg: "stored member",
 		},
 		{
 			name: "deflate compressed size too large",
 			zip:  patch(two(), func(b []byte, l layout) { le.PutUint32(b[l.records[0]+20:], 1<<20) }),
-			want: vfs.ErrCorrupt,
+			want: driver.ErrCorrupt,
 		},
 		{
 			name: "central directory past the end",
 			zip:  patch(two(), func(b []byte, l layout) { le.PutUint32(b[l.eocd+16:], 1<<30) }),
-			want: vfs.ErrCorrupt,
+			want: driver.ErrCorrupt,
 		},
 		{
 			name: "central directory size past the start",
 			zip:  patch(two(), func(b []byte, l layout) { le.PutUint32(b[l.eocd+12:], 1<<30) }),
-			want: vfs.ErrCorrupt,
+			want: driver.ErrCorrupt,
 		},
 		{
 			name: "local header offset past the end",
 			zip:  patch(two(), func(b []byte, l layout) { le.PutUint32(b[l.records[1]+42:], 1<<30) }),
-			want: vfs.ErrCorrupt, msg: "past the end",
+			want: driver.ErrCorrupt, msg: "past the end",
 		},
 		{
 			name: "local header offset to a non-header",
 			zip:  patch(two(), func(b []byte, l layout) { le.PutUint32(b[l.records[1]+42:], uint32(l.records[0])) }),
-			want: vfs.ErrCorrupt,
+			want: driver.ErrCorrupt,
 		},
 		{
 			name: "local header signature damaged",
 			zip:  patch(two(), func(b []byte, l layout) { b[l.locals[1]] = 'X' }),
-			want: vfs.ErrCorrupt, msg: "local file header",
+			want: driver.ErrCorrupt, msg: "local file header",
 		},
 		{
 			name: "local extra field pushes data into the next entry",
 			zip:  patch(two(), func(b []byte, l layout) { le.PutUint16(b[l.locals[0]+28:], 60000) }),
-			want: vfs.ErrCorrupt, msg: "next entry",
+			want: driver.ErrCorrupt, msg: "next entry",
 		},
 		{
 			name: "deflate data damaged",
@@ -272,12 +274,12 @@ func TestHostile(t *testing.T) {
 					b[i] = 0xff
 				}
 			}),
-			want: vfs.ErrCorrupt,
+			want: driver.ErrCorrupt,
 		},
 		{
 			name: "count says more records than there are",
 			zip:  patch(two(), func(b []byte, l layout) { le.PutUint16(b[l.eocd+10:], 3); le.PutUint16(b[l.eocd+8:], 3) }),
-			want: vfs.ErrCorrupt,
+			want: driver.ErrCorrupt,
 		},
 		{
 			name: "unsupported method",
@@ -293,49 +295,49 @@ func TestHostile(t *testing.T) {
 			name: "too many entries",
 			zip:  makeZip(t, entrySpec{"1", nil, 0}, entrySpec{"2", nil, 0}, entrySpec{"3", nil, 0}),
 			opts: &vfs.Options{Limits: vfs.Limits{MaxEntries: 2}},
-			want: vfs.ErrLimit, msg: "MaxEntries",
+			want: driver.ErrLimit, msg: "MaxEntries",
 		},
 		{
 			name: "too many entries, count lies",
 			zip: patch(makeZip(t, entrySpec{"1", nil, 0}, entrySpec{"2", nil, 0}, entrySpec{"3", nil, 0}),
 				func(b []byte, l layout) { le.PutUint16(b[l.eocd+10:], 1); le.PutUint16(b[l.eocd+8:], 1) }),
 			opts: &vfs.Options{Limits: vfs.Limits{MaxEntries: 2}},
-			want: vfs.ErrLimit, msg: "MaxEntries",
+			want: driver.ErrLimit, msg: "MaxEntries",
 		},
 		{
 			name: "name too long",
 			zip:  makeZip(t, entrySpec{"dir/" + strings.Repeat("n", 100), nil, 0}),
 			opts: &vfs.Options{Limits: vfs.Limits{MaxNameLength: 64}},
-			want: vfs.ErrLimit, msg: "MaxNameLength",
+			want: driver.ErrLimit, msg: "MaxNameLength",
 		},
 		{
 			name: "file too large",
 			zip:  two(),
 			opts: &vfs.Options{Limits: vfs.Limits{MaxFileSize: 1000}},
-			want: vfs.ErrLimit, msg: "MaxFileSize",
+			want: driver.ErrLimit, msg: "MaxFileSize",
 		},
 		{
 			name: "ratio",
 			zip:  makeZip(t, entrySpec{"zeros", make([]byte, 1<<20), zip.Deflate}),
 			opts: &vfs.Options{Limits: vfs.Limits{MaxRatio: 100}},
-			want: vfs.ErrLimit, msg: "MaxRatio",
+			want: driver.ErrLimit, msg: "MaxRatio",
 		},
 		{
 			name: "declared size from nothing",
 			zip:  patch(two(), func(b []byte, l layout) { le.PutUint32(b[l.records[0]+24:], 0xfffffff0) }),
-			want: vfs.ErrLimit, msg: "MaxRatio",
+			want: driver.ErrLimit, msg: "MaxRatio",
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := openAndRead(vfs.BytesBlob(tc.zip, nil), tc.opts)
+			err := openAndRead(driver.BytesBlob(tc.zip, nil), tc.opts)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("error = %v, want %v", err, tc.want)
 			}
 			if !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("error = %v, want it to say %q", err, tc.msg)
 			}
-			if err := openAndStream(vfs.BytesBlob(tc.zip, nil), tc.opts); !errors.Is(err, tc.want) {
+			if err := openAndStream(driver.BytesBlob(tc.zip, nil), tc.opts); !errors.Is(err, tc.want) {
 				t.Errorf("streamed: error = %v, want %v", err, tc.want)
 			}
 		})
@@ -365,8 +367,8 @@ func overlapping(t testing.TB, copies int) []byte {
 }
 
 func TestOverlap(t *testing.T) {
-	_, err := Open(context.Background(), vfs.BytesBlob(overlapping(t, 5), nil), nil)
-	if !errors.Is(err, vfs.ErrCorrupt) || !strings.Contains(err.Error(), `"a"`) || !strings.Contains(err.Error(), `"b"`) {
+	_, err := Open(context.Background(), driver.BytesBlob(overlapping(t, 5), nil), nil)
+	if !errors.Is(err, driver.ErrCorrupt) || !strings.Contains(err.Error(), `"a"`) || !strings.Contains(err.Error(), `"b"`) {
 		t.Errorf("Open(overlapping) = %v, want ErrCorrupt naming a and b", err)
 	}
 	// Entry data overlapping the central directory.
@@ -374,8 +376,8 @@ func TestOverlap(t *testing.T) {
 	l := walk(t, b)
 	binary.LittleEndian.PutUint32(b[l.records[0]+20:], uint32(len(text)+30))
 	binary.LittleEndian.PutUint32(b[l.records[0]+24:], uint32(len(text)+30))
-	_, err = Open(context.Background(), vfs.BytesBlob(b, nil), nil)
-	if !errors.Is(err, vfs.ErrCorrupt) || !strings.Contains(err.Error(), "central directory") {
+	_, err = Open(context.Background(), driver.BytesBlob(b, nil), nil)
+	if !errors.Is(err, driver.ErrCorrupt) || !strings.Contains(err.Error(), "central directory") {
 		t.Errorf("Open(data over directory) = %v, want ErrCorrupt", err)
 	}
 }
@@ -395,7 +397,7 @@ func TestManyEntries(t *testing.T) {
 		}
 	}
 	w.Close()
-	blob := vfs.BytesBlob(buf.Bytes(), nil)
+	blob := driver.BytesBlob(buf.Bytes(), nil)
 	a, err := Open(context.Background(), blob, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -405,7 +407,7 @@ func TestManyEntries(t *testing.T) {
 		t.Errorf("ReadDir(d7) = %d entries, %v, want %d", len(list), err, n/100)
 	}
 	_, err = Open(context.Background(), blob, &vfs.Options{Limits: vfs.Limits{MaxEntries: n - 1}})
-	if !errors.Is(err, vfs.ErrLimit) {
+	if !errors.Is(err, driver.ErrLimit) {
 		t.Errorf("Open with MaxEntries %d = %v, want ErrLimit", n-1, err)
 	}
 }

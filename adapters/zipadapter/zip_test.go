@@ -14,6 +14,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	pfstest "github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -57,7 +59,7 @@ func openFile(t testing.TB, name string, o *vfs.Options) *Archive {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Open(context.Background(), vfs.BytesBlob(b, nil), o)
+	a, err := Open(context.Background(), driver.BytesBlob(b, nil), o)
 	if err != nil {
 		t.Fatalf("Open(%s) = %v", name, err)
 	}
@@ -181,13 +183,13 @@ func TestStat(t *testing.T) {
 			t.Errorf("OpenBlob(%q) = %v, want %v", tc.name, err, tc.err)
 		}
 	}
-	if _, err := a.OpenBlob(ctx, "dir"); !errors.Is(err, vfs.ErrIsDir) {
+	if _, err := a.OpenBlob(ctx, "dir"); !errors.Is(err, driver.ErrIsDir) {
 		t.Errorf("OpenBlob(dir) = %v, want ErrIsDir", err)
 	}
-	if _, err := a.OpenBlob(ctx, "."); !errors.Is(err, vfs.ErrIsDir) {
+	if _, err := a.OpenBlob(ctx, "."); !errors.Is(err, driver.ErrIsDir) {
 		t.Errorf("OpenBlob(.) = %v, want ErrIsDir", err)
 	}
-	if _, err := a.ReadDir(ctx, "hello.txt"); !errors.Is(err, vfs.ErrNotDir) {
+	if _, err := a.ReadDir(ctx, "hello.txt"); !errors.Is(err, driver.ErrNotDir) {
 		t.Errorf("ReadDir(hello.txt) = %v, want ErrNotDir", err)
 	}
 	list, err := a.ReadDir(ctx, "dir")
@@ -244,7 +246,7 @@ func TestSymlink(t *testing.T) {
 		t.Fatalf("Stat(link) = %v, %v, want a symlink", fi, err)
 	}
 	_, err = a.OpenBlob(context.Background(), "escape")
-	if !errors.Is(err, vfs.ErrUnsafePath) || !errors.Is(err, fs.ErrInvalid) {
+	if !errors.Is(err, driver.ErrUnsafePath) || !errors.Is(err, fs.ErrInvalid) {
 		t.Errorf("OpenBlob(escape) = %v, want ErrUnsafePath and fs.ErrInvalid", err)
 	}
 }
@@ -256,7 +258,7 @@ func TestNested(t *testing.T) {
 			ctx := context.Background()
 			a := openFile(t, name, nil)
 			path := []string{"mid.zip", "deep/deep.zip"}
-			var tree vfs.Tree = a
+			var tree driver.Tree = a
 			for _, p := range path {
 				b, err := tree.OpenBlob(ctx, p)
 				if err != nil {

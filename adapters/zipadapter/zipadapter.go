@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"io/fs"
+
+	"github.com/pipefs/pipefs/vfs/driver"
 
 	"github.com/pipefs/pipefs/vfs"
 )
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "zip", Input: vfs.KindFile, Open: openAdapter})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "zip", OpenFile: openAdapter})
 	vfs.RegisterFormat(&vfs.Format{
 		Name:    "zip",
 		Adapter: "zip:",
@@ -20,20 +21,17 @@ func init() {
 	})
 }
 
-// openAdapter opens the zip: sub-URL u over the file location in.
-func openAdapter(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
-	if in.Blob == nil {
-		return vfs.Location{}, fmt.Errorf("zip: the base is not a file: %w", fs.ErrInvalid)
-	}
-	a, err := Open(ctx, in.Blob, o)
+// openAdapter opens the zip: sub-URL u over the file src.
+func openAdapter(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
+	a, err := Open(ctx, src, env.Options)
 	if err != nil {
-		return vfs.Location{}, err
+		return driver.Location{}, err
 	}
-	if in.URL != "" {
-		info := in.Blob.Stat()
-		a.key = fmt.Sprintf("zip\x00%s\x00%d\x00%d", in.URL, a.size, info.ModTime().UnixNano())
+	if env.URL != "" {
+		info := src.Stat()
+		a.key = fmt.Sprintf("zip\x00%s\x00%d\x00%d", env.URL, a.size, info.ModTime().UnixNano())
 	}
-	return vfs.Location{Tree: a, Path: u.Key()}, nil
+	return driver.Location{Tree: a, Path: u.Key()}, nil
 }
 
 // Match reports whether tail, the last bytes of a file of the given size,

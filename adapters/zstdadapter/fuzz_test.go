@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -25,7 +27,7 @@ func FuzzZstd(f *testing.F) {
 		watchdog := time.AfterFunc(20*time.Second, func() { panic("one input took more than 20 s") })
 		defer watchdog.Stop()
 		ctx := context.Background()
-		loc, err := open(ctx, vfs.Location{Blob: vfs.BytesBlob(data, &vfs.FileInfo{FName: "f.zst", FSize: int64(len(data))})}, vfs.SubURL{}, o)
+		loc, err := open(ctx, driver.BytesBlob(data, &driver.FileInfo{FName: "f.zst", FSize: int64(len(data))}), vfs.SubURL{}, vfs.NewEnv("", "", o))
 		if err != nil {
 			return
 		}
@@ -37,9 +39,9 @@ func FuzzZstd(f *testing.F) {
 				b.ReadAt(ctx, buf, off) // errors are fine: data is checked lazily
 			}
 		}
-		io.Copy(io.Discard, io.NewSectionReader(vfs.ReaderAt(ctx, b), 0, size))
+		io.Copy(io.Discard, io.NewSectionReader(driver.ReaderAt(ctx, b), 0, size))
 		// The streamed read must agree with ReadAt.
-		if rc, err := b.(vfs.Streamer).Stream(ctx, 0); err == nil {
+		if rc, err := b.(driver.Streamer).Stream(ctx, 0); err == nil {
 			n, err := io.Copy(io.Discard, rc)
 			rc.Close()
 			if err == nil && n != b.Stat().Size() {

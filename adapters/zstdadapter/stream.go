@@ -6,17 +6,17 @@ import (
 	"io/fs"
 	"sort"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
-var _ vfs.Streamer = (*blob)(nil)
+var _ driver.Streamer = (*blob)(nil)
 
 // Stream reads the output forward from off with one decoder, frame after
 // frame, as io.Copy of the file does. Frames without a content size are
 // measured on the way: a stream that reaches the end lays the frames out,
 // so Size needs no pass of its own. Checksums, declared sizes and the
 // limits are checked as ReadAt checks them; a bad frame ends the stream
-// with an error matching vfs.ErrCorrupt or vfs.ErrLimit, never io.EOF.
+// with an error matching driver.ErrCorrupt or driver.ErrLimit, never io.EOF.
 func (b *blob) Stream(ctx context.Context, off int64) (io.ReadCloser, error) {
 	if off < 0 {
 		return nil, &fs.PathError{Op: "read", Path: b.info.Name(), Err: fs.ErrInvalid}
@@ -97,7 +97,7 @@ func (r *streamReader) Read(p []byte) (int, error) {
 			// its checksum).
 			var one [1]byte
 			if k, err = r.c.dec.Read(one[:]); k > 0 {
-				err = vfs.Corruptf("zstd frame %d decodes to more than its declared %d bytes", r.i, want)
+				err = driver.Corruptf("zstd frame %d decodes to more than its declared %d bytes", r.i, want)
 				k = 0
 			}
 		}
@@ -110,7 +110,7 @@ func (r *streamReader) Read(p []byte) (int, error) {
 		switch {
 		case err == io.EOF:
 			if want >= 0 && r.n != want {
-				r.err = vfs.Corruptf("zstd frame %d decodes to fewer than its declared %d bytes", r.i, want)
+				r.err = driver.Corruptf("zstd frame %d decodes to fewer than its declared %d bytes", r.i, want)
 				break
 			}
 			r.sizes[r.i] = r.n
@@ -139,11 +139,11 @@ func (r *streamReader) limits() error {
 	csize := r.b.frames[r.i].end - r.b.frames[r.i].in
 	switch {
 	case r.out > lim.MaxFileSize:
-		return vfs.Limitf("zstd output exceeds Limits.MaxFileSize (%d bytes)", lim.MaxFileSize)
+		return driver.Limitf("zstd output exceeds Limits.MaxFileSize (%d bytes)", lim.MaxFileSize)
 	case r.n > lim.MaxOutput(csize)+ratioSlack:
-		return vfs.Limitf("zstd frame %d decompresses to more than Limits.MaxRatio (%d) times its %d bytes", r.i, lim.MaxRatio, csize)
+		return driver.Limitf("zstd frame %d decompresses to more than Limits.MaxRatio (%d) times its %d bytes", r.i, lim.MaxRatio, csize)
 	case r.out > lim.MaxOutput(r.b.csize)+ratioSlack:
-		return vfs.Limitf("zstd output exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", lim.MaxRatio, r.b.csize)
+		return driver.Limitf("zstd output exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", lim.MaxRatio, r.b.csize)
 	}
 	return nil
 }
@@ -208,7 +208,7 @@ func (r *streamReader) WriteTo(w io.Writer) (int64, error) {
 		case err != nil:
 			r.err = translate(err, r.i)
 		case r.sizes[r.i] >= 0 && r.n != r.sizes[r.i]:
-			r.err = vfs.Corruptf("zstd frame %d decodes to fewer than its declared %d bytes", r.i, r.sizes[r.i])
+			r.err = driver.Corruptf("zstd frame %d decodes to fewer than its declared %d bytes", r.i, r.sizes[r.i])
 		default:
 			r.sizes[r.i] = r.n
 			r.c.release()
@@ -238,7 +238,7 @@ func (fw *frameWriter) Write(b []byte) (int, error) {
 	k := len(b)
 	var long error
 	if want := r.sizes[r.i]; want >= 0 && r.n+int64(len(b)) > want {
-		long = vfs.Corruptf("zstd frame %d decodes to more than its declared %d bytes", r.i, want)
+		long = driver.Corruptf("zstd frame %d decodes to more than its declared %d bytes", r.i, want)
 		b = b[:want-r.n]
 	}
 	r.n += int64(len(b))

@@ -15,7 +15,7 @@
 // and block headers, which costs one small read per block and decodes
 // nothing. When a frame declares no content size, opening still decodes
 // nothing: the size is learnt by the first pass, whichever read makes it.
-// The blob is a [vfs.Streamer], so io.Copy of the file (pipefs cat)
+// The blob is a [driver.Streamer], so io.Copy of the file (pipefs cat)
 // decodes the frames once, forward, measuring them on its way;
 // Stat().Size(), or a ReadAt, decodes the unmeasured frames on first use,
 // once. Size runs with the values of the open's context but not its
@@ -34,11 +34,11 @@
 //
 // Content checksums are verified by the decoder when a read reaches the end
 // of a frame; a frame whose output differs from its declared content size
-// or from its seek table entry is an error matching vfs.ErrCorrupt, and so
+// or from its seek table entry is an error matching driver.ErrCorrupt, and so
 // are reserved bits, bad magic, truncation and trailing bytes that are not
 // a frame. A seek table that does not add up to the file's layout is
 // refused at open. A frame whose window is larger than Limits.MaxWindow
-// is refused at open with an error matching vfs.ErrLimit (and by the
+// is refused at open with an error matching driver.ErrLimit (and by the
 // decoder, for frames a seek table lists), which bounds each decoder's
 // memory. Limits.MaxFileSize bounds the total output; Limits.MaxRatio bounds
 // each frame's output against its compressed size (zstd legitimately goes
@@ -65,15 +65,16 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/pipefs/pipefs/internal/inflate"
 	"github.com/pipefs/pipefs/internal/lazysize"
 	"github.com/pipefs/pipefs/vfs"
 )
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "zstd", Input: vfs.KindFile, Open: open})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "zstd", OpenFile: open})
 	vfs.RegisterFormat(&vfs.Format{Name: "zstd", Adapter: "zstd:", Input: vfs.KindFile, Magic: "\x28\xb5\x2f\xfd"})
 	vfs.RegisterFormat(&vfs.Format{Name: "zstd (skippable frame first)", Adapter: "zstd:", Input: vfs.KindFile,
 		Magic: "?\x2a\x4d\x18", Head: 4096, Match: skippableThenFrame})
@@ -121,7 +122,7 @@ type Info struct {
 
 type opener struct {
 	ctx  context.Context
-	src  vfs.Blob
+	src  driver.Blob
 	size int64
 	lim  vfs.Limits
 }
@@ -132,7 +133,7 @@ func (o *opener) read(p []byte, off int64) error {
 		return nil
 	}
 	if err == nil || err == io.EOF {
-		err = vfs.Corruptf("zstd data truncated at %d", off+int64(n))
+		err = driver.Corruptf("zstd data truncated at %d", off+int64(n))
 	}
 	return err
 }
@@ -159,25 +160,25 @@ func (o *opener) seekTable() ([]frame, error) {
 	n := int64(binary.LittleEndian.Uint32(foot[:4]))
 	desc := foot[4]
 	if desc&0x7c != 0 {
-		return nil, vfs.Corruptf("zstd seek table: reserved descriptor bits %#02x", desc&0x7c)
+		return nil, driver.Corruptf("zstd seek table: reserved descriptor bits %#02x", desc&0x7c)
 	}
 	esize := int64(8)
 	if desc&0x80 != 0 {
 		esize = 12
 	}
 	if n > int64(o.lim.MaxEntries) {
-		return nil, vfs.Limitf("zstd seek table lists %d frames, more than Limits.MaxEntries (%d)", n, o.lim.MaxEntries)
+		return nil, driver.Limitf("zstd seek table lists %d frames, more than Limits.MaxEntries (%d)", n, o.lim.MaxEntries)
 	}
 	tsize := n*esize + 9
 	start := o.size - tsize - 8
 	if start < 0 {
-		return nil, vfs.Corruptf("zstd seek table of %d frames is larger than the file", n)
+		return nil, driver.Corruptf("zstd seek table of %d frames is larger than the file", n)
 	}
 	if m, err := o.u32(start); err != nil || m != seekTableMagic {
-		return nil, vfs.Corruptf("zstd seek table: no skippable frame header at %d", start)
+		return nil, driver.Corruptf("zstd seek table: no skippable frame header at %d", start)
 	}
 	if fs, err := o.u32(start + 4); err != nil || int64(fs) != tsize {
-		return nil, vfs.Corruptf("zstd seek table: frame size does not match %d entries", n)
+		return nil, driver.Corruptf("zstd seek table: frame size does not match %d entries", n)
 	}
 	tab := make([]byte, n*esize) // bounded by the file size above
 	if err := o.read(tab, start+8); err != nil {
@@ -192,18 +193,18 @@ func (o *opener) seekTable() ([]frame, error) {
 			continue
 		}
 		if c < 9 {
-			return nil, vfs.Corruptf("zstd seek table: entry %d has %d compressed bytes", i, c)
+			return nil, driver.Corruptf("zstd seek table: entry %d has %d compressed bytes", i, c)
 		}
 		frames = append(frames, frame{in: in, end: in + c, out: out, size: d})
 		in += c
 		out += d
 	}
 	if in != start {
-		return nil, vfs.Corruptf("zstd seek table: frames add up to %d bytes, the table starts at %d", in, start)
+		return nil, driver.Corruptf("zstd seek table: frames add up to %d bytes, the table starts at %d", in, start)
 	}
 	for _, f := range frames {
 		if m, err := o.u32(f.in); err != nil || m != frameMagic {
-			return nil, vfs.Corruptf("zstd seek table: no frame at %d", f.in)
+			return nil, driver.Corruptf("zstd seek table: no frame at %d", f.in)
 		}
 	}
 	return frames, nil
@@ -223,19 +224,19 @@ func (o *opener) walk() ([]frame, error) {
 				return nil, err
 			}
 			if off+8+int64(n) > o.size {
-				return nil, vfs.Corruptf("zstd skippable frame at %d is truncated", off)
+				return nil, driver.Corruptf("zstd skippable frame at %d is truncated", off)
 			}
 			off += 8 + int64(n)
 			continue
 		}
 		if m != frameMagic {
 			if len(frames) == 0 {
-				return nil, vfs.Corruptf("not a zstd file: no frame magic at %d", off)
+				return nil, driver.Corruptf("not a zstd file: no frame magic at %d", off)
 			}
-			return nil, vfs.Corruptf("trailing garbage at %d after zstd frame %d", off, len(frames)-1)
+			return nil, driver.Corruptf("trailing garbage at %d after zstd frame %d", off, len(frames)-1)
 		}
 		if len(frames) >= o.lim.MaxEntries {
-			return nil, vfs.Limitf("zstd file has more than Limits.MaxEntries (%d) frames", o.lim.MaxEntries)
+			return nil, driver.Limitf("zstd file has more than Limits.MaxEntries (%d) frames", o.lim.MaxEntries)
 		}
 		f, err := o.frame(off)
 		if err != nil {
@@ -245,7 +246,7 @@ func (o *opener) walk() ([]frame, error) {
 		off = f.end
 	}
 	if len(frames) == 0 {
-		return nil, vfs.Corruptf("zstd file has no frame")
+		return nil, driver.Corruptf("zstd file has no frame")
 	}
 	return frames, nil
 }
@@ -258,11 +259,11 @@ func (o *opener) frame(off int64) (frame, error) {
 		return frame{}, err
 	}
 	if hn < 6 {
-		return frame{}, vfs.Corruptf("zstd frame header at %d is truncated", off)
+		return frame{}, driver.Corruptf("zstd frame header at %d is truncated", off)
 	}
 	fhd := h[4]
 	if fhd&0x08 != 0 {
-		return frame{}, vfs.Corruptf("zstd frame at %d: reserved header bit set", off)
+		return frame{}, driver.Corruptf("zstd frame at %d: reserved header bit set", off)
 	}
 	single := fhd&0x20 != 0
 	pos := 5
@@ -280,7 +281,7 @@ func (o *opener) frame(off int64) (frame, error) {
 		fcsLen = 1
 	}
 	if int64(pos+fcsLen) > hn {
-		return frame{}, vfs.Corruptf("zstd frame header at %d is truncated", off)
+		return frame{}, driver.Corruptf("zstd frame header at %d is truncated", off)
 	}
 	size := int64(-1)
 	switch fcsLen {
@@ -293,7 +294,7 @@ func (o *opener) frame(off int64) (frame, error) {
 	case 8:
 		v := binary.LittleEndian.Uint64(h[pos:])
 		if v > 1<<62 {
-			return frame{}, vfs.Limitf("zstd frame at %d declares %d bytes", off, v)
+			return frame{}, driver.Limitf("zstd frame at %d declares %d bytes", off, v)
 		}
 		size = int64(v)
 	}
@@ -302,7 +303,7 @@ func (o *opener) frame(off int64) (frame, error) {
 		window = uint64(size)
 	}
 	if window > uint64(o.lim.MaxWindow) {
-		return frame{}, vfs.Limitf("zstd frame at %d needs a %d-byte window, more than Limits.MaxWindow (%d)", off, window, o.lim.MaxWindow)
+		return frame{}, driver.Limitf("zstd frame at %d needs a %d-byte window, more than Limits.MaxWindow (%d)", off, window, o.lim.MaxWindow)
 	}
 	p := off + int64(pos)
 	for {
@@ -316,14 +317,14 @@ func (o *opener) frame(off int64) (frame, error) {
 		case 1:
 			bsize = 1
 		case 3:
-			return frame{}, vfs.Corruptf("zstd frame at %d: reserved block type at %d", off, p)
+			return frame{}, driver.Corruptf("zstd frame at %d: reserved block type at %d", off, p)
 		}
 		if bsize > maxBlock {
-			return frame{}, vfs.Corruptf("zstd frame at %d: block of %d bytes at %d", off, bsize, p)
+			return frame{}, driver.Corruptf("zstd frame at %d: block of %d bytes at %d", off, bsize, p)
 		}
 		p += 3 + bsize
 		if p > o.size {
-			return frame{}, vfs.Corruptf("zstd frame at %d is truncated", off)
+			return frame{}, driver.Corruptf("zstd frame at %d is truncated", off)
 		}
 		if last {
 			break
@@ -333,24 +334,23 @@ func (o *opener) frame(off int64) (frame, error) {
 		p += 4
 	}
 	if p > o.size {
-		return frame{}, vfs.Corruptf("zstd frame at %d is truncated", off)
+		return frame{}, driver.Corruptf("zstd frame at %d is truncated", off)
 	}
 	return frame{in: off, end: p, size: size}, nil
 }
 
-func open(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
-	src := in.Blob
+func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 	info := src.Stat()
-	op := &opener{ctx: ctx, src: src, size: info.Size(), lim: o.EffectiveLimits()}
+	op := &opener{ctx: ctx, src: src, size: info.Size(), lim: env.Limits}
 	frames, err := op.seekTable()
 	seekable := frames != nil
 	if err == nil && frames == nil {
 		frames, err = op.walk()
 	}
 	if err != nil {
-		return vfs.Location{}, err
+		return driver.Location{}, err
 	}
-	b := &blob{src: src, frames: frames, csize: inflate.CompressedSize(src), lim: op.lim}
+	b := &blob{src: src, frames: frames, csize: driver.CompressedSize(src), lim: op.lim}
 	sized := true
 	for _, f := range frames {
 		sized = sized && f.size >= 0
@@ -358,9 +358,9 @@ func open(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (v
 	sys := &Info{Frames: len(frames), Seekable: seekable}
 	if sized {
 		if err := b.layout(); err != nil {
-			return vfs.Location{}, err
+			return driver.Location{}, err
 		}
-		b.info = &vfs.FileInfo{
+		b.info = &driver.FileInfo{
 			FName:    outputName(info.Name()),
 			FSize:    b.size,
 			FMode:    info.Mode().Perm(),
@@ -368,13 +368,13 @@ func open(ctx context.Context, in vfs.Location, u vfs.SubURL, o *vfs.Options) (v
 			FSys:     sys,
 		}
 		b.sized.Store(true)
-		return vfs.Location{Blob: b}, nil
+		return driver.Location{Blob: b}, nil
 	}
 	// A frame without a content size: the size is learnt by the first
 	// pass, a streamed read or the first call of Size.
 	b.info = lazysize.New(ctx, outputName(info.Name()), info.Mode(), info.ModTime(), sys,
 		b.measureAll, b.knownSize, op.lim.MaxFileSize)
-	return vfs.Location{Blob: b}, nil
+	return driver.Location{Blob: b}, nil
 }
 
 // layout sets the output offsets of the frames, whose sizes are all known,
@@ -386,14 +386,14 @@ func (b *blob) layout() error {
 		f := &b.frames[i]
 		f.out = out
 		if f.size > lim.MaxOutput(f.end-f.in)+ratioSlack {
-			return vfs.Limitf("zstd frame %d decompresses to %d bytes, more than Limits.MaxRatio (%d) times its %d bytes", i, f.size, lim.MaxRatio, f.end-f.in)
+			return driver.Limitf("zstd frame %d decompresses to %d bytes, more than Limits.MaxRatio (%d) times its %d bytes", i, f.size, lim.MaxRatio, f.end-f.in)
 		}
 		out += f.size
 		if out > lim.MaxFileSize {
-			return vfs.Limitf("zstd output exceeds Limits.MaxFileSize (%d bytes)", lim.MaxFileSize)
+			return driver.Limitf("zstd output exceeds Limits.MaxFileSize (%d bytes)", lim.MaxFileSize)
 		}
 		if out > lim.MaxOutput(b.csize)+ratioSlack {
-			return vfs.Limitf("zstd output exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", lim.MaxRatio, b.csize)
+			return driver.Limitf("zstd output exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", lim.MaxRatio, b.csize)
 		}
 	}
 	b.size = out
@@ -467,7 +467,7 @@ func outputName(input string) string {
 
 // blob is the decompressed file.
 type blob struct {
-	src    vfs.Blob
+	src    driver.Blob
 	frames []frame // out and size are set, and stay, once sized is true
 	info   fs.FileInfo
 	csize  int64
@@ -482,9 +482,9 @@ type blob struct {
 }
 
 var (
-	_ vfs.Blob           = (*blob)(nil)
-	_ io.Closer          = (*blob)(nil)
-	_ inflate.Compressed = (*blob)(nil)
+	_ driver.Blob       = (*blob)(nil)
+	_ io.Closer         = (*blob)(nil)
+	_ driver.Compressed = (*blob)(nil)
 )
 
 func (b *blob) Stat() fs.FileInfo { return b.info }
@@ -507,7 +507,7 @@ func (b *blob) Close() error {
 // ctxReaderAt reads the input with the context of the current call.
 type ctxReaderAt struct {
 	ctx context.Context
-	src vfs.Blob
+	src driver.Blob
 }
 
 func (r *ctxReaderAt) ReadAt(p []byte, off int64) (int, error) { return r.src.ReadAt(r.ctx, p, off) }
@@ -585,7 +585,7 @@ func (b *blob) measure(ctx context.Context, i int, lim vfs.Limits) (int64, error
 		k, err := c.dec.Read(c.buf)
 		n += int64(k)
 		if n > bound {
-			return 0, vfs.Limitf("zstd frame %d decompresses to more than Limits.MaxRatio (%d) times its size or Limits.MaxFileSize", i, lim.MaxRatio)
+			return 0, driver.Limitf("zstd frame %d decompresses to more than Limits.MaxRatio (%d) times its size or Limits.MaxFileSize", i, lim.MaxRatio)
 		}
 		if err == io.EOF {
 			return n, nil
@@ -697,7 +697,7 @@ func (b *blob) read(c *cursor, p []byte, off int64) (int, error) {
 				if err != nil && err != io.EOF {
 					return n, translate(err, c.frame)
 				}
-				return n, vfs.Corruptf("zstd frame %d decodes to more than its declared %d bytes", c.frame, f.size)
+				return n, driver.Corruptf("zstd frame %d decodes to more than its declared %d bytes", c.frame, f.size)
 			}
 			c.frame = -1
 		}
@@ -707,7 +707,7 @@ func (b *blob) read(c *cursor, p []byte, off int64) (int, error) {
 
 func (b *blob) frameErr(err error, i int) error {
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return vfs.Corruptf("zstd frame %d decodes to fewer than its declared %d bytes", i, b.frames[i].size)
+		return driver.Corruptf("zstd frame %d decodes to fewer than its declared %d bytes", i, b.frames[i].size)
 	}
 	return translate(err, i)
 }
@@ -719,10 +719,10 @@ func translate(err error, i int) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
-		errors.Is(err, vfs.ErrCorrupt), errors.Is(err, vfs.ErrLimit), errors.Is(err, vfs.ErrModified):
+		errors.Is(err, driver.ErrCorrupt), errors.Is(err, driver.ErrLimit), errors.Is(err, driver.ErrModified):
 		return err
 	case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
-		return vfs.Limitf("zstd frame %d: %v", i, err)
+		return driver.Limitf("zstd frame %d: %v", i, err)
 	}
-	return fmt.Errorf("%w: zstd frame %d: %w", vfs.ErrCorrupt, i, err)
+	return fmt.Errorf("%w: zstd frame %d: %w", driver.ErrCorrupt, i, err)
 }

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	seekable "github.com/SaveTheRbtz/zstd-seekable-format-go/pkg"
 	"github.com/klauspost/compress/zstd"
 
@@ -125,8 +127,9 @@ func TestRandomAccess(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			if info, ok := f.Blob().Stat().Sys().(*zstdadapter.Info); !ok || info.Seekable != (name == "seekable") {
-				t.Errorf("Sys() = %#v", f.Blob().Stat().Sys())
+			fi, _ := f.Stat()
+			if info, ok := fi.Sys().(*vfs.Origin).Header.(*zstdadapter.Info); !ok || info.Seekable != (name == "seekable") {
+				t.Errorf("Sys() = %#v", fi.Sys())
 			}
 			if f.Size() != int64(len(data)) {
 				t.Fatalf("Size() = %d, want %d", f.Size(), len(data))
@@ -159,7 +162,7 @@ func TestDetectSkippableFirst(t *testing.T) {
 	}
 	f.Close()
 	reg := vfs.DefaultRegistry
-	u, err := reg.Detect(context.Background(), vfs.BytesBlob(z, nil))
+	u, err := reg.Detect(context.Background(), driver.BytesBlob(z, nil))
 	if err != nil || u.Scheme != "zstd" {
 		t.Fatalf("Detect = %v, %v", u, err)
 	}
@@ -183,21 +186,21 @@ func TestHostile(t *testing.T) {
 		z    []byte
 		want error
 	}{
-		{"checksum", flip(n-1, 1), vfs.ErrCorrupt},
-		{"reserved bit", flip(4, 0x08), vfs.ErrCorrupt},
-		{"trailing garbage", append(bytes.Clone(good), "junk"...), vfs.ErrCorrupt},
-		{"huge window", huge, vfs.ErrLimit},
-		{"lying seek table size", lying, vfs.ErrCorrupt},
-		{"lying seek table offset", lying2, vfs.ErrCorrupt},
-		{"corrupt block", flip(n/2, 0xff), vfs.ErrCorrupt},
-		{"empty", nil, vfs.ErrCorrupt},
+		{"checksum", flip(n-1, 1), driver.ErrCorrupt},
+		{"reserved bit", flip(4, 0x08), driver.ErrCorrupt},
+		{"trailing garbage", append(bytes.Clone(good), "junk"...), driver.ErrCorrupt},
+		{"huge window", huge, driver.ErrLimit},
+		{"lying seek table size", lying, driver.ErrCorrupt},
+		{"lying seek table offset", lying2, driver.ErrCorrupt},
+		{"corrupt block", flip(n/2, 0xff), driver.ErrCorrupt},
+		{"empty", nil, driver.ErrCorrupt},
 	}
 	for i := 0; i < n; i += max(1, n/200) {
 		cases = append(cases, struct {
 			name string
 			z    []byte
 			want error
-		}{fmt.Sprintf("truncated at %d", i), good[:i], vfs.ErrCorrupt})
+		}{fmt.Sprintf("truncated at %d", i), good[:i], driver.ErrCorrupt})
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -232,7 +235,7 @@ func TestBomb(t *testing.T) {
 	// The frame declares no size: opening decodes nothing, and the read
 	// that measures it, by Size or by streaming, hits the limit.
 	_, err := readAll(t, buf.Bytes(), nil)
-	if !errors.Is(err, vfs.ErrLimit) {
+	if !errors.Is(err, driver.ErrLimit) {
 		t.Fatalf("ReadAll = %v, want ErrLimit", err)
 	}
 	f, err := open(t, buf.Bytes(), nil)
@@ -240,7 +243,7 @@ func TestBomb(t *testing.T) {
 		_, err = io.Copy(io.Discard, f)
 		f.Close()
 	}
-	if !errors.Is(err, vfs.ErrLimit) {
+	if !errors.Is(err, driver.ErrLimit) {
 		t.Fatalf("io.Copy = %v, want ErrLimit", err)
 	}
 }
@@ -298,7 +301,7 @@ func TestMaxWindow(t *testing.T) {
 	e, _ := zstd.NewWriter(nil, zstd.WithWindowSize(4<<20))
 	z := e.EncodeAll(words(8<<20), nil)
 	_, err := readAll(t, z, &vfs.Options{Limits: vfs.Limits{MaxWindow: 1 << 20}})
-	if !errors.Is(err, vfs.ErrLimit) {
+	if !errors.Is(err, driver.ErrLimit) {
 		t.Fatalf("read = %v, want ErrLimit", err)
 	}
 	if _, err := readAll(t, z, nil); err != nil {
@@ -333,7 +336,11 @@ func TestStreamOffsets(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				rc, err := f.Blob().(vfs.Streamer).Stream(context.Background(), off)
+				var s driver.Streamer
+				if !f.As(&s) {
+					t.Fatal("File.As found no driver.Streamer")
+				}
+				rc, err := s.Stream(context.Background(), off)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -41,16 +41,19 @@ Each version can be opened by name: "ocdbt://v3/", by commit time,
 				return err
 			}
 			defer fsys.Close()
-			tree, _ := fsys.Tree()
-			switch t := tree.(type) {
-			case *ocdbtadapter.Tree:
+			var ot *ocdbtadapter.Tree
+			var it *icechunkadapter.Tree
+			switch {
+			case fsys.As(&ot):
+				t := ot
 				versions, err := t.Log(cmd.Context())
 				if err != nil {
 					return fmt.Errorf("%s: %w", fsys.Pipeline(), err)
 				}
 				printOCDBTLog(cmd.OutOrStdout(), versions)
 				return nil
-			case *icechunkadapter.Tree:
+			case fsys.As(&it):
+				t := it
 				snaps, err := t.History(cmd.Context())
 				if err != nil {
 					return fmt.Errorf("%s: %w", fsys.Pipeline(), err)

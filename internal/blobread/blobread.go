@@ -1,4 +1,4 @@
-// Package blobread reads a range of a vfs.Blob forward, as an io.Reader,
+// Package blobread reads a range of a driver.Blob forward, as an io.Reader,
 // for the decoders that consume their input as a stream.
 package blobread
 
@@ -6,17 +6,17 @@ import (
 	"context"
 	"io"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // A Reader reads Src from Pos up to End with ReadAt, using Ctx, which its
 // owner may change between calls (a pooled decoder reads with the context
 // of the current call). The input ending before End is an error matching
-// vfs.ErrCorrupt: the blob is shorter than its size said. The zero Reader
+// driver.ErrCorrupt: the blob is shorter than its size said. The zero Reader
 // is not usable; set Src and End.
 type Reader struct {
 	Ctx context.Context
-	Src vfs.Blob
+	Src driver.Blob
 	Pos int64 // offset of the next byte read
 	End int64 // offset where the range ends
 }
@@ -33,7 +33,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 		if n > 0 {
 			err = nil
 		} else {
-			err = vfs.Corruptf("input ends at %d, before its size %d", r.Pos, r.End)
+			err = driver.Corruptf("input ends at %d, before its size %d", r.Pos, r.End)
 		}
 	}
 	return n, err

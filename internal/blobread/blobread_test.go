@@ -6,11 +6,11 @@ import (
 	"io"
 	"testing"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 func TestReader(t *testing.T) {
-	src := vfs.BytesBlob([]byte("0123456789"), nil)
+	src := driver.BytesBlob([]byte("0123456789"), nil)
 	r := &Reader{Ctx: context.Background(), Src: src, Pos: 2, End: 7}
 	b, err := io.ReadAll(r)
 	if err != nil || string(b) != "23456" {
@@ -18,7 +18,7 @@ func TestReader(t *testing.T) {
 	}
 	short := &Reader{Ctx: context.Background(), Src: src, Pos: 8, End: 12}
 	b, err = io.ReadAll(short)
-	if string(b) != "89" || !errors.Is(err, vfs.ErrCorrupt) {
+	if string(b) != "89" || !errors.Is(err, driver.ErrCorrupt) {
 		t.Errorf("ReadAll past the blob's end = %q, %v; want %q and ErrCorrupt", b, err, "89")
 	}
 }

@@ -1,5 +1,5 @@
 // Package inflate serves random access into DEFLATE data (RFC 1951): a gzip
-// file, a zip member, any sequence of raw DEFLATE streams in a [vfs.Blob].
+// file, a zip member, any sequence of raw DEFLATE streams in a [driver.Blob].
 //
 // # Checkpoints
 //
@@ -12,7 +12,7 @@
 // start again. The index is built lazily: a read past the indexed part
 // extends it on its way, so a first sequential read builds it for free.
 // [Stream.Stream] is that sequential read as an io.ReadCloser (for
-// vfs.Streamer): one decoder read forward from an offset, which records
+// driver.Streamer): one decoder read forward from an offset, which records
 // checkpoints and, at the end, the stream's size.
 //
 // The checkpoints of github.com/klauspost/compress/flate v1.20.3 report a
@@ -61,9 +61,9 @@
 // DEFLATE data ends; resumed decoders carry the CRC from their checkpoint,
 // so the check runs whatever the read pattern, whenever a read reaches the
 // end of a member. Corrupt or truncated data gives an error matching
-// vfs.ErrCorrupt. Output beyond Limits.MaxFileSize, or more than
+// driver.ErrCorrupt. Output beyond Limits.MaxFileSize, or more than
 // Limits.MaxRatio times the compressed bytes consumed (plus 64 KiB), gives
-// an error matching vfs.ErrLimit as soon as the decoder gets there. When
+// an error matching driver.ErrLimit as soon as the decoder gets there. When
 // the input blob is itself decompressed (it implements [Compressed]), the
 // ratio is also checked against the compressed bytes at the bottom of the
 // nest, which stops a bomb hidden in a gzip inside a gzip.

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -46,24 +48,8 @@ type Framer interface {
 	// and the size of its output. It checks them against what the
 	// container declares, and returns the offset of the next member's
 	// DEFLATE data, or more == false at the end of the stream. Errors
-	// should match vfs.ErrCorrupt for bad data.
+	// should match driver.ErrCorrupt for bad data.
 	Next(ctx context.Context, i int, end int64, crc uint32, size int64) (next int64, more bool, err error)
-}
-
-// A Compressed blob is the output of a decompressor. CompressedSize
-// returns the number of compressed bytes at the bottom of the nest it was
-// decoded from, for the ratio limit of nested streams.
-type Compressed interface {
-	CompressedSize() int64
-}
-
-// CompressedSize returns the compressed size at the bottom of b: b's own
-// CompressedSize when it implements Compressed, else its size.
-func CompressedSize(b vfs.Blob) int64 {
-	if c, ok := b.(Compressed); ok {
-		return c.CompressedSize()
-	}
-	return b.Stat().Size()
 }
 
 // A point is a place decoding can resume at.
@@ -155,7 +141,7 @@ func (ix *Index) setSize(n int64) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.size >= 0 && ix.size != n {
-		return vfs.Corruptf("stream decoded to %d bytes, and to %d before", n, ix.size)
+		return driver.Corruptf("stream decoded to %d bytes, and to %d before", n, ix.size)
 	}
 	ix.size = n
 	return nil

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/klauspost/compress/flate"
 
 	"github.com/pipefs/pipefs/vfs"
@@ -102,7 +104,7 @@ var compressors = []compressor{
 }
 
 func member(t testing.TB, comp []byte, data []byte, spacing int64) *Stream {
-	src := vfs.BytesBlob(comp, nil)
+	src := driver.BytesBlob(comp, nil)
 	return NewMember(src, 0, int64(len(comp)), int64(len(data)), crc32.ChecksumIEEE(data), true, "",
 		&Options{Spacing: spacing})
 }
@@ -199,16 +201,16 @@ func TestMemberErrors(t *testing.T) {
 		csizeDelta int64
 	}{
 		{name: "ok", comp: comp, usize: int64(len(data)), crc: crc},
-		{name: "bad crc", comp: comp, usize: int64(len(data)), crc: crc + 1, want: vfs.ErrCorrupt},
-		{name: "longer", comp: comp, usize: int64(len(data)) - 1, crc: crc, want: vfs.ErrCorrupt},
-		{name: "shorter", comp: comp, usize: int64(len(data)) + 1, crc: crc, want: vfs.ErrCorrupt},
-		{name: "truncated", comp: comp[:len(comp)/2], usize: int64(len(data)), crc: crc, want: vfs.ErrCorrupt},
-		{name: "garbage", comp: bytes.Repeat([]byte{0xff}, 1000), usize: 5000, crc: crc, want: vfs.ErrCorrupt},
-		{name: "extra input", comp: append(bytes.Clone(comp), 0, 0), usize: int64(len(data)), crc: crc, want: vfs.ErrCorrupt},
+		{name: "bad crc", comp: comp, usize: int64(len(data)), crc: crc + 1, want: driver.ErrCorrupt},
+		{name: "longer", comp: comp, usize: int64(len(data)) - 1, crc: crc, want: driver.ErrCorrupt},
+		{name: "shorter", comp: comp, usize: int64(len(data)) + 1, crc: crc, want: driver.ErrCorrupt},
+		{name: "truncated", comp: comp[:len(comp)/2], usize: int64(len(data)), crc: crc, want: driver.ErrCorrupt},
+		{name: "garbage", comp: bytes.Repeat([]byte{0xff}, 1000), usize: 5000, crc: crc, want: driver.ErrCorrupt},
+		{name: "extra input", comp: append(bytes.Clone(comp), 0, 0), usize: int64(len(data)), crc: crc, want: driver.ErrCorrupt},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := NewMember(vfs.BytesBlob(tc.comp, nil), 0, int64(len(tc.comp)), tc.usize, tc.crc, true, "", nil)
+			s := NewMember(driver.BytesBlob(tc.comp, nil), 0, int64(len(tc.comp)), tc.usize, tc.crc, true, "", nil)
 			_, err := io.ReadAll(io.NewSectionReader(ra(ctx, s), 0, 1<<40))
 			if tc.want == nil && err != nil || tc.want != nil && !errors.Is(err, tc.want) {
 				t.Errorf("ReadAll = %v, want %v", err, tc.want)
@@ -221,16 +223,16 @@ func TestRatioLimit(t *testing.T) {
 	ctx := context.Background()
 	data := make([]byte, 64<<20)
 	comp := compressors[1].fn(t, data)
-	s := NewMember(vfs.BytesBlob(comp, nil), 0, int64(len(comp)), int64(len(data)), crc32.ChecksumIEEE(data), true, "",
+	s := NewMember(driver.BytesBlob(comp, nil), 0, int64(len(comp)), int64(len(data)), crc32.ChecksumIEEE(data), true, "",
 		&Options{Limits: vfs.Limits{MaxRatio: 100}})
 	_, err := io.Copy(io.Discard, io.NewSectionReader(ra(ctx, s), 0, 1<<40))
-	if !errors.Is(err, vfs.ErrLimit) {
+	if !errors.Is(err, driver.ErrLimit) {
 		t.Fatalf("Copy = %v, want ErrLimit", err)
 	}
-	s = NewMember(vfs.BytesBlob(comp, nil), 0, int64(len(comp)), int64(len(data)), crc32.ChecksumIEEE(data), true, "",
+	s = NewMember(driver.BytesBlob(comp, nil), 0, int64(len(comp)), int64(len(data)), crc32.ChecksumIEEE(data), true, "",
 		&Options{Limits: vfs.Limits{MaxFileSize: 1 << 20}})
 	_, err = io.Copy(io.Discard, io.NewSectionReader(ra(ctx, s), 0, 1<<40))
-	if !errors.Is(err, vfs.ErrLimit) {
+	if !errors.Is(err, driver.ErrLimit) {
 		t.Fatalf("Copy = %v, want ErrLimit", err)
 	}
 }
@@ -238,7 +240,7 @@ func TestRatioLimit(t *testing.T) {
 func TestCache(t *testing.T) {
 	data := corpus("text", 1<<20, 5)
 	comp := compressors[1].fn(t, data)
-	src := vfs.BytesBlob(comp, nil)
+	src := driver.BytesBlob(comp, nil)
 	key := fmt.Sprintf("test:%d", len(comp))
 	a := NewMember(src, 0, int64(len(comp)), int64(len(data)), crc32.ChecksumIEEE(data), true, key, &Options{Spacing: 64 << 10})
 	io.Copy(io.Discard, io.NewSectionReader(ra(context.Background(), a), 0, 1<<40))

@@ -9,9 +9,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/klauspost/compress/flate"
+	"github.com/pipefs/pipefs/vfs/driver"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/klauspost/compress/flate"
 )
 
 // streamAll reads s from 0 to its end through WriteTo, with or without
@@ -45,7 +45,7 @@ type rawMembers struct {
 
 func (m *rawMembers) Next(_ context.Context, i int, end int64, crc uint32, size int64) (int64, bool, error) {
 	if i >= len(m.ends) || end != m.ends[i] || crc != m.crcs[i] || size != m.sizes[i] {
-		return 0, false, vfs.Corruptf("member %d does not match", i)
+		return 0, false, driver.Corruptf("member %d does not match", i)
 	}
 	return end, i+1 < len(m.ends), nil
 }
@@ -185,7 +185,7 @@ func TestSpeculativeMembers(t *testing.T) {
 		fr.crcs = append(fr.crcs, crc32.ChecksumIEEE(d))
 		fr.sizes = append(fr.sizes, int64(len(d)))
 	}
-	mk := func() *Stream { return New(vfs.BytesBlob(comp, nil), 0, fr, "", &Options{Spacing: 256 << 10}) }
+	mk := func() *Stream { return New(driver.BytesBlob(comp, nil), 0, fr, "", &Options{Spacing: 256 << 10}) }
 	seq, serr := streamAll(t, mk, false)
 	for _, patient := range []bool{false, true} {
 		specPatient = patient

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/klauspost/compress/flate"
 
 	"github.com/pipefs/pipefs/internal/blobread"
@@ -35,7 +37,7 @@ const ratioSlack = 64 << 10
 // A Stream serves the output of a sequence of DEFLATE members at any
 // offset. ReadAt is safe for concurrent use.
 type Stream struct {
-	src      vfs.Blob
+	src      driver.Blob
 	srcSize  int64
 	framer   Framer
 	ix       *Index
@@ -56,7 +58,7 @@ var _ io.Closer = (*Stream)(nil)
 // and modification time, plus anything that changes the meaning of the
 // offsets); an empty key makes a private index. Nothing is read until a
 // method needs it.
-func New(src vfs.Blob, first int64, fr Framer, key string, o *Options) *Stream {
+func New(src driver.Blob, first int64, fr Framer, key string, o *Options) *Stream {
 	return &Stream{
 		src:      src,
 		srcSize:  src.Stat().Size(),
@@ -64,7 +66,7 @@ func New(src vfs.Blob, first int64, fr Framer, key string, o *Options) *Stream {
 		ix:       cached(key, first),
 		spacing:  o.spacing(),
 		lim:      o.limits(),
-		rootSize: CompressedSize(src),
+		rootSize: driver.CompressedSize(src),
 		declared: -1,
 	}
 }
@@ -74,9 +76,9 @@ func New(src vfs.Blob, first int64, fr Framer, key string, o *Options) *Stream {
 // to usize bytes with CRC-32 crc. ReadAt serves at most usize bytes. The
 // stream is checked against the declaration when a read reaches its end:
 // more or fewer bytes, or another CRC-32, give an error matching
-// vfs.ErrCorrupt. With checkCRC false (zip's data descriptors without a
+// driver.ErrCorrupt. With checkCRC false (zip's data descriptors without a
 // CRC), only the sizes are checked.
-func NewMember(src vfs.Blob, off, csize, usize int64, crc uint32, checkCRC bool, key string, o *Options) *Stream {
+func NewMember(src driver.Blob, off, csize, usize int64, crc uint32, checkCRC bool, key string, o *Options) *Stream {
 	m := &memberFramer{end: off + csize, usize: usize, crc: crc, checkCRC: checkCRC}
 	s := New(src, off, m, key, o)
 	s.srcSize = off + csize
@@ -93,11 +95,11 @@ type memberFramer struct {
 func (m *memberFramer) Next(_ context.Context, _ int, end int64, crc uint32, size int64) (int64, bool, error) {
 	switch {
 	case size != m.usize:
-		return 0, false, vfs.Corruptf("DEFLATE stream ends after %d bytes, declared %d", size, m.usize)
+		return 0, false, driver.Corruptf("DEFLATE stream ends after %d bytes, declared %d", size, m.usize)
 	case end != m.end:
-		return 0, false, vfs.Corruptf("DEFLATE data ends at %d, declared to end at %d", end, m.end)
+		return 0, false, driver.Corruptf("DEFLATE data ends at %d, declared to end at %d", end, m.end)
 	case m.checkCRC && crc != m.crc:
-		return 0, false, vfs.Corruptf("CRC-32 %08x, declared %08x", crc, m.crc)
+		return 0, false, driver.Corruptf("CRC-32 %08x, declared %08x", crc, m.crc)
 	}
 	return 0, false, nil
 }
@@ -345,7 +347,7 @@ func (c *cursor) finish() error {
 	var b [1]byte
 	n, err := c.next(b[:])
 	if n > 0 {
-		return vfs.Corruptf("DEFLATE stream is longer than the declared %d bytes", c.s.declared)
+		return driver.Corruptf("DEFLATE stream is longer than the declared %d bytes", c.s.declared)
 	}
 	if err == io.EOF {
 		return nil
@@ -392,13 +394,13 @@ func (c *cursor) next(buf []byte) (int, error) {
 func (c *cursor) check() error {
 	l := c.s.lim
 	if c.out > l.MaxFileSize {
-		return vfs.Limitf("decompressed size exceeds Limits.MaxFileSize (%d bytes)", l.MaxFileSize)
+		return driver.Limitf("decompressed size exceeds Limits.MaxFileSize (%d bytes)", l.MaxFileSize)
 	}
 	if c.mout > l.MaxOutput(c.consumed()-c.memberIn)+ratioSlack {
-		return vfs.Limitf("DEFLATE member decompresses to more than Limits.MaxRatio (%d) times its size", l.MaxRatio)
+		return driver.Limitf("DEFLATE member decompresses to more than Limits.MaxRatio (%d) times its size", l.MaxRatio)
 	}
 	if c.out > l.MaxOutput(c.s.rootSize)+ratioSlack {
-		return vfs.Limitf("decompressed size exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", l.MaxRatio, c.s.rootSize)
+		return driver.Limitf("decompressed size exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", l.MaxRatio, c.s.rootSize)
 	}
 	return nil
 }
@@ -419,7 +421,7 @@ func (c *cursor) memberEnd() error {
 		return s.ix.setSize(c.out)
 	}
 	if next < end {
-		return vfs.Corruptf("member %d starts at %d, before the end %d of the previous one", c.member+1, next, end)
+		return driver.Corruptf("member %d starts at %d, before the end %d of the previous one", c.member+1, next, end)
 	}
 	c.member++
 	c.memberIn, c.mout, c.crc = next, 0, 0
@@ -542,11 +544,11 @@ func translate(err error) error {
 	var ie flate.InternalError
 	switch {
 	case errors.As(err, &ce):
-		return vfs.Corruptf("corrupt DEFLATE data near input offset %d", int64(ce))
+		return driver.Corruptf("corrupt DEFLATE data near input offset %d", int64(ce))
 	case errors.As(err, &ie):
-		return vfs.Corruptf("corrupt DEFLATE data: %v", err)
+		return driver.Corruptf("corrupt DEFLATE data: %v", err)
 	case err == io.ErrUnexpectedEOF:
-		return vfs.Corruptf("truncated DEFLATE data")
+		return driver.Corruptf("truncated DEFLATE data")
 	}
 	return err
 }

@@ -6,7 +6,7 @@ import (
 	"io"
 	"io/fs"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 var _ interface {
@@ -14,12 +14,12 @@ var _ interface {
 } = (*Stream)(nil)
 
 // Stream returns a reader of the output from off to its end, for
-// vfs.Streamer: one decoder read forward, which records checkpoints on its
+// driver.Streamer: one decoder read forward, which records checkpoints on its
 // way as ReadAt does and verifies every member when it ends, so a first
 // io.Copy builds the index and learns the size in the same pass. The
 // reader never returns output past a declared size; a stream that is
 // corrupt, longer or shorter than declared, or fails its CRC-32, gives an
-// error matching vfs.ErrCorrupt in place of io.EOF, and the error is
+// error matching driver.ErrCorrupt in place of io.EOF, and the error is
 // sticky. Close gives the decoder back to the stream.
 func (s *Stream) Stream(ctx context.Context, off int64) (io.ReadCloser, error) {
 	if off < 0 {
@@ -171,7 +171,7 @@ func (cw *cursorWriter) Write(b []byte) (int, error) {
 	c := cw.c
 	var long error
 	if cw.declared >= 0 && c.out+int64(len(b)) > cw.declared {
-		long = vfs.Corruptf("DEFLATE stream is longer than the declared %d bytes", cw.declared)
+		long = driver.Corruptf("DEFLATE stream is longer than the declared %d bytes", cw.declared)
 		b = b[:cw.declared-c.out]
 	}
 	if c.pend != nil {

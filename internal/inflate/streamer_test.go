@@ -8,7 +8,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // TestStream streams each corpus from several offsets, first with no
@@ -65,7 +65,7 @@ func TestStreamErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := NewMember(vfs.BytesBlob(tc.comp, nil), 0, int64(len(tc.comp)), tc.usize, tc.crc, true, "", nil)
+			s := NewMember(driver.BytesBlob(tc.comp, nil), 0, int64(len(tc.comp)), tc.usize, tc.crc, true, "", nil)
 			rc, err := s.Stream(ctx, 0)
 			if err == nil {
 				var got int64
@@ -75,7 +75,7 @@ func TestStreamErrors(t *testing.T) {
 					t.Errorf("streamed %d bytes, more than the declared %d", got, tc.usize)
 				}
 			}
-			if !errors.Is(err, vfs.ErrCorrupt) {
+			if !errors.Is(err, driver.ErrCorrupt) {
 				t.Errorf("stream = %v, want ErrCorrupt", err)
 			}
 		})

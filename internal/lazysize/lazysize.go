@@ -2,7 +2,7 @@
 // size is not known until the stream has been decoded to its end.
 //
 // Opening such a stream must not decode it: a reader that streams it
-// (vfs.Streamer, io.Copy of a vfs.File) learns the size at the end, in the
+// (driver.Streamer, io.Copy of a vfs.File) learns the size at the end, in the
 // same pass. An [Info]'s Size runs the pass only when someone asks before
 // then, once, and remembers the answer.
 //
@@ -13,8 +13,8 @@
 // was given (Limits.MaxFileSize), never the number of bytes decoded before
 // the failure: a reader that trusts Size goes on reading, and the read of
 // the bad part returns the error, so corrupt data is never silently cut
-// short. A failure caused by the data (matching vfs.ErrCorrupt or
-// vfs.ErrLimit) is remembered; any other (an I/O error) is retried by the
+// short. A failure caused by the data (matching driver.ErrCorrupt or
+// driver.ErrLimit) is remembered; any other (an I/O error) is retried by the
 // next call. [Info.Err] reports the failure.
 package lazysize
 
@@ -25,7 +25,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // An Info describes a stream whose size is computed on first use. Its
@@ -76,7 +76,7 @@ func (i *Info) IsDir() bool { return false }
 // Sys returns the stream's header.
 func (i *Info) Sys() any { return i.sys }
 
-// SizeKnown reports whether Size would answer without decoding (vfs.SizeKnower):
+// SizeKnown reports whether Size would answer without decoding (driver.SizeKnower):
 // the pass has run, or another reader has learnt the size.
 func (i *Info) SizeKnown() bool {
 	i.mu.Lock()
@@ -130,7 +130,7 @@ func (i *Info) get() (int64, error) {
 		i.done, i.n = true, n
 		return n, nil
 	}
-	if errors.Is(err, vfs.ErrCorrupt) || errors.Is(err, vfs.ErrLimit) {
+	if errors.Is(err, driver.ErrCorrupt) || errors.Is(err, driver.ErrLimit) {
 		i.done, i.n, i.err = true, i.bound, err
 	}
 	return i.bound, err

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 func TestSize(t *testing.T) {
@@ -17,8 +17,8 @@ func TestSize(t *testing.T) {
 		passes int
 	}{
 		{name: "once", errs: []error{nil}, sizes: []int64{42, 42, 42}, passes: 1},
-		{name: "corrupt is remembered", errs: []error{vfs.Corruptf("bad")}, sizes: []int64{1000, 1000}, passes: 1},
-		{name: "limit is remembered", errs: []error{vfs.Limitf("big")}, sizes: []int64{1000, 1000}, passes: 1},
+		{name: "corrupt is remembered", errs: []error{driver.Corruptf("bad")}, sizes: []int64{1000, 1000}, passes: 1},
+		{name: "limit is remembered", errs: []error{driver.Limitf("big")}, sizes: []int64{1000, 1000}, passes: 1},
 		{name: "I/O error is retried", errs: []error{errors.New("net"), nil}, sizes: []int64{1000, 42, 42}, passes: 2},
 	}
 	for _, tc := range tests {

@@ -1,5 +1,5 @@
 // Package streamblob serves a compressed stream that can only be decoded
-// forward (bzip2, xz) as a [vfs.Blob] and a [vfs.Streamer].
+// forward (bzip2, xz) as a [driver.Blob] and a [driver.Streamer].
 //
 // ReadAt keeps one decoder: a read at or after where it stopped continues
 // it (decoding and discarding up to the offset), and a read before it
@@ -10,10 +10,10 @@
 // it (xz), else it is learnt by the first pass that reaches the end, and
 // Stat().Size() runs that pass on first use (see internal/lazysize). A
 // stream whose output differs from its declared size, a decoder error, or
-// a truncated input gives an error matching vfs.ErrCorrupt; output past
+// a truncated input gives an error matching driver.ErrCorrupt; output past
 // Limits.MaxFileSize, or past Limits.MaxRatio times the compressed bytes
 // at the bottom of the nest (plus 64 KiB), an error matching
-// vfs.ErrLimit. Errors of the input (context, I/O) pass through.
+// driver.ErrLimit. Errors of the input (context, I/O) pass through.
 package streamblob
 
 import (
@@ -26,8 +26,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/internal/blobread"
-	"github.com/pipefs/pipefs/internal/inflate"
 	"github.com/pipefs/pipefs/internal/lazysize"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -53,7 +54,7 @@ type Config struct {
 
 // A Blob is a forward-only decompressed stream.
 type Blob struct {
-	src   vfs.Blob
+	src   driver.Blob
 	cfg   Config
 	lim   vfs.Limits
 	root  int64 // compressed bytes at the bottom of the nest
@@ -68,19 +69,19 @@ type Blob struct {
 }
 
 var (
-	_ vfs.Blob           = (*Blob)(nil)
-	_ vfs.Streamer       = (*Blob)(nil)
-	_ io.Closer          = (*Blob)(nil)
-	_ inflate.Compressed = (*Blob)(nil)
+	_ driver.Blob       = (*Blob)(nil)
+	_ driver.Streamer   = (*Blob)(nil)
+	_ io.Closer         = (*Blob)(nil)
+	_ driver.Compressed = (*Blob)(nil)
 )
 
 // New returns the blob of src decoded as cfg says. ctx is the open's
 // context, whose values (not its cancellation) a Size pass uses.
-func New(ctx context.Context, src vfs.Blob, cfg Config, lim vfs.Limits) *Blob {
-	b := &Blob{src: src, cfg: cfg, lim: lim, root: inflate.CompressedSize(src), csize: src.Stat().Size(), size: -1}
+func New(ctx context.Context, src driver.Blob, cfg Config, lim vfs.Limits) *Blob {
+	b := &Blob{src: src, cfg: cfg, lim: lim, root: driver.CompressedSize(src), csize: src.Stat().Size(), size: -1}
 	if cfg.Size >= 0 {
 		b.size = cfg.Size
-		b.info = &vfs.FileInfo{FName: cfg.Name, FSize: cfg.Size, FMode: cfg.Mode.Perm(), FModTime: cfg.ModTime, FSys: cfg.Sys}
+		b.info = &driver.FileInfo{FName: cfg.Name, FSize: cfg.Size, FMode: cfg.Mode.Perm(), FModTime: cfg.ModTime, FSys: cfg.Sys}
 	} else {
 		b.info = lazysize.New(ctx, cfg.Name, cfg.Mode, cfg.ModTime, cfg.Sys, b.measure, b.known, lim.MaxFileSize)
 	}
@@ -107,9 +108,9 @@ func (b *Blob) ended(n int64) error {
 	defer b.sizeMu.Unlock()
 	if b.size >= 0 && b.size != n {
 		if b.cfg.Size >= 0 {
-			return vfs.Corruptf("%s stream decodes to %d bytes, its index says %d", b.cfg.Format, n, b.size)
+			return driver.Corruptf("%s stream decodes to %d bytes, its index says %d", b.cfg.Format, n, b.size)
 		}
-		return vfs.Corruptf("%s stream decoded to %d bytes, and to %d before", b.cfg.Format, n, b.size)
+		return driver.Corruptf("%s stream decoded to %d bytes, and to %d before", b.cfg.Format, n, b.size)
 	}
 	b.size = n
 	return nil
@@ -174,11 +175,11 @@ func (d *decoder) read(p []byte) (int, error) {
 	b := d.b
 	switch {
 	case d.out > b.lim.MaxFileSize:
-		err = vfs.Limitf("%s: decompressed size exceeds Limits.MaxFileSize (%d bytes)", b.cfg.Format, b.lim.MaxFileSize)
+		err = driver.Limitf("%s: decompressed size exceeds Limits.MaxFileSize (%d bytes)", b.cfg.Format, b.lim.MaxFileSize)
 	case d.out > b.lim.MaxOutput(b.root)+ratioSlack:
-		err = vfs.Limitf("%s: decompressed size exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", b.cfg.Format, b.lim.MaxRatio, b.root)
+		err = driver.Limitf("%s: decompressed size exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", b.cfg.Format, b.lim.MaxRatio, b.root)
 	case b.cfg.Size >= 0 && d.out > b.cfg.Size:
-		err = vfs.Corruptf("%s stream decodes to more than the %d bytes its index says", b.cfg.Format, b.cfg.Size)
+		err = driver.Corruptf("%s stream decodes to more than the %d bytes its index says", b.cfg.Format, b.cfg.Size)
 	case err == io.EOF:
 		err = b.ended(d.out)
 		if err == nil {
@@ -196,21 +197,21 @@ func (d *decoder) read(p []byte) (int, error) {
 	return n, err
 }
 
-// translate maps decoder errors to vfs.ErrCorrupt; errors of the input
+// translate maps decoder errors to driver.ErrCorrupt; errors of the input
 // pass through.
 func (b *Blob) translate(err error) error {
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
-		errors.Is(err, vfs.ErrCorrupt), errors.Is(err, vfs.ErrLimit), errors.Is(err, vfs.ErrModified):
+		errors.Is(err, driver.ErrCorrupt), errors.Is(err, driver.ErrLimit), errors.Is(err, driver.ErrModified):
 		return err
 	case err == io.ErrUnexpectedEOF:
-		return vfs.Corruptf("truncated %s stream", b.cfg.Format)
+		return driver.Corruptf("truncated %s stream", b.cfg.Format)
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return err // the input failed
 	}
-	return fmt.Errorf("%w: %s: %w", vfs.ErrCorrupt, b.cfg.Format, err)
+	return fmt.Errorf("%w: %s: %w", driver.ErrCorrupt, b.cfg.Format, err)
 }
 
 // ReadAt reads at off, continuing the blob's decoder or starting over.
@@ -274,7 +275,7 @@ func (d *decoder) readAt(p []byte, off int64) (int, error) {
 		var one [1]byte
 		k, err := d.read(one[:])
 		if k > 0 {
-			d.err = vfs.Corruptf("%s stream decodes to more than %d bytes", d.b.cfg.Format, d.out-1)
+			d.err = driver.Corruptf("%s stream decodes to more than %d bytes", d.b.cfg.Format, d.out-1)
 			return n, d.err
 		}
 		if err != io.EOF {

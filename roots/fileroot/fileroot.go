@@ -6,7 +6,7 @@
 // stage is a tree confined to that directory: names are resolved with
 // os.Root, so nothing under it can reach outside through ".." or symbolic
 // links (a link that leaves the directory fails with an error matching
-// vfs.ErrUnsafePath and fs.ErrPermission). When the path is a regular file
+// driver.ErrUnsafePath and fs.ErrPermission). When the path is a regular file
 // the stage is that file. Another host ("file://server/share") is refused
 // at open. Nothing is ever written.
 //
@@ -24,6 +24,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -31,9 +33,9 @@ func init() {
 	vfs.RegisterRoot(&vfs.Root{Scheme: "file", Open: open})
 }
 
-func open(ctx context.Context, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
+func open(ctx context.Context, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 	if h := u.Host(); h != "" && !strings.EqualFold(h, "localhost") {
-		return vfs.Location{}, fmt.Errorf("remote file hosts are not supported (host %q): %w", h, errors.ErrUnsupported)
+		return driver.Location{}, fmt.Errorf("remote file hosts are not supported (host %q): %w", h, errors.ErrUnsupported)
 	}
 	name := "/" + u.Key()
 	if u.Key() == "." {
@@ -44,29 +46,29 @@ func open(ctx context.Context, u vfs.SubURL, o *vfs.Options) (vfs.Location, erro
 
 // OpenPath returns the location of the local path name: a tree confined to
 // it when it is a directory, a blob when it is a regular file.
-func OpenPath(ctx context.Context, name string) (vfs.Location, error) {
+func OpenPath(ctx context.Context, name string) (driver.Location, error) {
 	if err := ctx.Err(); err != nil {
-		return vfs.Location{}, err
+		return driver.Location{}, err
 	}
 	info, err := os.Stat(name)
 	if err != nil {
-		return vfs.Location{}, mapErr(err)
+		return driver.Location{}, mapErr(err)
 	}
 	if info.IsDir() {
 		root, err := os.OpenRoot(name)
 		if err != nil {
-			return vfs.Location{}, mapErr(err)
+			return driver.Location{}, mapErr(err)
 		}
-		return vfs.Location{Tree: &Tree{root: root}, Path: "."}, nil
+		return driver.Location{Tree: &Tree{root: root}, Path: "."}, nil
 	}
 	if !info.Mode().IsRegular() {
-		return vfs.Location{}, fmt.Errorf("%s is not a regular file or directory: %w", name, fs.ErrInvalid)
+		return driver.Location{}, fmt.Errorf("%s is not a regular file or directory: %w", name, fs.ErrInvalid)
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return vfs.Location{}, mapErr(err)
+		return driver.Location{}, mapErr(err)
 	}
-	return vfs.Location{Blob: &blob{f: f, info: info}}, nil
+	return driver.Location{Blob: &blob{f: f, info: info}}, nil
 }
 
 // Tree is a local directory, confined with os.Root.
@@ -74,7 +76,7 @@ type Tree struct {
 	root *os.Root
 }
 
-var _ vfs.Tree = (*Tree)(nil)
+var _ driver.Tree = (*Tree)(nil)
 
 // Close closes the directory handle.
 func (t *Tree) Close() error { return t.root.Close() }
@@ -112,7 +114,7 @@ func (t *Tree) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) 
 	defer f.Close()
 	ents, err := f.ReadDir(-1)
 	if errors.Is(err, syscall.ENOTDIR) {
-		return nil, vfs.ErrNotDir
+		return nil, driver.ErrNotDir
 	}
 	if err != nil {
 		return nil, mapErr(err)
@@ -122,7 +124,7 @@ func (t *Tree) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) 
 }
 
 // OpenBlob opens the regular file name.
-func (t *Tree) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
+func (t *Tree) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -137,7 +139,7 @@ func (t *Tree) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
 	}
 	if info.IsDir() {
 		f.Close()
-		return nil, vfs.ErrIsDir
+		return nil, driver.ErrIsDir
 	}
 	if !info.Mode().IsRegular() {
 		f.Close()
@@ -185,7 +187,7 @@ func mapErr(err error) error {
 	// os.Root reports escapes with an unexported error whose text is
 	// fixed: "path escapes from parent".
 	if strings.Contains(err.Error(), "escapes from parent") {
-		return fmt.Errorf("%w: %w (link or name leads outside the directory)", vfs.ErrUnsafePath, fs.ErrPermission)
+		return fmt.Errorf("%w: %w (link or name leads outside the directory)", driver.ErrUnsafePath, fs.ErrPermission)
 	}
 	return err
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/fstest"
 	_ "github.com/pipefs/pipefs/roots/fileroot"
 	"github.com/pipefs/pipefs/vfs"
@@ -62,7 +64,7 @@ func TestConformance(t *testing.T) {
 }
 
 // TestConfined checks that a file: tree cannot be left: symbolic links
-// that point outside it fail with fs.ErrPermission and vfs.ErrUnsafePath,
+// that point outside it fail with fs.ErrPermission and driver.ErrUnsafePath,
 // links inside it work, and ".." names are invalid.
 func TestConfined(t *testing.T) {
 	base := t.TempDir()
@@ -91,8 +93,8 @@ func TestConfined(t *testing.T) {
 
 	for _, name := range []string{"escape-file", "escape-dir/secret.txt", "escape-rel", "d/escape-up"} {
 		_, err := fsys.Open(name)
-		if err == nil || !errors.Is(err, fs.ErrPermission) || !errors.Is(err, vfs.ErrUnsafePath) {
-			t.Errorf("Open(%q) error = %v, want errors matching fs.ErrPermission and vfs.ErrUnsafePath", name, err)
+		if err == nil || !errors.Is(err, fs.ErrPermission) || !errors.Is(err, driver.ErrUnsafePath) {
+			t.Errorf("Open(%q) error = %v, want errors matching fs.ErrPermission and driver.ErrUnsafePath", name, err)
 		}
 		if data, err := fsys.ReadFile(name); err == nil {
 			t.Errorf("ReadFile(%q) = %q, want an error", name, data)

@@ -33,7 +33,7 @@
 // after that ask for that generation, with the precondition
 // ifGenerationMatch on it: an object replaced since open answers 412, or
 // 404 for the pinned generation, and the read fails with an error
-// matching vfs.ErrModified (after a 404, one metadata request tells a
+// matching driver.ErrModified (after a 404, one metadata request tells a
 // replaced object, ErrModified, from a deleted one, fs.ErrNotExist).
 // Objects are read as stored (ReadCompressed), so ranges of an object
 // uploaded with Content-Encoding gzip are ranges of its gzip bytes. A
@@ -71,6 +71,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"cloud.google.com/go/storage"
 	"google.golang.org/api/googleapi"
 	"google.golang.org/api/iterator"
@@ -82,7 +84,7 @@ import (
 )
 
 func init() {
-	vfs.RegisterRoot(&vfs.Root{Scheme: "gs", Open: open})
+	vfs.RegisterRoot(&vfs.Root{Scheme: "gs", Open: open, Options: (*Options)(nil)})
 }
 
 // Options configure the gs root. Pass them in vfs.Options.Schemes under
@@ -98,24 +100,24 @@ type Options struct {
 	Remote remote.Options
 }
 
-func open(ctx context.Context, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
+func open(ctx context.Context, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 	if err := ctx.Err(); err != nil {
-		return vfs.Location{}, err
+		return driver.Location{}, err
 	}
-	opts := vfs.SchemeOptions[*Options](o, "gs")
+	opts := vfs.SchemeOptions[*Options](env)
 	if opts == nil {
 		opts = &Options{}
 	}
 	c, err := client(ctx, opts)
 	if err != nil {
-		return vfs.Location{}, err
+		return driver.Location{}, err
 	}
 	b := &Backend{
 		bucket: c.Bucket(u.Bucket()).Retryer(storage.WithPolicy(storage.RetryNever)),
 		name:   u.Bucket(),
 		retry:  opts.Remote.Retry,
 	}
-	return vfs.Location{Tree: remote.NewTree(b, opts.Remote), Path: u.Key()}, nil
+	return driver.Location{Tree: remote.NewTree(b, opts.Remote), Path: u.Key()}, nil
 }
 
 type clientKey struct {
@@ -237,11 +239,11 @@ func (b *Backend) mapErr(ctx context.Context, name string, gen int64, err error)
 	notFound := errors.Is(err, storage.ErrObjectNotExist) || errors.Is(err, storage.ErrBucketNotExist) || c == http.StatusNotFound
 	switch {
 	case c == http.StatusPreconditionFailed:
-		return fmt.Errorf("%s: %w: %w", key, vfs.ErrModified, err)
+		return fmt.Errorf("%s: %w: %w", key, driver.ErrModified, err)
 	case notFound && gen > 0:
 		attrs, aerr := b.bucket.Object(name).Attrs(ctx)
 		if aerr == nil && attrs.Generation != gen {
-			return fmt.Errorf("%s: generation %d replaced by %d: %w", key, gen, attrs.Generation, vfs.ErrModified)
+			return fmt.Errorf("%s: generation %d replaced by %d: %w", key, gen, attrs.Generation, driver.ErrModified)
 		}
 		return fmt.Errorf("%s: %w: %w", key, fs.ErrNotExist, err)
 	case notFound:
@@ -301,7 +303,7 @@ func (b *Backend) list(ctx context.Context, dir string) ([]fs.DirEntry, error) {
 			base := strings.TrimSuffix(strings.TrimPrefix(a.Prefix, prefix), "/")
 			if fsname.ValidBase(base) && !dirs[base] {
 				dirs[base] = true
-				ents = append(ents, &vfs.FileInfo{FName: base, FMode: fs.ModeDir | 0o555})
+				ents = append(ents, &driver.FileInfo{FName: base, FMode: fs.ModeDir | 0o555})
 			}
 			continue
 		}
@@ -313,7 +315,7 @@ func (b *Backend) list(ctx context.Context, dir string) ([]fs.DirEntry, error) {
 		if !fsname.ValidBase(base) {
 			continue
 		}
-		ents = append(ents, &vfs.FileInfo{FName: base, FSize: a.Size, FMode: 0o444, FModTime: a.Updated.Truncate(time.Second), FSys: strconv.FormatInt(a.Generation, 10)})
+		ents = append(ents, &driver.FileInfo{FName: base, FSize: a.Size, FMode: 0o444, FModTime: a.Updated.Truncate(time.Second), FSys: strconv.FormatInt(a.Generation, 10)})
 	}
 	ents = slices.DeleteFunc(ents, func(e fs.DirEntry) bool { return !e.IsDir() && dirs[e.Name()] })
 	if len(ents) == 0 && !marker && dir != "" {

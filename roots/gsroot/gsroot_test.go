@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 
 	_ "github.com/pipefs/pipefs/adapters/zipadapter"
@@ -179,8 +181,8 @@ func TestModified(t *testing.T) {
 	defer f.Close()
 	put(t, "mod", "f.bin", randBytes(4, 200<<10))
 	p := make([]byte, 1000)
-	if n, err := f.ReadAt(p, 0); !errors.Is(err, vfs.ErrModified) {
-		t.Fatalf("ReadAt after a replace = %d, %v; want vfs.ErrModified", n, err)
+	if n, err := f.ReadAt(p, 0); !errors.Is(err, driver.ErrModified) {
+		t.Fatalf("ReadAt after a replace = %d, %v; want driver.ErrModified", n, err)
 	}
 	g, err := vfs.OpenFile(context.Background(), "gs://mod/f.bin", nil)
 	if err != nil {
@@ -259,7 +261,7 @@ func TestServiceAnswers(t *testing.T) {
 	s.answer.Store(0)
 	s.gen.Store(8)
 	s.n.Store(0)
-	if _, err := f.ReadAt(p, 0); !errors.Is(err, vfs.ErrModified) || s.n.Load() != 1 {
-		t.Errorf("ReadAt after a replace = %v after %d requests; want vfs.ErrModified after 1 (a 412)", err, s.n.Load())
+	if _, err := f.ReadAt(p, 0); !errors.Is(err, driver.ErrModified) || s.n.Load() != 1 {
+		t.Errorf("ReadAt after a replace = %v after %d requests; want driver.ErrModified after 1 (a 412)", err, s.n.Load())
 	}
 }

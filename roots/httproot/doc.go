@@ -32,7 +32,7 @@
 //     detected. Such servers get no consistency promise.
 //
 // A 412 answer, a changed validator or a changed size fail the read with an
-// error matching vfs.ErrModified; bytes of two versions are never mixed,
+// error matching driver.ErrModified; bytes of two versions are never mixed,
 // and cache keys carry the validators and the size.
 //
 // # Faults and odd servers

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/cache"
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/roots/httproot"
@@ -228,8 +230,8 @@ func TestModified(t *testing.T) {
 			}
 			srv.Set("f", tc.next)
 			_, err := f.ReadAt(p, 100<<10)
-			if !errors.Is(err, vfs.ErrModified) {
-				t.Fatalf("ReadAt after the change error = %v, want vfs.ErrModified\n%s", err, srv.LogString())
+			if !errors.Is(err, driver.ErrModified) {
+				t.Fatalf("ReadAt after the change error = %v, want driver.ErrModified\n%s", err, srv.LogString())
 			}
 			// Cached bytes of the old version stay readable; they are
 			// never mixed with new ones.
@@ -256,8 +258,8 @@ func TestModifiedZipMember(t *testing.T) {
 	defer fsys.Close()
 	srv.Set("x.zip", fstest.ZipBytes(files2, zip.Store))
 	for _, name := range []string{"a.bin", "b.txt"} {
-		if _, err := fs.ReadFile(fsys, name); !errors.Is(err, vfs.ErrModified) {
-			t.Errorf("ReadFile(%q) after the archive changed: error = %v, want vfs.ErrModified", name, err)
+		if _, err := fs.ReadFile(fsys, name); !errors.Is(err, driver.ErrModified) {
+			t.Errorf("ReadFile(%q) after the archive changed: error = %v, want driver.ErrModified", name, err)
 		}
 	}
 }
@@ -273,8 +275,8 @@ func TestModifiedMidRead(t *testing.T) {
 	srv.Inject(fstest.Fault{Kind: fstest.FaultChange, Data: v2, Times: 2, OnlyRange: true})
 	p := make([]byte, 100<<10)
 	n, err := f.ReadAt(p, 0)
-	if !errors.Is(err, vfs.ErrModified) {
-		t.Fatalf("ReadAt = %d, %v; want vfs.ErrModified\n%s", n, err, srv.LogString())
+	if !errors.Is(err, driver.ErrModified) {
+		t.Fatalf("ReadAt = %d, %v; want driver.ErrModified\n%s", n, err, srv.LogString())
 	}
 }
 

@@ -15,18 +15,18 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/roots/remote"
 	"github.com/pipefs/pipefs/vfs"
 )
 
 func init() {
-	for _, s := range []string{"http", "https"} {
-		vfs.RegisterRoot(&vfs.Root{Scheme: s, Open: open})
-	}
+	vfs.RegisterRoot(&vfs.Root{Scheme: "http", Also: []string{"https"}, Open: open, Options: (*Options)(nil)})
 }
 
 // Options configure the http and https roots. Pass them in
-// vfs.Options.Schemes under "http" and "https" (one value may serve both).
+// vfs.Options.Schemes under "http": one value serves both.
 // A nil *Options means the defaults.
 type Options struct {
 	// Client makes the requests. Nil means a client of its own over
@@ -51,16 +51,16 @@ var defaultClient = &http.Client{Transport: http.DefaultTransport.(*http.Transpo
 // open returns the location of an http or https sub-URL: a tree rooted at
 // the URL's directory (its path up to the last "/"), and the name of the
 // file in it, or "." for a directory URL.
-func open(ctx context.Context, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
+func open(ctx context.Context, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 	if err := ctx.Err(); err != nil {
-		return vfs.Location{}, err
+		return driver.Location{}, err
 	}
 	if u.Host() == "" {
-		return vfs.Location{}, fmt.Errorf("%s: no host: %w", u, fs.ErrInvalid)
+		return driver.Location{}, fmt.Errorf("%s: no host: %w", u, fs.ErrInvalid)
 	}
-	opts := vfs.SchemeOptions[*Options](o, u.Scheme)
+	opts := vfs.SchemeOptions[*Options](env)
 	b := NewBackend(u, opts)
-	return vfs.Location{Tree: remote.NewTree(b, b.remoteOptions()), Path: b.file}, nil
+	return driver.Location{Tree: remote.NewTree(b, b.remoteOptions()), Path: b.file}, nil
 }
 
 // Backend is the remote.Backend of one http or https directory: range GETs
@@ -226,7 +226,7 @@ func (b *Backend) answer(key string, req *http.Request, resp *http.Response, off
 			return r, nil
 		}
 		if off >= 0 {
-			return nil, fmt.Errorf("%s: range not satisfiable (the object shrank?): %w", key, vfs.ErrModified)
+			return nil, fmt.Errorf("%s: range not satisfiable (the object shrank?): %w", key, driver.ErrModified)
 		}
 		return nil, fmt.Errorf("%s: %s", key, resp.Status)
 	case status == http.StatusNotFound || status == http.StatusGone:
@@ -234,7 +234,7 @@ func (b *Backend) answer(key string, req *http.Request, resp *http.Response, off
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return nil, fmt.Errorf("%s: %s: %w", key, resp.Status, fs.ErrPermission)
 	case status == http.StatusPreconditionFailed:
-		return nil, fmt.Errorf("%s: %s: %w", key, resp.Status, vfs.ErrModified)
+		return nil, fmt.Errorf("%s: %s: %w", key, resp.Status, driver.ErrModified)
 	case status == http.StatusTooManyRequests || status == http.StatusRequestTimeout || status >= 500:
 		return nil, remote.Retryable(fmt.Errorf("%s: %s", key, resp.Status), retryAfter(h.Get("Retry-After")))
 	default:

@@ -20,15 +20,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/vfs"
 )
 
 func init() {
-	vfs.RegisterRoot(&vfs.Root{Scheme: "memory", Open: func(ctx context.Context, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
+	vfs.RegisterRoot(&vfs.Root{Scheme: "memory", Open: func(ctx context.Context, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 		if err := ctx.Err(); err != nil {
-			return vfs.Location{}, err
+			return driver.Location{}, err
 		}
-		return vfs.Location{Tree: store, Path: u.Key()}, nil
+		return driver.Location{Tree: store, Path: u.Key()}, nil
 	}})
 }
 
@@ -49,7 +51,7 @@ func MkdirAll(name string) error { return store.MkdirAll(name) }
 // store; "." empties the store.
 func RemoveAll(name string) error { return store.RemoveAll(name) }
 
-// Store is an in-memory tree of files. It implements vfs.Tree.
+// Store is an in-memory tree of files. It implements driver.Tree.
 type Store struct {
 	mu    sync.RWMutex
 	files map[string]*entry
@@ -61,7 +63,7 @@ type entry struct {
 	mod  time.Time
 }
 
-var _ vfs.Tree = (*Store)(nil)
+var _ driver.Tree = (*Store)(nil)
 
 func bad(op, name string) error {
 	return &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
@@ -75,11 +77,11 @@ func (s *Store) WriteFile(name string, data []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.isDirLocked(name) {
-		return &fs.PathError{Op: "write", Path: name, Err: vfs.ErrIsDir}
+		return &fs.PathError{Op: "write", Path: name, Err: driver.ErrIsDir}
 	}
 	for d := path.Dir(name); d != "."; d = path.Dir(d) {
 		if _, ok := s.files[d]; ok {
-			return &fs.PathError{Op: "write", Path: name, Err: fmt.Errorf("%w: %s", vfs.ErrNotDir, d)}
+			return &fs.PathError{Op: "write", Path: name, Err: fmt.Errorf("%w: %s", driver.ErrNotDir, d)}
 		}
 	}
 	s.files[name] = &entry{slices.Clone(data), time.Now()}
@@ -95,7 +97,7 @@ func (s *Store) MkdirAll(name string) error {
 	defer s.mu.Unlock()
 	for d := name; d != "."; d = path.Dir(d) {
 		if _, ok := s.files[d]; ok {
-			return &fs.PathError{Op: "mkdir", Path: name, Err: fmt.Errorf("%w: %s", vfs.ErrNotDir, d)}
+			return &fs.PathError{Op: "mkdir", Path: name, Err: fmt.Errorf("%w: %s", driver.ErrNotDir, d)}
 		}
 	}
 	now := time.Now()
@@ -139,12 +141,12 @@ func (s *Store) isDirLocked(name string) bool {
 	return false
 }
 
-func dirInfo(name string, mod time.Time) *vfs.FileInfo {
-	return &vfs.FileInfo{FName: path.Base(name), FMode: fs.ModeDir | 0o755, FModTime: mod}
+func dirInfo(name string, mod time.Time) *driver.FileInfo {
+	return &driver.FileInfo{FName: path.Base(name), FMode: fs.ModeDir | 0o755, FModTime: mod}
 }
 
-func fileInfo(name string, e *entry) *vfs.FileInfo {
-	return &vfs.FileInfo{FName: path.Base(name), FSize: int64(len(e.data)), FMode: 0o644, FModTime: e.mod}
+func fileInfo(name string, e *entry) *driver.FileInfo {
+	return &driver.FileInfo{FName: path.Base(name), FSize: int64(len(e.data)), FMode: 0o644, FModTime: e.mod}
 }
 
 // Stat describes name.
@@ -171,7 +173,7 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if _, ok := s.files[name]; ok {
-		return nil, vfs.ErrNotDir
+		return nil, driver.ErrNotDir
 	}
 	if !s.isDirLocked(name) {
 		return nil, fs.ErrNotExist
@@ -217,17 +219,17 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error)
 
 // OpenBlob opens the file name. The blob reads the bytes stored when it
 // was opened.
-func (s *Store) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
+func (s *Store) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if e, ok := s.files[name]; ok {
-		return vfs.BytesBlob(e.data, fileInfo(name, e)), nil
+		return driver.BytesBlob(e.data, fileInfo(name, e)), nil
 	}
 	if s.isDirLocked(name) {
-		return nil, vfs.ErrIsDir
+		return nil, driver.ErrIsDir
 	}
 	return nil, fs.ErrNotExist
 }

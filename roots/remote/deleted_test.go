@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // deletable is a fake whose object can be deleted.
@@ -26,7 +26,7 @@ func (d *deletable) Get(ctx context.Context, name string, off, n int64, version 
 }
 
 // An object deleted after it was opened has changed since open: a read
-// fails with an error matching vfs.ErrModified, as well as the
+// fails with an error matching driver.ErrModified, as well as the
 // backend's fs.ErrNotExist.
 func TestReadAfterDelete(t *testing.T) {
 	d := &deletable{fake: &fake{data: data(100000), version: "v1"}}
@@ -38,7 +38,7 @@ func TestReadAfterDelete(t *testing.T) {
 	}
 	d.gone.Store(true)
 	_, err = b.ReadAt(context.Background(), make([]byte, 10), 0)
-	if !errors.Is(err, vfs.ErrModified) || !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("ReadAt after a delete = %v, want vfs.ErrModified and fs.ErrNotExist", err)
+	if !errors.Is(err, driver.ErrModified) || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadAt after a delete = %v, want driver.ErrModified and fs.ErrNotExist", err)
 	}
 }

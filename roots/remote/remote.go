@@ -1,5 +1,5 @@
 // Package remote is what the remote roots (http, https, s3, s3+http,
-// s3+https, gs) share: a vfs.Tree over a small per-service Backend, with
+// s3+https, gs) share: a driver.Tree over a small per-service Backend, with
 // opening in one request, reads through the block cache, conditional reads
 // pinned to the version seen at open, and retries.
 //
@@ -22,7 +22,7 @@
 // # Consistency
 //
 // Every read after open is conditional on the version seen at open. When
-// the object changed, the read fails with an error matching vfs.ErrModified
+// the object changed, the read fails with an error matching driver.ErrModified
 // (and fs.ErrNotExist too when it was deleted);
 // bytes of two versions are never mixed, and cache keys carry the version.
 //
@@ -59,8 +59,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/cache"
-	"github.com/pipefs/pipefs/vfs"
 )
 
 // A Backend reads the objects of one remote location (a bucket, a base URL).
@@ -72,7 +73,7 @@ type Backend interface {
 	// may answer with more than asked (the whole object): Response.Start
 	// says where the body starts. When version is not empty, the read
 	// must be conditional on it (If-Match, S3 IfMatch, GCS generation) and
-	// fail with an error matching vfs.ErrModified when the object has
+	// fail with an error matching driver.ErrModified when the object has
 	// changed. Errors match fs.ErrNotExist (404) and fs.ErrPermission
 	// (403); transient failures are wrapped with Retryable.
 	Get(ctx context.Context, name string, off, n int64, version string) (*Response, error)
@@ -214,7 +215,7 @@ const (
 	maxHeadBytes = 64 << 20
 )
 
-// Tree is a vfs.Tree over a Backend. It is safe for concurrent use.
+// Tree is a driver.Tree over a Backend. It is safe for concurrent use.
 type Tree struct {
 	b     Backend
 	o     Options
@@ -259,7 +260,7 @@ func NewTree(b Backend, o Options) *Tree {
 	return t
 }
 
-var _ vfs.Tree = (*Tree)(nil)
+var _ driver.Tree = (*Tree)(nil)
 
 // Backend returns the tree's backend.
 func (t *Tree) Backend() Backend { return t.b }
@@ -434,7 +435,7 @@ func (t *Tree) readHead(name string, resp *Response, want int64) (*head, error) 
 			buf = append(buf[:0:0], buf[cut:]...)
 		}
 		if resp.Size >= 0 && resp.Start+dropped+int64(len(buf)) > resp.Size {
-			return nil, fmt.Errorf("%s: the body is longer than the %d-byte object: %w", key, resp.Size, vfs.ErrCorrupt)
+			return nil, fmt.Errorf("%s: the body is longer than the %d-byte object: %w", key, resp.Size, driver.ErrCorrupt)
 		}
 		if err == io.EOF {
 			break
@@ -477,11 +478,11 @@ func (t *Tree) readHead(name string, resp *Response, want int64) (*head, error) 
 // it is a directory (when the backend can list).
 func (t *Tree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
 	if name == "." {
-		return &vfs.FileInfo{FName: ".", FMode: fs.ModeDir | 0o555}, nil
+		return &driver.FileInfo{FName: ".", FMode: fs.ModeDir | 0o555}, nil
 	}
 	h, err := t.open(ctx, name)
 	if err == nil {
-		return &vfs.FileInfo{FName: path.Base(name), FSize: h.size, FMode: 0o444, FModTime: h.mod, FSys: h.version}, nil
+		return &driver.FileInfo{FName: path.Base(name), FSize: h.size, FMode: 0o444, FModTime: h.mod, FSys: h.version}, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
@@ -490,7 +491,7 @@ func (t *Tree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
 	// fails with fs.ErrNotExist for one that does not exist); a denied one
 	// says more than "not found".
 	if _, lerr := t.b.List(ctx, name); lerr == nil {
-		return &vfs.FileInfo{FName: path.Base(name), FMode: fs.ModeDir | 0o555}, nil
+		return &driver.FileInfo{FName: path.Base(name), FMode: fs.ModeDir | 0o555}, nil
 	} else if errors.Is(lerr, fs.ErrPermission) {
 		return nil, lerr
 	}
@@ -498,7 +499,7 @@ func (t *Tree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
 }
 
 // ReadDir lists the directory name. When there is no such directory but
-// name is an object, the error matches vfs.ErrNotDir.
+// name is an object, the error matches driver.ErrNotDir.
 func (t *Tree) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
 	d := name
 	if d == "." {
@@ -507,7 +508,7 @@ func (t *Tree) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) 
 	ents, err := t.b.List(ctx, d)
 	if err != nil && name != "." && errors.Is(err, fs.ErrNotExist) {
 		if _, oerr := t.open(ctx, name); oerr == nil {
-			return nil, fmt.Errorf("%s: %w", t.b.Key(name), vfs.ErrNotDir)
+			return nil, fmt.Errorf("%s: %w", t.b.Key(name), driver.ErrNotDir)
 		}
 	}
 	return ents, err
@@ -515,20 +516,20 @@ func (t *Tree) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) 
 
 // OpenBlob opens the object name: one request the first time, none after.
 // The blob is a *Blob.
-func (t *Tree) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
+func (t *Tree) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 	if name == "." {
-		return nil, vfs.ErrIsDir
+		return nil, driver.ErrIsDir
 	}
 	h, err := t.open(ctx, name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			if _, lerr := t.b.List(ctx, name); lerr == nil {
-				return nil, vfs.ErrIsDir
+				return nil, driver.ErrIsDir
 			}
 		}
 		return nil, err
 	}
-	info := &vfs.FileInfo{FName: path.Base(name), FSize: h.size, FMode: 0o444, FModTime: h.mod, FSys: h.version}
+	info := &driver.FileInfo{FName: path.Base(name), FSize: h.size, FMode: 0o444, FModTime: h.mod, FSys: h.version}
 	// The size is part of the key: without a version (a server with no
 	// validators) it is all that tells two versions apart.
 	key := t.b.Key(name) + "\x00" + h.version + "\x00" + strconv.FormatInt(h.size, 10)
@@ -550,8 +551,8 @@ func (t *Tree) OpenBlob(ctx context.Context, name string) (vfs.Blob, error) {
 	return &Blob{Blob: blob, t: t, key: t.b.Key(name), src: src}, nil
 }
 
-// Blob is an open remote object: a cache.Blob (so a vfs.Blob and a
-// vfs.Prefetcher) that also lets archive readers grow the first read.
+// Blob is an open remote object: a cache.Blob (so a driver.Blob and a
+// driver.Prefetcher) that also lets archive readers grow the first read.
 type Blob struct {
 	*cache.Blob
 	t   *Tree
@@ -659,7 +660,7 @@ func (r *resumer) reopen(first bool) error {
 		resp, err := t.b.Get(r.ctx, r.s.name, r.off, r.end-r.off, r.s.version)
 		if errors.Is(err, fs.ErrNotExist) {
 			// Deleted since open: a change like any other.
-			return fmt.Errorf("%w: %w", err, vfs.ErrModified)
+			return fmt.Errorf("%w: %w", err, driver.ErrModified)
 		}
 		if err != nil {
 			return err
@@ -667,15 +668,15 @@ func (r *resumer) reopen(first bool) error {
 		key := t.b.Key(r.s.name)
 		if resp.Size >= 0 && resp.Size != r.s.size {
 			resp.Body.Close()
-			return fmt.Errorf("%s: size changed from %d to %d: %w", key, r.s.size, resp.Size, vfs.ErrModified)
+			return fmt.Errorf("%s: size changed from %d to %d: %w", key, r.s.size, resp.Size, driver.ErrModified)
 		}
 		if r.s.version != "" && resp.Version != r.s.version {
 			resp.Body.Close()
-			return fmt.Errorf("%s: version changed from %q to %q: %w", key, r.s.version, resp.Version, vfs.ErrModified)
+			return fmt.Errorf("%s: version changed from %q to %q: %w", key, r.s.version, resp.Version, driver.ErrModified)
 		}
 		if resp.Start > r.off {
 			resp.Body.Close()
-			return fmt.Errorf("%s: asked for bytes from %d, got from %d: %w", key, r.off, resp.Start, vfs.ErrCorrupt)
+			return fmt.Errorf("%s: asked for bytes from %d, got from %d: %w", key, r.off, resp.Start, driver.ErrCorrupt)
 		}
 		r.whole = resp.Start < r.off || resp.Length < 0 || resp.Length > r.end-r.off
 		if skip := r.off - resp.Start; skip > 0 {

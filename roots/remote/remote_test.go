@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/pipefs/pipefs/cache"
-	"github.com/pipefs/pipefs/vfs"
 )
 
 // fake is a Backend over one object, with knobs for misbehaviour.
@@ -45,7 +46,7 @@ func (f *fake) Get(ctx context.Context, name string, off, n int64, version strin
 		return nil, fs.ErrNotExist
 	}
 	if version != "" && version != f.version {
-		return nil, vfs.ErrModified
+		return nil, driver.ErrModified
 	}
 	size := int64(len(f.data))
 	start, end := off, off+n
@@ -81,7 +82,7 @@ func newTree(f *fake) *Tree {
 	})
 }
 
-func readAllAt(t *testing.T, b vfs.Blob) []byte {
+func readAllAt(t *testing.T, b driver.Blob) []byte {
 	t.Helper()
 	p := make([]byte, b.Stat().Size())
 	n, err := b.ReadAt(context.Background(), p, 0)
@@ -173,7 +174,7 @@ func TestModified(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.version = "v2"
-	if _, err := b.ReadAt(context.Background(), make([]byte, 10), 0); !errors.Is(err, vfs.ErrModified) {
+	if _, err := b.ReadAt(context.Background(), make([]byte, 10), 0); !errors.Is(err, driver.ErrModified) {
 		t.Errorf("ReadAt after a change: %v, want ErrModified", err)
 	}
 }

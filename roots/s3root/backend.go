@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -261,7 +263,7 @@ func (b *Backend) listIn(ctx context.Context, bucket, bucketName, dir string) ([
 				continue
 			}
 			seen[base] = true
-			ents = append(ents, &vfs.FileInfo{FName: base, FMode: fs.ModeDir | 0o555})
+			ents = append(ents, &driver.FileInfo{FName: base, FMode: fs.ModeDir | 0o555})
 		}
 		for _, o := range out.Contents {
 			key := aws.ToString(o.Key)
@@ -273,7 +275,7 @@ func (b *Backend) listIn(ctx context.Context, bucket, bucketName, dir string) ([
 			if !fsname.ValidBase(base) {
 				continue
 			}
-			fi := &vfs.FileInfo{FName: base, FSize: aws.ToInt64(o.Size), FMode: 0o444, FSys: aws.ToString(o.ETag)}
+			fi := &driver.FileInfo{FName: base, FSize: aws.ToInt64(o.Size), FMode: 0o444, FSys: aws.ToString(o.ETag)}
 			if o.LastModified != nil {
 				fi.FModTime = o.LastModified.Truncate(time.Second) // as in Last-Modified
 			}
@@ -296,7 +298,7 @@ func (b *Backend) listIn(ctx context.Context, bucket, bucketName, dir string) ([
 			return err
 		})
 		if err == nil && len(out.Contents) > 0 && aws.ToString(out.Contents[0].Key) == dir {
-			return nil, fmt.Errorf("%s: %w", b.Key(name), vfs.ErrNotDir)
+			return nil, fmt.Errorf("%s: %w", b.Key(name), driver.ErrNotDir)
 		}
 		return nil, fmt.Errorf("%s: no such directory: %w", b.Key(name), fs.ErrNotExist)
 	}
@@ -323,7 +325,7 @@ func (b *Backend) listBuckets(ctx context.Context) ([]fs.DirEntry, error) {
 			if !fsname.ValidBase(name) {
 				continue
 			}
-			fi := &vfs.FileInfo{FName: name, FMode: fs.ModeDir | 0o555}
+			fi := &driver.FileInfo{FName: name, FMode: fs.ModeDir | 0o555}
 			if bk.CreationDate != nil {
 				fi.FModTime = *bk.CreationDate
 			}
@@ -362,7 +364,7 @@ func (b *Backend) mapErr(name string, err error) error {
 	key := b.Key(name)
 	switch {
 	case code == "PreconditionFailed" || st == http.StatusPreconditionFailed:
-		return fmt.Errorf("%s: %w: %w", key, vfs.ErrModified, err)
+		return fmt.Errorf("%s: %w: %w", key, driver.ErrModified, err)
 	case code == "NoSuchKey" || code == "NoSuchBucket" || code == "NotFound" || st == http.StatusNotFound:
 		return fmt.Errorf("%s: %w: %w", key, fs.ErrNotExist, err)
 	case code == "AccessDenied" || code == "AllAccessDisabled" || code == "Forbidden" || st == http.StatusForbidden:

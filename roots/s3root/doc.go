@@ -24,8 +24,8 @@
 //
 // # Configuration, and which source wins
 //
-// Options are read with vfs.SchemeOptions[*Options] under the sub-URL's
-// own scheme ("s3+http"), then under "s3"; nil means defaults. For each
+// Options are an *Options in vfs.Options.Schemes under "s3", for s3,
+// s3+http and s3+https alike; nil means defaults. For each
 // setting the first of these that gives one is used:
 //
 //   - Client: [Options.Client], a ready *s3.Client, is used as it is (for
@@ -58,7 +58,7 @@
 // Opening an object is one GetObject of a suffix range ("Range:
 // bytes=-65536"); its Content-Range gives the size and its ETag the version.
 // Reads after that are range GETs with If-Match set to that ETag: an object
-// overwritten since open fails with an error matching vfs.ErrModified
+// overwritten since open fails with an error matching driver.ErrModified
 // (HTTP 412). There is no HeadObject anywhere. A directory is listed with
 // ListObjectsV2 and the delimiter "/", page by page.
 //

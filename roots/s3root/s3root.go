@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -24,9 +26,7 @@ import (
 )
 
 func init() {
-	for _, scheme := range []string{"s3", "s3+http", "s3+https"} {
-		vfs.RegisterRoot(&vfs.Root{Scheme: scheme, Open: open})
-	}
+	vfs.RegisterRoot(&vfs.Root{Scheme: "s3", Also: []string{"s3+http", "s3+https"}, Open: open, Options: (*Options)(nil)})
 }
 
 // Addressing chooses how a bucket is named in a request.
@@ -67,21 +67,18 @@ type Options struct {
 	Remote remote.Options
 }
 
-func options(o *vfs.Options, scheme string) *Options {
-	if so := vfs.SchemeOptions[*Options](o, scheme); so != nil {
-		return so
-	}
-	if so := vfs.SchemeOptions[*Options](o, "s3"); so != nil {
+func options(env *vfs.Env) *Options {
+	if so := vfs.SchemeOptions[*Options](env); so != nil {
 		return so
 	}
 	return &Options{}
 }
 
-func open(ctx context.Context, u vfs.SubURL, o *vfs.Options) (vfs.Location, error) {
+func open(ctx context.Context, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 	if err := ctx.Err(); err != nil {
-		return vfs.Location{}, err
+		return driver.Location{}, err
 	}
-	opts := options(o, u.Scheme)
+	opts := options(env)
 	b := &Backend{scheme: u.Scheme, authority: u.Authority, retry: opts.Remote.Retry, addressing: opts.Addressing}
 	if u.Scheme == "s3" {
 		b.bucket = u.Bucket()
@@ -89,15 +86,15 @@ func open(ctx context.Context, u vfs.SubURL, o *vfs.Options) (vfs.Location, erro
 		scheme := strings.TrimPrefix(u.Scheme, "s3+")
 		b.endpoint = scheme + "://" + u.Authority
 		if _, err := url.Parse(b.endpoint); err != nil {
-			return vfs.Location{}, fmt.Errorf("endpoint %s: %w", b.endpoint, err)
+			return driver.Location{}, fmt.Errorf("endpoint %s: %w", b.endpoint, err)
 		}
 	}
 	c, err := client(ctx, opts, b.endpoint != "")
 	if err != nil {
-		return vfs.Location{}, err
+		return driver.Location{}, err
 	}
 	b.client = c
-	return vfs.Location{Tree: remote.NewTree(b, opts.Remote), Path: u.Key()}, nil
+	return driver.Location{Tree: remote.NewTree(b, opts.Remote), Path: u.Key()}, nil
 }
 
 // clients caches clients by what they were built from.

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipefs/pipefs/vfs/driver"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
@@ -86,8 +88,8 @@ func TestModified(t *testing.T) {
 	gwProxy.take()
 	p := make([]byte, 1000)
 	n, err := f.ReadAt(p, 0)
-	if !errors.Is(err, vfs.ErrModified) {
-		t.Fatalf("ReadAt after overwrite = %d, %v; want an error matching vfs.ErrModified", n, err)
+	if !errors.Is(err, driver.ErrModified) {
+		t.Fatalf("ReadAt after overwrite = %d, %v; want an error matching driver.ErrModified", n, err)
 	}
 	if reqs := gwProxy.take(); len(reqs) != 1 || !strings.Contains(reqs[0], "If-Match") {
 		t.Errorf("requests of the read = %q, want one GET with If-Match (a 412 is not retried)", reqs)

@@ -1,9 +1,11 @@
-package vfs
+package driver
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"io/fs"
+	"path"
 	"time"
 )
 
@@ -129,13 +131,6 @@ func (b *bytesBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error
 	return n, nil
 }
 
-// A Prefetcher is a Blob that can fetch a range ahead of reading it, so
-// that a reader that knows what it will read next (an archive's directory,
-// a member with its header) pays one request for it.
-type Prefetcher interface {
-	Prefetch(ctx context.Context, off, n int64) error
-}
-
 // Prefetch asks b to fetch [off, off+n) ahead of reads, through any
 // sections, when the blob underneath is a Prefetcher. It is a hint: it does
 // nothing for other blobs.
@@ -150,4 +145,85 @@ func Prefetch(ctx context.Context, b Blob, off, n int64) error {
 		return p.Prefetch(ctx, off, n)
 	}
 	return nil
+}
+
+// GrowSuffix tells b that the end structures of its object need n bytes
+// from the end, when b is a SuffixGrower. It is a hint: it does nothing for
+// other blobs, sections included, since n bytes from the end of a section
+// are not n bytes from the end of its object.
+func GrowSuffix(b Blob, n int64) {
+	if g, ok := b.(SuffixGrower); ok {
+		g.GrowSuffix(n)
+	}
+}
+
+// CompressedSize returns the compressed size at the bottom of b: b's own
+// CompressedSize when it is Compressed, else its size.
+func CompressedSize(b Blob) int64 {
+	if c, ok := b.(Compressed); ok {
+		return c.CompressedSize()
+	}
+	return b.Stat().Size()
+}
+
+// ReaderAt adapts b to io.ReaderAt, reading with ctx.
+func ReaderAt(ctx context.Context, b Blob) io.ReaderAt {
+	return readerAt{ctx, b}
+}
+
+type readerAt struct {
+	ctx context.Context
+	b   Blob
+}
+
+func (r readerAt) ReadAt(p []byte, off int64) (int, error) { return r.b.ReadAt(r.ctx, p, off) }
+
+// SubTree returns the tree of directory dir in t. Names passed to it are
+// joined to dir; t is not owned.
+func SubTree(t Tree, dir string) Tree {
+	if dir == "." || dir == "" {
+		return t
+	}
+	if s, ok := t.(*subTree); ok {
+		return &subTree{s.t, path.Join(s.dir, dir)}
+	}
+	return &subTree{t, dir}
+}
+
+type subTree struct {
+	t   Tree
+	dir string
+}
+
+func (s *subTree) full(name string) string {
+	if name == "." {
+		return s.dir
+	}
+	return s.dir + "/" + name
+}
+
+func (s *subTree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
+	return s.t.Stat(ctx, s.full(name))
+}
+
+func (s *subTree) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
+	return s.t.ReadDir(ctx, s.full(name))
+}
+
+func (s *subTree) OpenBlob(ctx context.Context, name string) (Blob, error) {
+	return s.t.OpenBlob(ctx, s.full(name))
+}
+
+// Counts are what reading a stage cost: the requests made and bytes
+// fetched by a remote root, and the block cache's hits and misses.
+type Counts struct {
+	Hits     int64 // blocks served from the cache
+	Misses   int64 // blocks fetched
+	Requests int64 // requests made
+	Bytes    int64 // bytes fetched
+}
+
+// String formats the counts for people.
+func (c Counts) String() string {
+	return fmt.Sprintf("%d requests, %d bytes fetched, %d block hits, %d misses", c.Requests, c.Bytes, c.Hits, c.Misses)
 }

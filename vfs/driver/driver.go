@@ -1,0 +1,164 @@
+// Package driver defines the contract between the pipefs engine (package
+// vfs) and the roots and adapters that plug into it, as database/sql/driver
+// does for database/sql. Programs that only read pipelines never import it:
+// they hold *vfs.FS and *vfs.File, and reach a driver value through their
+// As methods.
+//
+// # Writing an adapter
+//
+// An adapter is one package. It registers itself in init on
+// vfs.DefaultRegistry and implements one of two functions:
+//
+//	func init() {
+//		vfs.RegisterAdapter(&vfs.Adapter{
+//			Scheme:   "pipefs.toy",           // a standard scheme, or vendor "." name
+//			OpenFile: open,                   // reads a file: gets a Blob
+//		})
+//	}
+//
+//	func open(ctx context.Context, in driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
+//		return driver.Location{Blob: ...}, nil // or Tree and Path
+//	}
+//
+// An adapter that reads a directory sets OpenDir instead and gets a [Tree]
+// rooted at that directory. The engine checks the kind of the input once,
+// so an adapter never sees the wrong kind. A program that imports the
+// package can then open "…|pipefs.toy:…"; a format signature
+// (vfs.RegisterFormat) makes detection append it.
+//
+// # What a driver implements
+//
+// A [Blob] is a random-access byte object and a [Tree] a directory-like
+// stage. Everything else is optional, declared here and discovered with a
+// type assertion:
+//
+//   - io.Closer on a Tree or Blob: the engine closes it with the pipeline.
+//   - [Streamer]: a blob that reads sequentially more cheaply than through
+//     ReadAt (a decompressed stream).
+//   - [SizeKnower]: a FileInfo whose Size is costly to learn.
+//   - [Prefetcher]: a blob that can fetch a range ahead of reading it.
+//   - [SuffixGrower]: a blob whose first request can read more of the end
+//     of its object next time (a remote root).
+//   - [Compressed]: a blob that is decompressed output, for ratio limits
+//     across nested streams.
+//   - [Counter]: a Tree or Blob that counts the requests and bytes its
+//     reads cost.
+//   - [Versioned]: a Tree that is a store with a history (OCDBT,
+//     Icechunk), for "pipefs log".
+//   - As(any) bool: a Tree or Blob that gives a caller a value of its own
+//     (an archive's header table, a remote root's SDK client) through
+//     vfs.FS.As and vfs.File.As.
+//
+// A layer never closes the blob or tree it reads from: the engine owns
+// them and closes every stage, innermost first, with the pipeline.
+//
+// # Errors
+//
+// Drivers return errors that match fs.ErrNotExist, fs.ErrPermission and
+// fs.ErrInvalid where those apply, and the sentinels below for the rest.
+// Only bytes that are wrong are [ErrCorrupt]; an I/O error from the layer
+// below and a context error are returned as they are. Package vfs
+// re-exports the sentinels for callers (vfs.ErrCorrupt is ErrCorrupt).
+package driver
+
+import (
+	"context"
+	"io"
+	"io/fs"
+	"time"
+)
+
+// A Blob is a random-access byte object: a file of a root, a member of an
+// archive, a decompressed stream, a byte range.
+//
+// ReadAt follows the io.ReaderAt contract (it returns a non-nil error, io.EOF
+// at the end, whenever n < len(p)) and must be safe for concurrent use. Stat
+// reports the blob's name, size, mode and time; Stat().Size() is the number
+// of bytes ReadAt serves.
+type Blob interface {
+	ReadAt(ctx context.Context, p []byte, off int64) (n int, err error)
+	Stat() fs.FileInfo
+}
+
+// A Tree is a directory-like stage: a root directory, an archive, a
+// versioned store. Names are fs.ValidPath names, "." is the tree's root.
+// Methods must be safe for concurrent use; the engine wraps their errors in
+// *fs.PathError values.
+type Tree interface {
+	// Stat describes the named file or directory.
+	Stat(ctx context.Context, name string) (fs.FileInfo, error)
+	// ReadDir lists the named directory, sorted by name.
+	ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error)
+	// OpenBlob opens the named regular file for random access. It returns
+	// an error matching ErrIsDir when name is a directory.
+	OpenBlob(ctx context.Context, name string) (Blob, error)
+}
+
+// A Location is what one stage of a pipeline yields: either a tree and a
+// path inside it, or a byte object.
+type Location struct {
+	Tree Tree   // a tree, and Path inside it
+	Path string // an fs.ValidPath name in Tree; "" means "."
+	Blob Blob   // a byte object; set instead of Tree
+}
+
+// A Streamer is a Blob that can be read sequentially from an offset more
+// cheaply than through ReadAt: a decompressed stream that learns its size
+// and builds its index as it is read. vfs.File.WriteTo, and so io.Copy of
+// a file, uses it. The reader returns io.EOF at the end of the blob.
+type Streamer interface {
+	Stream(ctx context.Context, off int64) (io.ReadCloser, error)
+}
+
+// A SizeKnower is an fs.FileInfo whose Size may be costly to learn: the
+// size of a decompressed stream is known only once it has been decoded to
+// its end. While SizeKnown reports false, vfs.File.Read does not ask for
+// the size and relies on the blob's ReadAt returning io.EOF at the end.
+type SizeKnower interface {
+	SizeKnown() bool
+}
+
+// A Prefetcher is a Blob that can fetch a range ahead of reading it, so
+// that a reader that knows what it will read next (an archive's directory,
+// a member with its header) pays one request for it. Use [Prefetch] to
+// reach one through sections.
+type Prefetcher interface {
+	Prefetch(ctx context.Context, off, n int64) error
+}
+
+// A SuffixGrower is a Blob whose root reads the end of an object in its
+// first request (a remote root). An archive reader whose end structures
+// needed n bytes from the end calls GrowSuffix(n), so that later opens of
+// this object, and of others beside it, read that much at once. It is a
+// hint; use [GrowSuffix] to reach one through sections.
+type SuffixGrower interface {
+	GrowSuffix(n int64)
+}
+
+// A Compressed blob is the output of a decompressor. CompressedSize
+// returns the number of compressed bytes at the bottom of the nest it was
+// decoded from, for the ratio limit of nested streams. Use
+// [CompressedSize] to ask any blob.
+type Compressed interface {
+	CompressedSize() int64
+}
+
+// A Counter is a Tree or Blob that counts what its reads cost, such as the
+// tree of a remote root. vfs.FS.Stats reports every stage that is one.
+type Counter interface {
+	Stats() Counts
+}
+
+// A Versioned tree is a store with a history, such as an OCDBT database or
+// an Icechunk repository. Versions lists its versions, oldest first.
+type Versioned interface {
+	Versions(ctx context.Context) ([]Version, error)
+}
+
+// A Version is one version of a Versioned store.
+type Version struct {
+	ID      string    // what a sub-URL names the version by: "v3", a snapshot id
+	Time    time.Time // when it was committed
+	Keys    int64     // the number of keys, or -1 when the store does not say
+	Message string    // the commit message, if the store keeps one
+}
