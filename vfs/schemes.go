@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -120,11 +121,16 @@ type schemeInfo struct {
 	base      Kind          // what the base must be (adapters only)
 	yields    Kind          // what the sub-URL yields; KindAny means "by its path"
 	dirReader bool          // reads a directory: the base gets a trailing "/" (SPEC 4 step 5)
+	pkg       string        // import path of the package that implements it; "" if none does
+	summary   string        // one line for help texts
 }
+
+// module is the import path of this module, the prefix of every pkg.
+const module = "github.com/pipefs/pipefs"
 
 // schemeRows is the scheme table: one row for each standard scheme of SPEC
 // sections 1-3, and for each of the project's own vendor schemes
-// (pipefs.*) with rules of their own. Vendor schemes without a row are
+// (pipefs.*) that a package implements. Vendor schemes without a row are
 // described by [vendorInfo].
 //
 // Every rule about a scheme's syntax and kinds is in its row, and Parse,
@@ -147,48 +153,77 @@ type schemeInfo struct {
 //     the path is empty or ends in "/", else a file or a directory.
 //   - dirReader: the adapter reads a directory, so Parse adds a trailing
 //     "/" to a base whose kind follows its path.
+//   - pkg: the import path of the package that implements the scheme, ""
+//     when none does yet ([SchemePackage]).
+//   - summary: a one-line description for help texts ([SchemeSummary]).
 //
 // Roots are listed in the order that error messages name them.
 var schemeRows = []schemeInfo{
 	// Roots: their kind follows the path.
-	{name: "file", role: roleRoot, authority: localHostAuthority, path: pathAbsolute, yields: KindAny},
-	{name: "memory", role: roleRoot, authority: keyAuthority, yields: KindAny},
-	{name: "http", role: roleRoot, authority: hostAuthority, query: true, yields: KindAny},
-	{name: "https", role: roleRoot, authority: hostAuthority, query: true, yields: KindAny},
-	{name: "s3", role: roleRoot, authority: s3Authority, yields: KindAny},
-	{name: "s3+http", role: roleRoot, authority: endpointAuthority, yields: KindAny},
-	{name: "s3+https", role: roleRoot, authority: endpointAuthority, yields: KindAny},
-	{name: "gs", role: roleRoot, authority: gsAuthority, yields: KindAny},
+	{name: "file", role: roleRoot, authority: localHostAuthority, path: pathAbsolute, yields: KindAny,
+		pkg: module + "/roots/fileroot", summary: "local file or directory"},
+	{name: "memory", role: roleRoot, authority: keyAuthority, yields: KindAny,
+		pkg: module + "/roots/memroot", summary: "process-wide in-memory store"},
+	{name: "http", role: roleRoot, authority: hostAuthority, query: true, yields: KindAny,
+		pkg: module + "/roots/httproot", summary: "file on a web server, read with range requests"},
+	{name: "https", role: roleRoot, authority: hostAuthority, query: true, yields: KindAny,
+		pkg: module + "/roots/httproot", summary: "file on a web server over TLS, read with range requests"},
+	{name: "s3", role: roleRoot, authority: s3Authority, yields: KindAny,
+		pkg: module + "/roots/s3root", summary: "Amazon S3 bucket"},
+	{name: "s3+http", role: roleRoot, authority: endpointAuthority, yields: KindAny,
+		pkg: module + "/roots/s3root", summary: "S3-compatible endpoint over HTTP"},
+	{name: "s3+https", role: roleRoot, authority: endpointAuthority, yields: KindAny,
+		pkg: module + "/roots/s3root", summary: "S3-compatible endpoint over HTTPS"},
+	{name: "gs", role: roleRoot, authority: gsAuthority, yields: KindAny,
+		pkg: module + "/roots/gsroot", summary: "Google Cloud Storage bucket"},
 
 	// Containers: their kind follows the path too.
-	{name: "zip", role: roleAdapter, base: KindFile, yields: KindAny},
-	{name: "ocdbt", role: roleAdapter, authority: ocdbtAuthority, base: KindDirectory, yields: KindAny, dirReader: true},
-	{name: "icechunk", role: roleAdapter, authority: icechunkAuthority, base: KindDirectory, yields: KindAny, dirReader: true},
+	{name: "zip", role: roleAdapter, base: KindFile, yields: KindAny,
+		pkg: module + "/adapters/zipadapter", summary: "zip archive"},
+	{name: "ocdbt", role: roleAdapter, authority: ocdbtAuthority, base: KindDirectory, yields: KindAny, dirReader: true,
+		pkg: module + "/adapters/ocdbtadapter", summary: "OCDBT database, at its latest or a given version"},
+	{name: "icechunk", role: roleAdapter, authority: icechunkAuthority, base: KindDirectory, yields: KindAny, dirReader: true,
+		pkg: module + "/adapters/icechunkadapter", summary: "Icechunk repository, at a branch, tag or snapshot"},
 
 	// Byte transforms.
-	{name: "byte-range", role: roleAdapter, path: pathRange, base: KindFile, yields: KindFile},
-	{name: "gzip", role: roleAdapter, path: pathNone, base: KindFile, yields: KindFile},
-	{name: "zstd", role: roleAdapter, path: pathNone, base: KindFile, yields: KindFile},
+	{name: "byte-range", role: roleAdapter, path: pathRange, base: KindFile, yields: KindFile,
+		pkg: module + "/adapters/rangeadapter", summary: "bytes [start, end) of a file"},
+	{name: "gzip", role: roleAdapter, path: pathNone, base: KindFile, yields: KindFile,
+		pkg: module + "/adapters/gzipadapter", summary: "gzip stream (multi-member)"},
+	{name: "zstd", role: roleAdapter, path: pathNone, base: KindFile, yields: KindFile,
+		pkg: module + "/adapters/zstdadapter", summary: "zstd stream (multi-frame)"},
 
 	// Datasets read from one file.
-	{name: "json", role: roleAdapter, path: pathPointer, base: KindFile, yields: KindDataset},
-	{name: "hdf5", role: roleAdapter, base: KindFile, yields: KindDataset},
-	{name: "avif", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset},
-	{name: "bmp", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset},
-	{name: "jpeg", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset},
-	{name: "png", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset},
-	{name: "tiff", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset},
-	{name: "webp", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset},
+	{name: "json", role: roleAdapter, path: pathPointer, base: KindFile, yields: KindDataset,
+		pkg: module + "/adapters/jsonadapter", summary: "value of a JSON document at a JSON pointer"},
+	{name: "hdf5", role: roleAdapter, base: KindFile, yields: KindDataset, summary: "HDF5 group or dataset"},
+	{name: "avif", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset, summary: "AVIF image"},
+	{name: "bmp", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset, summary: "BMP image"},
+	{name: "jpeg", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset, summary: "JPEG image"},
+	{name: "png", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset, summary: "PNG image"},
+	{name: "tiff", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset, summary: "TIFF image"},
+	{name: "webp", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset, summary: "WebP image"},
 
 	// Datasets read from a directory.
-	{name: "zarr", role: roleAdapter, base: KindDirectory, yields: KindDataset, dirReader: true},
-	{name: "zarr2", role: roleAdapter, base: KindDirectory, yields: KindDataset, dirReader: true},
-	{name: "zarr3", role: roleAdapter, base: KindDirectory, yields: KindDataset, dirReader: true},
-	{name: "n5", role: roleAdapter, base: KindDirectory, yields: KindDataset, dirReader: true},
-	{name: "neuroglancer-precomputed", role: roleAdapter, path: pathNone, base: KindDirectory, yields: KindDataset, dirReader: true},
+	{name: "zarr", role: roleAdapter, base: KindDirectory, yields: KindDataset, dirReader: true,
+		pkg: module + "/adapters/zarradapter", summary: "Zarr group or array, v2 or v3"},
+	{name: "zarr2", role: roleAdapter, base: KindDirectory, yields: KindDataset, dirReader: true,
+		pkg: module + "/adapters/zarradapter", summary: "Zarr v2 group or array"},
+	{name: "zarr3", role: roleAdapter, base: KindDirectory, yields: KindDataset, dirReader: true,
+		pkg: module + "/adapters/zarradapter", summary: "Zarr v3 group or array"},
+	{name: "n5", role: roleAdapter, base: KindDirectory, yields: KindDataset, dirReader: true,
+		pkg: module + "/adapters/n5adapter", summary: "N5 group or dataset"},
+	{name: "neuroglancer-precomputed", role: roleAdapter, path: pathNone, base: KindDirectory, yields: KindDataset, dirReader: true,
+		pkg: module + "/adapters/precomputedadapter", summary: "neuroglancer precomputed volume"},
 
-	// The project's own vendor scheme for tar archives behaves like zip.
-	{name: "pipefs.tar", role: roleVendor, authority: opaqueAuthority, query: true, base: KindFile, yields: KindAny},
+	// The project's own vendor schemes. pipefs.tar behaves like zip; the
+	// others have the syntax and kinds of every vendor scheme (vendorInfo).
+	{name: "pipefs.tar", role: roleVendor, authority: opaqueAuthority, query: true, base: KindFile, yields: KindAny,
+		pkg: module + "/adapters/taradapter", summary: "tar archive"},
+	{name: "pipefs.bzip2", role: roleVendor, authority: opaqueAuthority, query: true, base: KindUnknown, yields: KindUnknown,
+		pkg: module + "/adapters/bzip2adapter", summary: "bzip2 stream (multi-stream)"},
+	{name: "pipefs.xz", role: roleVendor, authority: opaqueAuthority, query: true, base: KindUnknown, yields: KindUnknown,
+		pkg: module + "/adapters/xzadapter", summary: "xz stream (multi-stream)"},
 }
 
 // A schemeTable is a scheme table indexed by name.
@@ -266,6 +301,38 @@ func IsRootScheme(s string) bool {
 func IsAdapterScheme(s string) bool {
 	info, ok := schemes.row(strings.ToLower(s))
 	return ok && info.role == roleAdapter
+}
+
+// StandardSchemes returns, sorted, the standard root and adapter schemes of
+// SPEC section 2 and the project's own vendor schemes (such as pipefs.tar)
+// that the package knows the syntax of. The ".." of SPEC section 5 is not
+// a scheme and is not listed.
+func StandardSchemes() []string {
+	names := make([]string, 0, len(schemes.rows))
+	for _, r := range schemes.rows {
+		names = append(names, r.name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// SchemePackage returns the import path of the pipefs package that
+// implements the scheme s (in any case), such as
+// "github.com/pipefs/pipefs/adapters/zipadapter" for zip. Importing that
+// package registers the scheme. It returns "" for a scheme that no pipefs
+// package implements yet (such as hdf5) and for a scheme not listed by
+// [StandardSchemes].
+func SchemePackage(s string) string {
+	info, _ := schemes.row(strings.ToLower(s))
+	return info.pkg
+}
+
+// SchemeSummary returns a one-line description of the scheme s (in any
+// case), such as "zip archive", for help texts. It returns "" for a scheme
+// not listed by [StandardSchemes].
+func SchemeSummary(s string) string {
+	info, _ := schemes.row(strings.ToLower(s))
+	return info.summary
 }
 
 // IsVendorScheme reports whether s (in any case) has the shape of a vendor
