@@ -197,7 +197,7 @@ func parseSubURL(raw string, first bool) (SubURL, string) {
 	case !ok:
 		return u, fmt.Sprintf("unknown scheme %q: not a standard scheme, and not a vendor scheme of the form vendor.name", scheme)
 	case first && info.role == roleAdapter:
-		return u, fmt.Sprintf("%s is an adapter and cannot be the root; the root is one of file, memory, http, https, s3, s3+http, s3+https, gs or a vendor scheme", scheme)
+		return u, fmt.Sprintf("%s is an adapter and cannot be the root; the root is one of %s or a vendor scheme", scheme, strings.Join(schemes.roots(), ", "))
 	case !first && info.role == roleRoot:
 		return u, fmt.Sprintf("%s is a root scheme and can only come first", scheme)
 	case first && !colon:
@@ -219,12 +219,12 @@ func parseSubURL(raw string, first bool) (SubURL, string) {
 		hier, u.HasQuery, u.Query = before, true, query
 	}
 	if strings.HasPrefix(hier, "//") {
-		if !info.authority {
+		if info.authority.form == authNone {
 			return u, fmt.Sprintf(`%s takes no authority ("//")`, name)
 		}
 		u.HasAuthority = true
-		if scheme == "memory" {
-			// memory:// has no host: the text after "//" is the key.
+		if info.authority.form == authKey {
+			// No host (memory://): the text after "//" is the path.
 			u.Path = hier[2:]
 		} else {
 			auth, path := hier[2:], ""
@@ -248,7 +248,7 @@ func parseSubURL(raw string, first bool) (SubURL, string) {
 	}
 
 	// Legacy version forms: ocdbt:@v1/p is ocdbt://v1/p.
-	if (scheme == "ocdbt" || scheme == "icechunk") && !u.HasAuthority && strings.HasPrefix(u.Path, "@") {
+	if info.authority.form == authVersion && !u.HasAuthority && strings.HasPrefix(u.Path, "@") {
 		version, path := u.Path[1:], ""
 		if i := strings.IndexByte(version, '/'); i >= 0 {
 			version, path = version[:i], version[i:]
@@ -294,59 +294,20 @@ func isPathByte(c byte) bool {
 
 func isHex(c byte) bool { return isDigit(c) || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
-// checkSubURL checks the scheme-specific rules of SPEC section 3 on a
-// sub-URL whose characters are valid.
+// checkSubURL checks the rules of u's scheme (SPEC section 3), as its row
+// in the scheme table gives them, on a sub-URL whose characters are valid:
+// the authority first, then the path.
 func checkSubURL(u SubURL) string {
-	switch u.Scheme {
-	case "file":
-		if u.HasAuthority {
-			if msg := checkHost(u.Scheme, u.Authority, true); msg != "" {
-				return msg
-			}
-		}
-		if !strings.HasPrefix(u.Path, "/") {
-			return `file needs an absolute path: file:/p, file:///p or file://localhost/p`
-		}
-	case "memory":
-		if u.Authority != "" {
-			return "memory:// has no host; the text after // is the key"
-		}
-	case "http", "https", "s3+http", "s3+https":
-		if !u.HasAuthority {
-			return fmt.Sprintf(`%s needs "//" and a host`, u.Scheme)
-		}
-		return checkHost(u.Scheme, u.Authority, false)
-	case "s3":
-		if !u.HasAuthority {
-			return `s3 needs "//" and a bucket: s3://bucket/path`
-		}
-		return checkS3Bucket(u.Authority)
-	case "gs":
-		if !u.HasAuthority {
-			return `gs needs "//" and a bucket: gs://bucket/path`
-		}
-		return checkGSBucket(u.Authority)
-	case "ocdbt":
-		if u.HasAuthority {
-			return checkOCDBTVersion(u.Authority)
-		}
-	case "icechunk":
-		if u.HasAuthority {
-			return checkIcechunkRef(u.Authority)
-		}
-	case "byte-range":
-		if _, _, msg := parseRange(u.Path); msg != "" {
+	info, _ := lookupScheme(u.Scheme)
+	switch a := info.authority; {
+	case !u.HasAuthority && a.required:
+		return a.missing(u.Scheme)
+	case u.HasAuthority && a.check != nil:
+		if msg := a.check(u.Scheme, u.Authority); msg != "" {
 			return msg
 		}
-	case "json":
-		return checkPointer(u.Path)
-	default:
-		info, _ := lookupScheme(u.Scheme)
-		if info.path == pathNone && u.Path != "" {
-			return fmt.Sprintf("%s takes no path; write %s:", u.Scheme, u.Scheme)
-		}
 	}
-	return ""
+	return info.path.check(u.Scheme, u.Path)
 }
 
 // splitHostPort splits an http-style authority into host and port. host

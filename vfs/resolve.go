@@ -110,13 +110,15 @@ func parseReference(s string) (reference, string) {
 // message when the result cannot be written as a sub-URL; the caller checks
 // the scheme's rules.
 func resolveSubURL(u SubURL, r reference) (SubURL, string) {
-	// memory:// has no host: the text after "//" is the path.
-	memory := u.Scheme == "memory"
-	baseAuthority := u.HasAuthority && !memory
+	// A scheme without a host (memory://) takes the text after "//" as the
+	// path.
+	info, _ := lookupScheme(u.Scheme)
+	noHost := info.authority.form == authKey
+	baseAuthority := u.HasAuthority && !noHost
 	t := u
 	switch {
 	case r.hasAuthority:
-		if memory {
+		if noHost {
 			t.HasAuthority, t.Authority = true, ""
 			t.Path = removeDotSegments(r.authority + r.path)
 		} else {
@@ -139,8 +141,9 @@ func resolveSubURL(u SubURL, r reference) (SubURL, string) {
 	if !t.HasAuthority && strings.HasPrefix(t.Path, "//") {
 		return u, fmt.Sprintf("the resolved path %q would read as an authority", t.Path)
 	}
-	if (t.Scheme == "ocdbt" || t.Scheme == "icechunk") && !t.HasAuthority && strings.HasPrefix(t.Path, "@") {
-		// A path that really starts with "@" is written %40.
+	if info.authority.form == authVersion && !t.HasAuthority && strings.HasPrefix(t.Path, "@") {
+		// A path that really starts with "@" is written %40, not read as
+		// a version.
 		t.Path = "%40" + t.Path[1:]
 	}
 	return t, ""

@@ -97,16 +97,19 @@ func (u SubURL) Join(name string) SubURL {
 	if name == "." || name == "" {
 		return u
 	}
-	enc := escapeName(name, u.Scheme == "json")
+	info, _ := lookupScheme(u.Scheme)
+	pointer, form := info.path == pathPointer, info.authority.form
+	enc := escapeName(name, pointer)
 	p := u.Path
 	switch {
 	case p == "":
 		switch {
-		case u.Scheme == "json":
+		case pointer:
 			p = "/"
-		case u.HasAuthority && u.Scheme != "memory":
+		case u.HasAuthority && form != authKey:
 			p = "/"
-		case (u.Scheme == "ocdbt" || u.Scheme == "icechunk") && !u.HasAuthority && enc[0] == '@':
+		case form == authVersion && !u.HasAuthority && enc[0] == '@':
+			// "@" would read as the legacy spelling of a version.
 			enc = "%40" + enc[1:]
 		}
 	case !strings.HasSuffix(p, "/"):
@@ -163,21 +166,20 @@ func (u SubURL) Port() string {
 }
 
 func (u SubURL) hasHost() bool {
-	switch u.Scheme {
-	case "http", "https", "s3+http", "s3+https", "file":
-		return u.HasAuthority
-	}
-	return false
+	info, _ := lookupScheme(u.Scheme)
+	form := info.authority.form
+	return u.HasAuthority && (form == authHost || form == authEndpoint)
 }
 
 // Bucket returns the bucket of an s3 or gs sub-URL, and the decoded first
 // path segment of an s3+http or s3+https sub-URL (the bucket of a
 // path-style endpoint). It returns "" for other schemes.
 func (u SubURL) Bucket() string {
-	switch u.Scheme {
-	case "s3", "gs":
+	info, _ := lookupScheme(u.Scheme)
+	switch info.authority.form {
+	case authBucket:
 		return u.Authority
-	case "s3+http", "s3+https":
+	case authEndpoint:
 		p := strings.TrimPrefix(u.Path, "/")
 		if i := strings.IndexByte(p, '/'); i >= 0 {
 			p = p[:i]
@@ -192,8 +194,7 @@ func (u SubURL) Bucket() string {
 // a snapshot id). It returns "" when there is none (the latest version,
 // or branch.main) and for other schemes.
 func (u SubURL) Version() string {
-	switch u.Scheme {
-	case "ocdbt", "icechunk":
+	if info, _ := lookupScheme(u.Scheme); info.authority.form == authVersion {
 		return unescape(u.Authority)
 	}
 	return ""
@@ -202,7 +203,7 @@ func (u SubURL) Version() string {
 // Range returns the START and END of a byte-range sub-URL: the bytes from
 // START included to END excluded. It returns 0, 0 for other schemes.
 func (u SubURL) Range() (start, end uint64) {
-	if u.Scheme != "byte-range" {
+	if info, _ := lookupScheme(u.Scheme); info.path != pathRange {
 		return 0, 0
 	}
 	start, end, _ = parseRange(u.Path)
@@ -213,7 +214,7 @@ func (u SubURL) Range() (start, end uint64) {
 // pointer (RFC 6901), nil for the whole document. "/" gives one empty
 // token. It returns nil for other schemes.
 func (u SubURL) Pointer() []string {
-	if u.Scheme != "json" || u.Path == "" {
+	if info, _ := lookupScheme(u.Scheme); info.path != pathPointer || u.Path == "" {
 		return nil
 	}
 	p := unescape(u.Path)
