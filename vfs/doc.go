@@ -19,19 +19,44 @@
 //
 // # Drivers
 //
-// Roots and adapters implement a small driver interface: a [Tree] (Stat,
-// ReadDir, OpenBlob) or a [Blob] (ReadAt with a context, Stat). A stage
-// yields a [Location], a tree and a path in it or a blob, which the engine
-// hands to the next adapter as the input it asks for. They register in init
-// with [RegisterRoot], [RegisterAdapter] and [RegisterFormat], on
-// [DefaultRegistry]; registering a scheme twice panics, and opening a
-// well-formed scheme that nobody registered fails with an error matching
-// [ErrUnknownScheme] that lists the registered ones. A [Registry] whose zero
-// value is empty lets a program keep its own set (Options.Registry).
+// Roots and adapters are drivers: the contract they implement lives in
+// package [github.com/pipefs/pipefs/vfs/driver] (a driver.Tree or a
+// driver.Blob, and every optional interface), and they register here, in
+// init, with [RegisterRoot], [RegisterAdapter] and [RegisterFormat], on
+// [DefaultRegistry]. An [Adapter] sets OpenFile, to be given the blob of a
+// file, or OpenDir, to be given the tree of a directory; the engine checks
+// the kind of the input once, so a driver never sees the wrong one. Every
+// Open also gets an [Env]: the canonical pipeline of its input, the limits
+// in effect, the [Cache], and its own typed options ([SchemeOptions]).
+// Registering a scheme twice panics; opening a well-formed scheme that
+// nobody registered fails with an error matching [ErrUnknownScheme] that
+// lists the registered ones and names the package to import. A [Registry]
+// whose zero value is empty lets a program keep its own set
+// (Options.Registry).
+//
+// A program pays only for the drivers it imports: package vfs itself
+// registers none.
 //
 // A layer never closes what is below it. The engine closes a pipeline's
 // trees and blobs, innermost first, when the [FS] or [File] that owns them
-// is closed.
+// is closed. Callers hold *FS and *File; [FS.As] and [File.As] reach a
+// driver's own values (an archive's tree, a remote root's client).
+//
+// # State
+//
+// What outlives one open (fetched blocks, derived indexes, SDK clients)
+// lives in a [Cache], bounded in bytes. Options.Cache chooses it; nil
+// means the shared [DefaultCache]. Pipelines opened with different caches
+// share nothing. Drivers keep no mutable state in package variables.
+//
+// # Options
+//
+// [Options] carries the registry, the cache, the [Limits] and, per scheme,
+// a driver's own options in Options.Schemes, keyed by the scheme the
+// driver registered under ("http" serves https too; "s3" serves s3+http
+// and s3+https). A key that names no registered scheme with options, or a
+// value of another type than the driver declared, fails the open with an
+// error matching fs.ErrInvalid.
 //
 // # FS and File
 //
@@ -77,5 +102,6 @@
 // [Limits] bound what hostile input can claim: nesting depth, entries per
 // archive, name length, decompressed size and compression ratio. They are
 // on by default; hitting one is an error matching [ErrLimit] that names the
-// field to raise.
+// field to raise. Every limit lives in Limits, including those of the
+// dataset adapters (MaxDocument, MaxChunk).
 package vfs
