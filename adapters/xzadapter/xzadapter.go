@@ -85,7 +85,7 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 	if size > lim.MaxFileSize {
 		return driver.Location{}, driver.Limitf("xz index declares %d bytes, more than Limits.MaxFileSize (%d)", size, lim.MaxFileSize)
 	}
-	if root := driver.CompressedSize(src); size > lim.MaxOutput(root)+64<<10 {
+	if root := driver.CompressedSize(src); size > lim.MaxOutputSlack(root) {
 		return driver.Location{}, driver.Limitf("xz index declares %d bytes, more than Limits.MaxRatio (%d) times the %d compressed bytes", size, lim.MaxRatio, root)
 	}
 	b := streamblob.New(ctx, src, streamblob.Config{

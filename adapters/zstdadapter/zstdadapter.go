@@ -87,7 +87,6 @@ const (
 	seekTableMagic = 0x184D2A5E
 	seekFooter     = 0x8F92EAB1
 	maxBlock       = 128 << 10
-	ratioSlack     = 64 << 10
 )
 
 // skippableThenFrame matches skippable frames followed by a zstd frame
@@ -385,14 +384,14 @@ func (b *blob) layout() error {
 	for i := range b.frames {
 		f := &b.frames[i]
 		f.out = out
-		if f.size > lim.MaxOutput(f.end-f.in)+ratioSlack {
+		if f.size > lim.MaxOutputSlack(f.end-f.in) {
 			return driver.Limitf("zstd frame %d decompresses to %d bytes, more than Limits.MaxRatio (%d) times its %d bytes", i, f.size, lim.MaxRatio, f.end-f.in)
 		}
 		out += f.size
 		if out > lim.MaxFileSize {
 			return driver.Limitf("zstd output exceeds Limits.MaxFileSize (%d bytes)", lim.MaxFileSize)
 		}
-		if out > lim.MaxOutput(b.csize)+ratioSlack {
+		if out > lim.MaxOutputSlack(b.csize) {
 			return driver.Limitf("zstd output exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", lim.MaxRatio, b.csize)
 		}
 	}
@@ -579,7 +578,7 @@ func (b *blob) measure(ctx context.Context, i int, lim vfs.Limits) (int64, error
 		return 0, err
 	}
 	in, end := b.frames[i].in, b.frames[i].end
-	bound := min(lim.MaxOutput(end-in)+ratioSlack, lim.MaxFileSize)
+	bound := min(lim.MaxOutputSlack(end-in), lim.MaxFileSize)
 	var n int64
 	for {
 		k, err := c.dec.Read(c.buf)

@@ -362,3 +362,15 @@ func TestStreamOffsets(t *testing.T) {
 		}
 	}
 }
+
+// TestNoRatioLimit reads with Limits.MaxRatio negative (no limit): the
+// ratio bound saturates instead of overflowing into a refusal.
+func TestNoRatioLimit(t *testing.T) {
+	data := corpus(300 << 10)
+	for name, z := range map[string][]byte{"sized": encode(data), "seekable": seekableBytes(t, data, 64<<10)} {
+		got, err := readAll(t, z, &vfs.Options{Limits: vfs.Limits{MaxRatio: -1}})
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%s: read %d bytes, err %v; want %d bytes", name, len(got), err, len(data))
+		}
+	}
+}
