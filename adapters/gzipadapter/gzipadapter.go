@@ -9,12 +9,12 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
-	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/pipefs/pipefs/vfs/driver"
 
+	"github.com/pipefs/pipefs/internal/fsname"
 	"github.com/pipefs/pipefs/internal/inflate"
 	"github.com/pipefs/pipefs/internal/lazysize"
 	"github.com/pipefs/pipefs/vfs"
@@ -229,13 +229,7 @@ func outputName(fname, input string) string {
 	if safeName(fname) {
 		return fname
 	}
-	switch {
-	case strings.HasSuffix(input, ".tgz"):
-		return strings.TrimSuffix(input, ".tgz") + ".tar"
-	case strings.HasSuffix(input, ".gz") && len(input) > 3:
-		return strings.TrimSuffix(input, ".gz")
-	}
-	return input
+	return fsname.Decompressed("gzip", input)
 }
 
 func safeName(s string) bool {

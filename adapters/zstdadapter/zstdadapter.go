@@ -61,7 +61,6 @@ import (
 	"io"
 	"io/fs"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -69,6 +68,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/pipefs/pipefs/internal/fsname"
 	"github.com/pipefs/pipefs/internal/lazysize"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -360,7 +360,7 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 			return driver.Location{}, err
 		}
 		b.info = &driver.FileInfo{
-			FName:    outputName(info.Name()),
+			FName:    fsname.Decompressed("zstd", info.Name()),
 			FSize:    b.size,
 			FMode:    info.Mode().Perm(),
 			FModTime: info.ModTime(),
@@ -371,7 +371,7 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 	}
 	// A frame without a content size: the size is learnt by the first
 	// pass, a streamed read or the first call of Size.
-	b.info = lazysize.New(ctx, outputName(info.Name()), info.Mode(), info.ModTime(), sys,
+	b.info = lazysize.New(ctx, fsname.Decompressed("zstd", info.Name()), info.Mode(), info.ModTime(), sys,
 		b.measureAll, b.knownSize, op.lim.MaxFileSize)
 	return driver.Location{Blob: b}, nil
 }
@@ -450,18 +450,6 @@ func (b *blob) ensureSized(ctx context.Context) error {
 	}
 	_, err := b.measureAll(ctx)
 	return err
-}
-
-func outputName(input string) string {
-	switch {
-	case strings.HasSuffix(input, ".tzst"):
-		return strings.TrimSuffix(input, ".tzst") + ".tar"
-	case strings.HasSuffix(input, ".zst") && len(input) > 4:
-		return strings.TrimSuffix(input, ".zst")
-	case strings.HasSuffix(input, ".zstd") && len(input) > 5:
-		return strings.TrimSuffix(input, ".zstd")
-	}
-	return input
 }
 
 // blob is the decompressed file.
