@@ -20,10 +20,10 @@ func (b *blob) layout() error {
 		if f.size > lim.MaxOutputSlack(f.end-f.in) {
 			return driver.Limitf("zstd frame %d decompresses to %d bytes, more than Limits.MaxRatio (%d) times its %d bytes", i, f.size, lim.MaxRatio, f.end-f.in)
 		}
-		out += f.size
-		if out > lim.MaxFileSize {
+		if f.size > lim.MaxFileSize-out { // out <= MaxFileSize: no overflow
 			return driver.Limitf("zstd output exceeds Limits.MaxFileSize (%d bytes)", lim.MaxFileSize)
 		}
+		out += f.size
 		if out > lim.MaxOutputSlack(b.csize) {
 			return driver.Limitf("zstd output exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", lim.MaxRatio, b.csize)
 		}
