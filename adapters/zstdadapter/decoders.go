@@ -19,7 +19,12 @@ type ctxReaderAt struct {
 func (r *ctxReaderAt) ReadAt(p []byte, off int64) (int, error) { return r.src.ReadAt(r.ctx, p, off) }
 
 // decoderPools holds idle decoders by the window limit they were made
-// with (a *sync.Pool per Limits.MaxWindow in use).
+// with (a *sync.Pool per Limits.MaxWindow in use). It is process-wide on
+// purpose, as a sync.Pool of buffers is: a decoder is Reset(nil) before
+// it is put back, which drops its input and dictionaries, so it holds no
+// data of any file, and decoders made with one window limit are
+// interchangeable. The garbage collector frees idle ones. It is not
+// derived data that a vfs.Cache budget or Purge is about.
 var decoderPools sync.Map
 
 func (b *blob) getDecoder() (*zstd.Decoder, error) {
