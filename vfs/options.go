@@ -139,3 +139,12 @@ func (l Limits) MaxOutput(compressed int64) int64 {
 	}
 	return l.MaxRatio * compressed
 }
+
+// MaxOutputSlack is MaxOutput(compressed) plus 64 KiB, saturating: the
+// bound a decompressor checks its output against, since the first bytes
+// of a stream (a header, a dictionary, a short run) may legitimately
+// decode to more than MaxRatio times their size.
+func (l Limits) MaxOutputSlack(compressed int64) int64 {
+	const slack = 64 << 10
+	return min(l.MaxOutput(compressed), 1<<63-1-slack) + slack
+}

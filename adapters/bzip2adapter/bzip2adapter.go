@@ -42,6 +42,7 @@ import (
 
 	"github.com/pipefs/pipefs/vfs/driver"
 
+	"github.com/pipefs/pipefs/internal/fsname"
 	"github.com/pipefs/pipefs/internal/streamblob"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -78,18 +79,9 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 		Format:    "bzip2",
 		NewReader: func(r io.Reader) (io.Reader, error) { return bzip2.NewReader(r), nil },
 		Size:      -1,
-		Name:      outputName(info.Name()),
+		Name:      fsname.Decompressed("bzip2", info.Name()),
 		Mode:      info.Mode(),
 		ModTime:   info.ModTime(),
 	}, env.Limits)
 	return driver.Location{Blob: b}, nil
-}
-
-func outputName(input string) string {
-	for _, s := range []struct{ from, to string }{{".tbz2", ".tar"}, {".tbz", ".tar"}, {".bz2", ""}} {
-		if strings.HasSuffix(input, s.from) && len(input) > len(s.from) {
-			return strings.TrimSuffix(input, s.from) + s.to
-		}
-	}
-	return input
 }

@@ -182,3 +182,23 @@ func TestDetect(t *testing.T) {
 		t.Fatalf("Detect = %v, %v; want %s", u, err, scheme)
 	}
 }
+
+// TestNoRatioLimit reads with Limits.MaxRatio negative (no limit): the
+// ratio bound saturates instead of overflowing into a refusal.
+func TestNoRatioLimit(t *testing.T) {
+	for _, fx := range fixtures(t) {
+		if fx.size > 16<<20 {
+			continue // the bombs: slow, and covered elsewhere
+		}
+		data, err := os.ReadFile("testdata/" + fx.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read, copied, rerr, cerr := readBoth(t, data, &vfs.Options{Limits: vfs.Limits{MaxRatio: -1}})
+		for _, got := range [][]byte{read, copied} {
+			if sum := sha256.Sum256(got); hex.EncodeToString(sum[:]) != fx.sum || rerr != nil || cerr != nil {
+				t.Errorf("%s: read %d bytes (%v), copied %d (%v); want %d bytes", fx.name, len(read), rerr, len(copied), cerr, fx.size)
+			}
+		}
+	}
+}

@@ -23,8 +23,8 @@
 // member modulo 2^32, so it is checked but never trusted. Opening reads
 // only the first member header; nothing is decoded. The first pass over
 // the stream, whichever read makes it, verifies every member's CRC-32 and
-// ISIZE, records a checkpoint about every [Spacing] bytes of output, and
-// learns the size:
+// ISIZE, records a checkpoint about every [Options].Spacing bytes of
+// output, and learns the size:
 //
 //   - The blob is a [driver.Streamer], so io.Copy of the file (pipefs cat)
 //     decodes it once, forward, at the speed of the decoder, building the
@@ -44,13 +44,16 @@
 // a .tar.gz) runs the outer stream's pass at open.
 //
 // The index is cached in the process, keyed by the canonical pipeline of
-// the input with its size and modification time, so later opens of the
-// same data reuse it. On a remote input the pass reads the whole
-// compressed object once, through the input's own caching.
+// the input with its size and modification time and the checkpoint
+// spacing, so later opens of the same data with the same spacing reuse
+// it. On a remote input the pass reads the whole compressed object once,
+// through the input's own caching.
 //
-// Checkpoint spacing ([Spacing], default 1 MiB) and the byte budget of the
-// index cache (inflate's DefaultCacheLimit, 256 MiB) are process-wide:
-// the index is shared by every open of the data, whatever its options.
+// # Options
+//
+// The checkpoint spacing is the one option: a *[Options] under the "gzip"
+// key of vfs.Options.Schemes (default 1 MiB). The byte budget of the index
+// cache (inflate's DefaultCacheLimit, 256 MiB) is process-wide.
 //
 // # Name, time, Sys
 //
@@ -58,7 +61,8 @@
 // name (no slash, backslash, control character, "." or ".."), else by the
 // input's name without ".gz" (".tgz" becomes ".tar"). Its modification time
 // is the header's MTIME when set, else the input's. Stat().Sys() returns
-// the first member's *Header.
+// the first member's header, a *[gzip.Header] of compress/gzip, whose Name
+// and Comment are decoded from ISO 8859-1 when they are not UTF-8.
 //
 // # Limits
 //

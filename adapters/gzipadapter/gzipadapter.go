@@ -2,6 +2,7 @@ package gzipadapter
 
 import (
 	"bufio"
+	"compress/gzip"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -9,34 +10,30 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
-	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/pipefs/pipefs/vfs/driver"
 
+	"github.com/pipefs/pipefs/internal/fsname"
 	"github.com/pipefs/pipefs/internal/inflate"
 	"github.com/pipefs/pipefs/internal/lazysize"
 	"github.com/pipefs/pipefs/vfs"
 )
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "gzip", OpenFile: open})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "gzip", OpenFile: open, Options: (*Options)(nil)})
 	vfs.RegisterFormat(&vfs.Format{Name: "gzip", Adapter: "gzip:", Input: vfs.KindFile, Magic: "\x1f\x8b\x08"})
 }
 
-// Spacing is the distance in output bytes between the checkpoints of the
-// index; 0 means inflate.DefaultSpacing (1 MiB). Set it before opening.
-var Spacing int64
-
-// Header is the header of a gzip member, as Stat().Sys() reports it for
-// the first member.
-type Header struct {
-	Name    string    // FNAME, decoded from ISO 8859-1 when not UTF-8
-	Comment string    // FCOMMENT
-	Extra   []byte    // FEXTRA
-	ModTime time.Time // MTIME; zero when unset
-	OS      byte      // OS
+// Options are the options of the gzip adapter, set under the "gzip" key
+// of vfs.Options.Schemes.
+type Options struct {
+	// Spacing is the distance in output bytes between the checkpoints of
+	// the index; 0 means inflate.DefaultSpacing (1 MiB), and a smaller
+	// value is rounded up to 64 KiB. Closer checkpoints make a random
+	// read decode less, and the index larger (about 32 KiB a checkpoint).
+	Spacing int64
 }
 
 const (
@@ -52,8 +49,10 @@ const (
 var errNotGzip = errors.New("not a gzip member")
 
 // readHeader parses the member header at off and returns it with the
-// offset of its DEFLATE data.
-func readHeader(ctx context.Context, src driver.Blob, off, size int64, maxName int) (*Header, int64, error) {
+// offset of its DEFLATE data. The header's Name and Comment are decoded
+// from ISO 8859-1 when they are not UTF-8, and its ModTime is zero when
+// MTIME is unset.
+func readHeader(ctx context.Context, src driver.Blob, off, size int64, maxName int) (*gzip.Header, int64, error) {
 	sr := io.NewSectionReader(driver.ReaderAt(ctx, src), off, size-off)
 	br := bufio.NewReaderSize(sr, 512)
 	crc := crc32.NewIEEE()
@@ -84,7 +83,7 @@ func readHeader(ctx context.Context, src driver.Blob, off, size int64, maxName i
 	if flg&flagReserve != 0 {
 		return nil, 0, driver.Corruptf("gzip member at %d: reserved flag bits %#02x set", off, flg&flagReserve)
 	}
-	h := &Header{OS: fixed[9]}
+	h := &gzip.Header{OS: fixed[9]}
 	if t := binary.LittleEndian.Uint32(fixed[4:8]); t != 0 {
 		h.ModTime = time.Unix(int64(t), 0)
 	}
@@ -199,12 +198,18 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 	if err != nil {
 		return driver.Location{}, err
 	}
+	var spacing int64
+	if o := vfs.SchemeOptions[*Options](env); o != nil {
+		spacing = o.Spacing
+	}
 	key := ""
 	if env.URL != "" {
-		key = fmt.Sprintf("gzip\x00%s\x00%d\x00%d", env.URL, info.Size(), info.ModTime().UnixNano())
+		// The spacing is part of the key: an index is reused only by
+		// opens that ask for its spacing.
+		key = fmt.Sprintf("gzip\x00%s\x00%d\x00%d\x00%d", env.URL, info.Size(), info.ModTime().UnixNano(), spacing)
 	}
 	fr := &framer{src: src, size: info.Size(), maxName: lim.MaxNameLength}
-	s := inflate.New(src, data, fr, key, &inflate.Options{Spacing: Spacing, Limits: lim})
+	s := inflate.New(src, data, fr, key, &inflate.Options{Spacing: spacing, Limits: lim})
 	mtime := h.ModTime
 	if mtime.IsZero() {
 		mtime = info.ModTime()
@@ -229,13 +234,7 @@ func outputName(fname, input string) string {
 	if safeName(fname) {
 		return fname
 	}
-	switch {
-	case strings.HasSuffix(input, ".tgz"):
-		return strings.TrimSuffix(input, ".tgz") + ".tar"
-	case strings.HasSuffix(input, ".gz") && len(input) > 3:
-		return strings.TrimSuffix(input, ".gz")
-	}
-	return input
+	return fsname.Decompressed("gzip", input)
 }
 
 func safeName(s string) bool {

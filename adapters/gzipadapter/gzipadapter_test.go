@@ -112,7 +112,7 @@ func TestNameAndHeader(t *testing.T) {
 		if info.Name() != tc.name {
 			t.Errorf("%s: Name() = %q, want %q", tc.file, info.Name(), tc.name)
 		}
-		h, ok := info.Sys().(*gzipadapter.Header)
+		h, ok := info.Sys().(*stdgzip.Header)
 		if !ok || h.Comment != tc.comment {
 			t.Errorf("%s: Sys() = %#v, want a Header with comment %q", tc.file, info.Sys(), tc.comment)
 		}
@@ -161,6 +161,58 @@ func TestAllHeaderFields(t *testing.T) {
 	got, err := readAll(t, gz, nil)
 	if err != nil || !bytes.Equal(got, append(bytes.Clone(data), data...)) {
 		t.Fatalf("read %d bytes, %v", len(got), err)
+	}
+	f, err := openGz(t, "x.gz", gz, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var b driver.Blob
+	if !f.As(&b) {
+		t.Fatal("File.As found no driver.Blob")
+	}
+	// The first member's header, as compress/gzip would read it.
+	want, err := stdgzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, ok := b.Stat().Sys().(*stdgzip.Header); !ok || h.Name != want.Name || h.Comment != want.Comment ||
+		!bytes.Equal(h.Extra, want.Extra) || h.OS != want.OS || !h.ModTime.Equal(want.ModTime) || h.Name != "n.txt" || h.Comment != "c" {
+		t.Errorf("Sys() = %#v, want %#v", b.Stat().Sys(), want.Header)
+	}
+}
+
+// TestSpacing opens one stream with two checkpoint spacings: each open's
+// index has its own spacing.
+func TestSpacing(t *testing.T) {
+	var text bytes.Buffer // 4 MB that does not compress to nothing
+	for i := 0; text.Len() < 4<<20; i++ {
+		fmt.Fprintf(&text, "%d %x\n", i, i*i*2654435761)
+	}
+	prefix := fstest.MapFiles(t, map[string][]byte{"s.gz": gzipBytes(text.Bytes())})
+	points := func(spacing int64) int {
+		o := &vfs.Options{Schemes: map[string]any{"gzip": &gzipadapter.Options{Spacing: spacing}}}
+		f, err := vfs.OpenFile(context.Background(), "memory:/"+prefix+"/s.gz|gzip:", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if n, err := io.Copy(io.Discard, f); err != nil || n != int64(text.Len()) {
+			t.Fatalf("spacing %d: io.Copy = %d, %v", spacing, n, err)
+		}
+		n, _ := gzipadapter.IndexStats(f)
+		return n
+	}
+	// About one checkpoint a MiB, then one every 256 KiB, then the
+	// default again (1 MiB), from the cache.
+	wide, dense, again := points(0), points(256<<10), points(0)
+	if wide < 4 || wide > 6 || dense < 4*wide-4 || again != wide {
+		t.Errorf("checkpoints: %d at 1 MiB, %d at 256 KiB, %d at 1 MiB again", wide, dense, again)
+	}
+	// A value of the wrong type is refused at open.
+	o := &vfs.Options{Schemes: map[string]any{"gzip": gzipadapter.Options{Spacing: 1 << 20}}}
+	if _, err := vfs.OpenFile(context.Background(), "memory:/"+prefix+"/s.gz|gzip:", o); err == nil {
+		t.Error("opened with a gzipadapter.Options value, want an error (the type is *Options)")
 	}
 }
 

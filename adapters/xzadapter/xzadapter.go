@@ -46,13 +46,13 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"io"
-	"strings"
 
 	"github.com/pipefs/pipefs/vfs/driver"
 
 	"github.com/ulikunitz/xz"
 	"github.com/ulikunitz/xz/lzma"
 
+	"github.com/pipefs/pipefs/internal/fsname"
 	"github.com/pipefs/pipefs/internal/streamblob"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -85,7 +85,7 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 	if size > lim.MaxFileSize {
 		return driver.Location{}, driver.Limitf("xz index declares %d bytes, more than Limits.MaxFileSize (%d)", size, lim.MaxFileSize)
 	}
-	if root := driver.CompressedSize(src); size > lim.MaxOutput(root)+64<<10 {
+	if root := driver.CompressedSize(src); size > lim.MaxOutputSlack(root) {
 		return driver.Location{}, driver.Limitf("xz index declares %d bytes, more than Limits.MaxRatio (%d) times the %d compressed bytes", size, lim.MaxRatio, root)
 	}
 	b := streamblob.New(ctx, src, streamblob.Config{
@@ -96,22 +96,12 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 			return xz.ReaderConfig{DictCap: lzma.MinDictCap}.NewReader(r)
 		},
 		Size:    size,
-		Name:    outputName(info.Name()),
+		Name:    fsname.Decompressed("xz", info.Name()),
 		Mode:    info.Mode(),
 		ModTime: info.ModTime(),
 		Sys:     &Info{Streams: sc.streams, Blocks: sc.blocks, DictCap: sc.dict},
 	}, lim)
 	return driver.Location{Blob: b}, nil
-}
-
-func outputName(input string) string {
-	switch {
-	case strings.HasSuffix(input, ".txz") && len(input) > 4:
-		return strings.TrimSuffix(input, ".txz") + ".tar"
-	case strings.HasSuffix(input, ".xz") && len(input) > 3:
-		return strings.TrimSuffix(input, ".xz")
-	}
-	return input
 }
 
 // scanner walks the streams of a file from its end.

@@ -227,3 +227,23 @@ func TestMaxWindow(t *testing.T) {
 		t.Fatalf("open = %v, want ErrLimit naming MaxWindow", err)
 	}
 }
+
+// TestNoRatioLimit reads with Limits.MaxRatio negative (no limit): the
+// ratio bound saturates instead of overflowing into a refusal.
+func TestNoRatioLimit(t *testing.T) {
+	for _, fx := range fixtures(t) {
+		if fx.size > 16<<20 {
+			continue // the bombs: slow, and covered elsewhere
+		}
+		data, err := os.ReadFile("testdata/" + fx.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read, copied, rerr, cerr := readBoth(t, data, &vfs.Options{Limits: vfs.Limits{MaxRatio: -1}})
+		for _, got := range [][]byte{read, copied} {
+			if hash(got) != fx.sum || rerr != nil || cerr != nil {
+				t.Errorf("%s: read %d bytes (%v), copied %d (%v); want %d bytes", fx.name, len(read), rerr, len(copied), cerr, fx.size)
+			}
+		}
+	}
+}

@@ -140,9 +140,9 @@ func (r *streamReader) limits() error {
 	switch {
 	case r.out > lim.MaxFileSize:
 		return driver.Limitf("zstd output exceeds Limits.MaxFileSize (%d bytes)", lim.MaxFileSize)
-	case r.n > lim.MaxOutput(csize)+ratioSlack:
+	case r.n > lim.MaxOutputSlack(csize):
 		return driver.Limitf("zstd frame %d decompresses to more than Limits.MaxRatio (%d) times its %d bytes", r.i, lim.MaxRatio, csize)
-	case r.out > lim.MaxOutput(r.b.csize)+ratioSlack:
+	case r.out > lim.MaxOutputSlack(r.b.csize):
 		return driver.Limitf("zstd output exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", lim.MaxRatio, r.b.csize)
 	}
 	return nil

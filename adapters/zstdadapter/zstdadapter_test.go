@@ -362,3 +362,68 @@ func TestStreamOffsets(t *testing.T) {
 		}
 	}
 }
+
+// TestNoRatioLimit reads with Limits.MaxRatio negative (no limit): the
+// ratio bound saturates instead of overflowing into a refusal.
+func TestNoRatioLimit(t *testing.T) {
+	data := corpus(300 << 10)
+	for name, z := range map[string][]byte{"sized": encode(data), "seekable": seekableBytes(t, data, 64<<10)} {
+		got, err := readAll(t, z, &vfs.Options{Limits: vfs.Limits{MaxRatio: -1}})
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%s: read %d bytes, err %v; want %d bytes", name, len(got), err, len(data))
+		}
+	}
+}
+
+// TestHostileSeekTable opens seekable files whose seek table lies about
+// the layout in each way it can.
+func TestHostileSeekTable(t *testing.T) {
+	data := corpus(300 << 10)
+	good := seekableBytes(t, data, 64<<10)
+	n := len(good)
+	count := int(binary.LittleEndian.Uint32(good[n-9:]))
+	const esize = 12 // seekable.NewWriter writes checksums
+	if good[n-5]&0x80 == 0 || count != 5 {
+		t.Fatalf("seek table of %d frames, descriptor %#x: not what the cases assume", count, good[n-5])
+	}
+	start := n - 9 - count*esize - 8 // the seek table's skippable frame
+	edit := func(f func(b []byte)) []byte { b := bytes.Clone(good); f(b); return b }
+	put := func(b []byte, off int, v uint32) { binary.LittleEndian.PutUint32(b[off:], v) }
+	cases := []struct {
+		name string
+		z    []byte
+		want error
+	}{
+		{"reserved descriptor bit", edit(func(b []byte) { b[n-5] |= 0x04 }), driver.ErrCorrupt},
+		{"more frames than MaxEntries", edit(func(b []byte) { put(b, n-9, 1<<30) }), driver.ErrLimit},
+		{"table larger than the file", edit(func(b []byte) { put(b, n-9, 1<<16) }), driver.ErrCorrupt},
+		{"one frame less", edit(func(b []byte) { put(b, n-9, uint32(count-1)) }), driver.ErrCorrupt},
+		{"no checksums", edit(func(b []byte) { b[n-5] &^= 0x80 }), driver.ErrCorrupt},
+		{"skippable magic", edit(func(b []byte) { b[start] ^= 1 }), driver.ErrCorrupt},
+		{"skippable frame size", edit(func(b []byte) { b[start+4] ^= 1 }), driver.ErrCorrupt},
+		{"tiny frame", edit(func(b []byte) { put(b, start+8, 5) }), driver.ErrCorrupt},
+		{"frame past the table", edit(func(b []byte) { put(b, start+8, 1<<32-1) }), driver.ErrCorrupt},
+		{"empty entry first", edit(func(b []byte) { put(b, start+8, 0); put(b, start+12, 0) }), driver.ErrCorrupt},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := readAll(t, tc.z, nil)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("read %d bytes, err %v, want %v", len(got), err, tc.want)
+			}
+		})
+	}
+	// The unmodified file reads back, as a seekable file.
+	f, err := open(t, good, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	if info, ok := fi.Sys().(*vfs.Origin).Header.(*zstdadapter.Info); !ok || !info.Seekable || info.Frames != count {
+		t.Errorf("Sys() = %#v, want a seekable Info of %d frames", fi.Sys().(*vfs.Origin).Header, count)
+	}
+	if got, err := io.ReadAll(f); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("read %d bytes, err %v, want %d bytes", len(got), err, len(data))
+	}
+}

@@ -31,3 +31,38 @@ func TestValidBase(t *testing.T) {
 		}
 	}
 }
+
+func TestDecompressed(t *testing.T) {
+	for _, tc := range []struct{ format, in, want string }{
+		{"gzip", "a.gz", "a"},
+		{"gzip", "a.tar.gz", "a.tar"},
+		{"gzip", "a.tgz", "a.tar"},
+		{"gzip", ".gz", ".gz"},
+		{"gzip", ".tgz", ".tgz"},
+		{"gzip", "a.GZ", "a.GZ"},
+		{"gzip", "a.zst", "a.zst"},
+		{"gzip", "a", "a"},
+		{"zstd", "a.zst", "a"},
+		{"zstd", "a.zstd", "a"},
+		{"zstd", "a.tzst", "a.tar"},
+		{"zstd", "a.tar.zst", "a.tar"},
+		{"zstd", ".zst", ".zst"},
+		{"zstd", ".zstd", ".zstd"},
+		{"zstd", "a.gz", "a.gz"},
+		{"xz", "a.xz", "a"},
+		{"xz", "a.txz", "a.tar"},
+		{"xz", ".txz", ".txz"},
+		{"xz", ".xz", ".xz"},
+		{"bzip2", "a.bz2", "a"},
+		{"bzip2", "a.tbz2", "a.tar"},
+		{"bzip2", "a.tbz", "a.tar"},
+		{"bzip2", "a.tar.bz2", "a.tar"},
+		{"bzip2", ".bz2", ".bz2"},
+		{"bzip2", ".tbz", ".tbz"},
+		{"lz4", "a.lz4", "a.lz4"},
+	} {
+		if got := Decompressed(tc.format, tc.in); got != tc.want {
+			t.Errorf("Decompressed(%q, %q) = %q, want %q", tc.format, tc.in, got, tc.want)
+		}
+	}
+}

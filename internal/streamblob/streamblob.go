@@ -12,7 +12,7 @@
 // stream whose output differs from its declared size, a decoder error, or
 // a truncated input gives an error matching driver.ErrCorrupt; output past
 // Limits.MaxFileSize, or past Limits.MaxRatio times the compressed bytes
-// at the bottom of the nest (plus 64 KiB), an error matching
+// at the bottom of the nest (Limits.MaxOutputSlack), an error matching
 // driver.ErrLimit. Errors of the input (context, I/O) pass through.
 package streamblob
 
@@ -32,10 +32,6 @@ import (
 	"github.com/pipefs/pipefs/internal/lazysize"
 	"github.com/pipefs/pipefs/vfs"
 )
-
-// ratioSlack is added to the ratio bound: the first bytes of a stream may
-// legitimately decode to more than MaxRatio times their size.
-const ratioSlack = 64 << 10
 
 // Config describes the format.
 type Config struct {
@@ -176,7 +172,7 @@ func (d *decoder) read(p []byte) (int, error) {
 	switch {
 	case d.out > b.lim.MaxFileSize:
 		err = driver.Limitf("%s: decompressed size exceeds Limits.MaxFileSize (%d bytes)", b.cfg.Format, b.lim.MaxFileSize)
-	case d.out > b.lim.MaxOutput(b.root)+ratioSlack:
+	case d.out > b.lim.MaxOutputSlack(b.root):
 		err = driver.Limitf("%s: decompressed size exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", b.cfg.Format, b.lim.MaxRatio, b.root)
 	case b.cfg.Size >= 0 && d.out > b.cfg.Size:
 		err = driver.Corruptf("%s stream decodes to more than the %d bytes its index says", b.cfg.Format, b.cfg.Size)

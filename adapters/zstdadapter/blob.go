@@ -1,0 +1,188 @@
+package zstdadapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/pipefs/pipefs/vfs/driver"
+
+	"github.com/pipefs/pipefs/vfs"
+)
+
+// blob is the decompressed file.
+type blob struct {
+	src    driver.Blob
+	frames []frame // out and size are set, and stay, once sized is true
+	info   fs.FileInfo
+	csize  int64
+	lim    vfs.Limits
+
+	sizeMu sync.Mutex  // serialises the passes that learn the sizes
+	sized  atomic.Bool // every frame's size and offset is known
+	size   int64       // the output size, once sized
+
+	mu   sync.Mutex
+	idle []*cursor
+}
+
+var (
+	_ driver.Blob       = (*blob)(nil)
+	_ io.Closer         = (*blob)(nil)
+	_ driver.Compressed = (*blob)(nil)
+)
+
+func (b *blob) Stat() fs.FileInfo { return b.info }
+
+// CompressedSize returns the compressed size at the bottom of the nest.
+func (b *blob) CompressedSize() int64 { return b.csize }
+
+// Close releases the idle decoders; the blob stays usable.
+func (b *blob) Close() error {
+	b.mu.Lock()
+	idle := b.idle
+	b.idle = nil
+	b.mu.Unlock()
+	for _, c := range idle {
+		c.release()
+	}
+	return nil
+}
+
+func (b *blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, &fs.PathError{Op: "read", Path: b.info.Name(), Err: fs.ErrInvalid}
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := b.ensureSized(ctx); err != nil {
+		return 0, err
+	}
+	size := b.size
+	if off >= size {
+		return 0, io.EOF
+	}
+	eof := false
+	if int64(len(p)) > size-off {
+		p, eof = p[:size-off], true
+	}
+	i := sort.Search(len(b.frames), func(i int) bool { return b.frames[i].out+b.frames[i].size > off })
+	c := b.get(i, off)
+	c.ra.ctx = ctx
+	n, err := b.read(c, p, off)
+	c.ra.ctx = nil
+	if err != nil {
+		c.release()
+		return n, err
+	}
+	b.put(c)
+	if eof {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (b *blob) get(i int, off int64) *cursor {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for k, c := range b.idle {
+		if c.dec != nil && c.frame == i && b.frames[i].out+c.pos <= off {
+			b.idle = append(b.idle[:k], b.idle[k+1:]...)
+			return c
+		}
+	}
+	if len(b.idle) > 0 {
+		c := b.idle[0]
+		b.idle = b.idle[1:]
+		c.frame = -1
+		return c
+	}
+	return &cursor{frame: -1, buf: make([]byte, 32<<10)}
+}
+
+func (b *blob) put(c *cursor) {
+	b.mu.Lock()
+	if len(b.idle) < 4 {
+		b.idle = append(b.idle, c)
+		c = nil
+	}
+	b.mu.Unlock()
+	if c != nil {
+		c.release()
+	}
+}
+
+// read fills p from output offset off, crossing frames.
+func (b *blob) read(c *cursor, p []byte, off int64) (int, error) {
+	n := 0
+	for n < len(p) {
+		if c.frame < 0 || c.frame >= len(b.frames) || b.frames[c.frame].out+b.frames[c.frame].size <= off {
+			i := sort.Search(len(b.frames), func(i int) bool { return b.frames[i].out+b.frames[i].size > off })
+			if i == len(b.frames) {
+				return n, io.EOF
+			}
+			if err := b.start(c, i); err != nil {
+				return n, err
+			}
+		}
+		f := b.frames[c.frame]
+		// Skip to off within the frame.
+		for f.out+c.pos < off {
+			k := min(off-f.out-c.pos, int64(len(c.buf)))
+			m, err := io.ReadFull(c.dec, c.buf[:k])
+			c.pos += int64(m)
+			if err != nil {
+				return n, b.frameErr(err, c.frame)
+			}
+		}
+		want := min(int64(len(p)-n), f.size-c.pos)
+		m, err := io.ReadFull(c.dec, p[n:n+int(want)])
+		c.pos += int64(m)
+		n += m
+		off += int64(m)
+		if err != nil {
+			return n, b.frameErr(err, c.frame)
+		}
+		if c.pos == f.size {
+			// The frame must end here: this reads its checksum.
+			if k, err := c.dec.Read(c.buf[:1]); k > 0 || err != io.EOF {
+				if err != nil && err != io.EOF {
+					return n, translate(err, c.frame)
+				}
+				return n, driver.Corruptf("zstd frame %d decodes to more than its declared %d bytes", c.frame, f.size)
+			}
+			c.frame = -1
+		}
+	}
+	return n, nil
+}
+
+func (b *blob) frameErr(err error, i int) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return driver.Corruptf("zstd frame %d decodes to fewer than its declared %d bytes", i, b.frames[i].size)
+	}
+	return translate(err, i)
+}
+
+// translate maps decoder errors to vfs sentinels; errors of the input
+// (context, I/O) pass through.
+func translate(err error, i int) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, driver.ErrCorrupt), errors.Is(err, driver.ErrLimit), errors.Is(err, driver.ErrModified):
+		return err
+	case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
+		return driver.Limitf("zstd frame %d: %v", i, err)
+	}
+	return fmt.Errorf("%w: zstd frame %d: %w", driver.ErrCorrupt, i, err)
+}
