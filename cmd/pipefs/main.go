@@ -44,6 +44,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pipefs/pipefs"
+	_ "github.com/pipefs/pipefs/all" // every scheme, the remote roots too
 	"github.com/pipefs/pipefs/vfs"
 )
 
