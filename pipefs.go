@@ -7,9 +7,19 @@
 // implement io.ReaderAt and io.Seeker. So the result works with
 // http.FileServerFS, fs.WalkDir, fs.Glob, template.ParseFS and io.Copy.
 //
-// Importing this package registers every standard scheme that pipefs
-// implements. The grammar, the engine and the FS types live in package vfs;
-// this package re-exports what most programs need.
+// Importing this package registers the local roots ("file:", "memory:")
+// and every adapter (zip, tar, gzip, zstd, bzip2, xz, byte-range, json,
+// zarr, n5, neuroglancer-precomputed, ocdbt, icechunk), all pure Go. It
+// does not register the remote roots, so that a program that reads local
+// files does not carry an HTTP client, a TLS stack or a cloud SDK: import
+// them by their packages (roots/httproot for "http:" and "https:",
+// roots/s3root for "s3:", roots/gsroot for "gs:"), or all of them with
+//
+//	import _ "github.com/pipefs/pipefs/all"
+//
+// Opening a scheme that is not registered fails with an error that names
+// the package to import. The grammar, the engine and the FS types live in
+// package vfs; this package re-exports what most programs need.
 //
 // Each sub-URL is one layer: a root ("file:", "memory:") gives a tree or a
 // file, and each adapter ("zip:", "byte-range:") reads the layer before it
@@ -21,7 +31,7 @@ import (
 
 	"github.com/pipefs/pipefs/vfs"
 
-	// The standard schemes.
+	// The local roots and every adapter; the remote roots are in package all.
 	_ "github.com/pipefs/pipefs/adapters/bzip2adapter"
 	_ "github.com/pipefs/pipefs/adapters/gzipadapter"
 	_ "github.com/pipefs/pipefs/adapters/icechunkadapter"
@@ -36,10 +46,7 @@ import (
 	_ "github.com/pipefs/pipefs/adapters/zipadapter"
 	_ "github.com/pipefs/pipefs/adapters/zstdadapter"
 	_ "github.com/pipefs/pipefs/roots/fileroot"
-	_ "github.com/pipefs/pipefs/roots/gsroot"
-	_ "github.com/pipefs/pipefs/roots/httproot"
 	_ "github.com/pipefs/pipefs/roots/memroot"
-	_ "github.com/pipefs/pipefs/roots/s3root"
 )
 
 // Options configure how a pipeline is opened; nil means defaults.

@@ -1,20 +1,23 @@
 package examples_test
 
 import (
+	"archive/zip"
 	"bufio"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 )
 
-var examples = []string{"cat", "serve", "templates", "walk"}
+var examples = []string{"cat", "localzip", "serve", "templates", "walk"}
 
 // build compiles every example into a temporary directory and returns it.
 func build(t *testing.T) string {
@@ -75,6 +78,27 @@ func TestExamples(t *testing.T) {
 		want := "hello from three zips down\nFirst note: pipefs reads archives in place.\n"
 		if got != want {
 			t.Errorf("cat = %q, want %q", got, want)
+		}
+	})
+
+	t.Run("localzip", func(t *testing.T) {
+		got := runExample(t, bin, "localzip", "testdata/demo.zip", "data/inner.zip", "README.txt")
+		// The standard library's reading of the same members.
+		zr, err := zip.OpenReader(filepath.Join("..", "testdata", "demo.zip"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer zr.Close()
+		var want []byte
+		for _, name := range []string{"data/inner.zip", "README.txt"} {
+			b, err := fs.ReadFile(zr, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, b...)
+		}
+		if got != string(want) {
+			t.Errorf("localzip printed %d bytes, want the %d bytes of data/inner.zip and README.txt", len(got), len(want))
 		}
 	})
 
@@ -191,4 +215,85 @@ notes/b.txt
 			t.Errorf("GET style.css: %s %q", resp.Status, body)
 		}
 	})
+}
+
+// remotePackages are import-path prefixes of what the remote roots pull
+// in: the cloud SDKs, gRPC and net/http. A program that imports only
+// package pipefs must not depend on any of them.
+var remotePackages = []string{
+	"github.com/aws/",
+	"cloud.google.com/",
+	"google.golang.org/grpc",
+	"google.golang.org/api/",
+	"net/http",
+	"github.com/pipefs/pipefs/roots/",
+}
+
+// localRoots are the roots package pipefs registers.
+var localRoots = map[string]bool{
+	"github.com/pipefs/pipefs/roots/fileroot": true,
+	"github.com/pipefs/pipefs/roots/memroot":  true,
+}
+
+// deps returns what go list -deps says pkg depends on, itself included.
+func deps(t *testing.T, pkg string) []string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	gotool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool in PATH")
+	}
+	out, err := exec.Command(gotool, "list", "-deps", pkg).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", pkg, err)
+	}
+	return strings.Fields(string(out))
+}
+
+// remote returns the packages of list that are remote-root dependencies.
+func remote(list []string) []string {
+	var out []string
+	for _, p := range list {
+		if localRoots[p] {
+			continue
+		}
+		for _, prefix := range remotePackages {
+			if strings.HasPrefix(p, prefix) {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TestLocalZipPaysForNoRemoteRoot checks that a program that imports only
+// package pipefs to read a local zip depends on no cloud SDK, no gRPC and
+// no HTTP client, while package all brings the remote roots.
+func TestLocalZipPaysForNoRemoteRoot(t *testing.T) {
+	for _, pkg := range []string{"./localzip", "github.com/pipefs/pipefs"} {
+		list := deps(t, pkg)
+		if !slices.Contains(list, "github.com/pipefs/pipefs/adapters/zipadapter") {
+			t.Errorf("%s does not depend on zipadapter; go list -deps printed %d packages", pkg, len(list))
+		}
+		if r := remote(list); len(r) > 0 {
+			t.Errorf("%s depends on %d remote-root packages:\n%s", pkg, len(r), strings.Join(r, "\n"))
+		}
+	}
+	// The check finds them where they are.
+	all := remote(deps(t, "github.com/pipefs/pipefs/all"))
+	for _, want := range []string{
+		"github.com/pipefs/pipefs/roots/s3root",
+		"github.com/pipefs/pipefs/roots/gsroot",
+		"github.com/pipefs/pipefs/roots/httproot",
+		"github.com/aws/aws-sdk-go-v2/service/s3",
+		"cloud.google.com/go/storage",
+		"net/http",
+	} {
+		if !slices.Contains(all, want) {
+			t.Errorf("package all does not depend on %s", want)
+		}
+	}
 }

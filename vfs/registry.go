@@ -117,7 +117,9 @@ type Registry struct {
 }
 
 // DefaultRegistry is the registry used when Options.Registry is nil.
-// Importing the module's root package registers every standard scheme in it.
+// Importing the module's root package registers the local roots and every
+// adapter in it; importing github.com/pipefs/pipefs/all registers every
+// scheme that pipefs implements.
 var DefaultRegistry = new(Registry)
 
 // RegisterRoot adds a root to DefaultRegistry. It panics if r is invalid or
@@ -244,9 +246,17 @@ func (g *Registry) Formats() []*Format {
 	return slices.Clone(g.formats)
 }
 
+// unknown returns the error for a scheme that g has no driver for. For a
+// scheme that a pipefs package implements it names that package, and the
+// package that registers every scheme.
 func (g *Registry) unknown(scheme string) error {
+	registered := strings.Join(g.Schemes(), ", ")
+	if pkg := SchemePackage(scheme); pkg != "" {
+		return fmt.Errorf("%w %q: import _ %q (or %s/all); registered schemes are %s",
+			ErrUnknownScheme, scheme, pkg, module, registered)
+	}
 	return fmt.Errorf("%w %q: registered schemes are %s (forgotten import?)",
-		ErrUnknownScheme, scheme, strings.Join(g.Schemes(), ", "))
+		ErrUnknownScheme, scheme, registered)
 }
 
 // checkOptions checks that every key of o.Schemes is the scheme a root or

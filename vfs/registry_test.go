@@ -117,13 +117,36 @@ func TestUnknownScheme(t *testing.T) {
 	if !errors.As(err, &se) || se.Index != 1 || se.URL != "gzip:" {
 		t.Errorf("OpenFile error = %v, want a StageError for sub-URL 1 gzip:", err)
 	}
-	for _, s := range []string{"memory, test.dir, test.pass", "forgotten import"} {
-		if !strings.Contains(err.Error(), s) {
-			t.Errorf("error %q does not contain %q", err, s)
-		}
-	}
 	if _, err := OpenFile(context.Background(), "file:/x", o); !errors.Is(err, ErrUnknownScheme) {
 		t.Errorf("OpenFile(file:/x) = %v, want ErrUnknownScheme", err)
+	}
+}
+
+// TestUnknownSchemeNamesPackage checks that the error for a scheme that is
+// not registered names the package to import when a pipefs package
+// implements the scheme, and lists the registered schemes either way.
+func TestUnknownSchemeNamesPackage(t *testing.T) {
+	o := &Options{Registry: newTestRegistry(testTree{"a": "x"})}
+	tests := []struct {
+		pipeline string
+		want     string
+	}{
+		{"memory:a|gzip:", `unknown scheme "gzip": import _ "github.com/pipefs/pipefs/adapters/gzipadapter" (or github.com/pipefs/pipefs/all); registered schemes are memory, test.dir, test.pass`},
+		{"s3://bucket/a", `unknown scheme "s3": import _ "github.com/pipefs/pipefs/roots/s3root" (or github.com/pipefs/pipefs/all); registered schemes are memory, test.dir, test.pass`},
+		{"https://example.com/a", `unknown scheme "https": import _ "github.com/pipefs/pipefs/roots/httproot" (or github.com/pipefs/pipefs/all)`},
+		// No pipefs package implements these.
+		{"memory:a|hdf5:", `unknown scheme "hdf5": registered schemes are memory, test.dir, test.pass (forgotten import?)`},
+		{"memory:a|test.other:", `unknown scheme "test.other": registered schemes are memory, test.dir, test.pass (forgotten import?)`},
+	}
+	for _, tt := range tests {
+		_, err := Open(context.Background(), tt.pipeline, o)
+		if !errors.Is(err, ErrUnknownScheme) {
+			t.Errorf("Open(%s) = %v, want ErrUnknownScheme", tt.pipeline, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Open(%s) error\n%s\ndoes not contain\n%s", tt.pipeline, err, tt.want)
+		}
 	}
 }
 

@@ -655,3 +655,21 @@ func (v *virtualBlob) Close() error {
 	v.closed = true
 	return v.closeLocked()
 }
+
+var _ driver.Versioned = (*Tree)(nil)
+
+// Versions returns the ancestry of t's snapshot, oldest first (the reverse
+// of History), for driver.Versioned: the ID of a version is the snapshot
+// id, which opens it as "icechunk://ID/", and Keys is -1, since a snapshot
+// does not record a key count.
+func (t *Tree) Versions(ctx context.Context) ([]driver.Version, error) {
+	snaps, err := t.History(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]driver.Version, len(snaps))
+	for i, s := range snaps {
+		out[len(snaps)-1-i] = driver.Version{ID: s.ID, Time: s.Time, Keys: -1, Message: s.Message}
+	}
+	return out, nil
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -19,7 +20,10 @@ type Tree struct {
 	gen generation
 }
 
-var _ driver.Tree = (*Tree)(nil)
+var (
+	_ driver.Tree      = (*Tree)(nil)
+	_ driver.Versioned = (*Tree)(nil)
+)
 
 // Version describes one version (generation) of a database. It is what
 // Stat(".").Sys() returns for the root of a tree, and what Log lists.
@@ -65,6 +69,22 @@ func (t *Tree) Version() Version { return t.ver }
 // Log returns every version of the tree's database, oldest first. The
 // manifest is the one read when the tree was opened.
 func (t *Tree) Log(ctx context.Context) ([]Version, error) { return t.db.log(ctx) }
+
+// Versions returns every version of the tree's database, oldest first, as
+// Log does, for driver.Versioned: the ID of a version is its Name ("v3"),
+// which opens it in a pipeline, and Keys is its NumKeys. OCDBT records no
+// commit messages.
+func (t *Tree) Versions(ctx context.Context) ([]driver.Version, error) {
+	log, err := t.Log(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]driver.Version, len(log))
+	for i, v := range log {
+		out[i] = driver.Version{ID: v.Name(), Time: v.CommitTime, Keys: int64(min(v.NumKeys, math.MaxInt64))}
+	}
+	return out, nil
+}
 
 // Close closes the data files the tree opened. Blobs opened from the tree
 // must not be read afterwards.

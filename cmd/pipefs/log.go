@@ -3,14 +3,15 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pipefs/pipefs/adapters/icechunkadapter"
-	"github.com/pipefs/pipefs/adapters/ocdbtadapter"
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 func newLogCmd(g *globals) *cobra.Command {
@@ -41,46 +42,53 @@ Each version can be opened by name: "ocdbt://v3/", by commit time,
 				return err
 			}
 			defer fsys.Close()
-			var ot *ocdbtadapter.Tree
-			var it *icechunkadapter.Tree
-			switch {
-			case fsys.As(&ot):
-				t := ot
-				versions, err := t.Log(cmd.Context())
-				if err != nil {
-					return fmt.Errorf("%s: %w", fsys.Pipeline(), err)
-				}
-				printOCDBTLog(cmd.OutOrStdout(), versions)
-				return nil
-			case fsys.As(&it):
-				t := it
-				snaps, err := t.History(cmd.Context())
-				if err != nil {
-					return fmt.Errorf("%s: %w", fsys.Pipeline(), err)
-				}
-				printIcechunkLog(cmd.OutOrStdout(), snaps)
-				return nil
+			var v driver.Versioned
+			if !fsys.As(&v) {
+				return fmt.Errorf("%s is not a versioned store (ocdbt or icechunk)", fsys.Pipeline())
 			}
-			return fmt.Errorf("%s is not a versioned store (ocdbt or icechunk)", fsys.Pipeline())
+			versions, err := v.Versions(cmd.Context())
+			if err != nil {
+				return fmt.Errorf("%s: %w", fsys.Pipeline(), err)
+			}
+			printLog(cmd.OutOrStdout(), versions)
+			return nil
 		},
 	}
 	return cmd
 }
 
-func printOCDBTLog(w io.Writer, versions []ocdbtadapter.Version) {
+// printLog writes versions, given oldest first, as a table whose layout
+// follows what the versions carry. Versions with key counts (OCDBT
+// generations) are listed oldest first, as they are numbered, under
+// VERSION, COMMIT TIME (UTC) and KEYS. Versions without (Icechunk
+// snapshots) are a commit log, listed newest first as git log lists one,
+// under SNAPSHOT, TIME (UTC) and MESSAGE. Times are RFC 3339 in UTC, as a
+// pipeline names a version by its commit time.
+func printLog(w io.Writer, versions []driver.Version) {
+	counted := slices.ContainsFunc(versions, func(v driver.Version) bool { return v.Keys >= 0 })
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "VERSION\tCOMMIT TIME (UTC)\tKEYS")
-	for _, v := range versions {
-		fmt.Fprintf(tw, "%s\t%s\t%d\n", v.Name(), v.TimeText(), v.NumKeys)
+	if counted {
+		fmt.Fprintln(tw, "VERSION\tCOMMIT TIME (UTC)\tKEYS")
+		for _, v := range versions {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.ID, logTime(v.Time), logKeys(v.Keys))
+		}
+	} else {
+		fmt.Fprintln(tw, "SNAPSHOT\tTIME (UTC)\tMESSAGE")
+		for _, v := range slices.Backward(versions) {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.ID, logTime(v.Time), v.Message)
+		}
 	}
 	tw.Flush()
 }
 
-func printIcechunkLog(w io.Writer, snaps []icechunkadapter.Snapshot) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SNAPSHOT\tTIME (UTC)\tMESSAGE")
-	for _, s := range snaps {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.ID, s.Time.UTC().Format(time.RFC3339Nano), s.Message)
+// logTime formats t as RFC 3339 in UTC with the trailing zeros of the
+// fraction dropped, the form a pipeline names a version by.
+func logTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// logKeys formats a key count, "-" when the store does not say.
+func logKeys(n int64) string {
+	if n < 0 {
+		return "-"
 	}
-	tw.Flush()
+	return strconv.FormatInt(n, 10)
 }

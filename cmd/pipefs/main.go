@@ -44,6 +44,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pipefs/pipefs"
+	_ "github.com/pipefs/pipefs/all" // every scheme, the remote roots too
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -174,7 +175,8 @@ A relative pipeline is resolved against the current directory:
 where a directory is wanted is opened through its detected format:
 "file:/d/a.zip" lists as "file:/d/a.zip|zip:".
 
-Quote pipelines in the shell, since "|" is a shell pipe.`,
+Quote pipelines in the shell, since "|" is a shell pipe.
+` + schemeHelp(vfs.DefaultRegistry),
 		Example: `  pipefs tree testdata/demo.zip
   pipefs ls -l 'file:/data/a.zip|zip:docs/'
   pipefs cat 'testdata/demo.zip|zip:data/inner.zip|zip:deep.zip|zip:hello.txt'

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pipefs/pipefs/vfs"
+)
+
+// schemeHelp returns the part of the help text that lists the schemes
+// registered in reg, roots first, each with its one-line summary.
+func schemeHelp(reg *vfs.Registry) string {
+	var roots, adapters []string
+	width := 0
+	for _, s := range reg.Schemes() {
+		if vfs.IsRootScheme(s) {
+			roots = append(roots, s)
+		} else {
+			adapters = append(adapters, s)
+		}
+		width = max(width, len(s)+1)
+	}
+	var b strings.Builder
+	list := func(title string, schemes []string) {
+		if len(schemes) == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "\n%s:\n", title)
+		for _, s := range schemes {
+			line := fmt.Sprintf("  %-*s  %s", width, s+":", vfs.SchemeSummary(s))
+			b.WriteString(strings.TrimRight(line, " ") + "\n")
+		}
+	}
+	list("Roots (the first sub-URL)", roots)
+	list("Adapters (every later sub-URL)", adapters)
+	return b.String()
+}
+
+// completeScheme completes the adapter scheme being typed after a "|":
+// "x.zip|zip:a.tar|pi" offers "x.zip|zip:a.tar|pipefs.tar:" and the other
+// registered adapters whose names start with "pi".
+func completeScheme(reg *vfs.Registry, dir, prefix string) []string {
+	var out []string
+	for _, s := range reg.Schemes() {
+		if !vfs.IsRootScheme(s) && strings.HasPrefix(s, strings.ToLower(prefix)) {
+			out = append(out, dir+s+":")
+		}
+	}
+	return out
+}
+
+// containerAdapters returns, by file name extension, the adapters that
+// step into a container file: for each registered file format whose
+// adapter yields a directory (zip, tar), the format's name in lower case
+// as an extension ("zip") and its adapter sub-URL ("zip:").
+func containerAdapters(reg *vfs.Registry) map[string]string {
+	m := map[string]string{}
+	for _, f := range reg.Formats() {
+		if f.Input != vfs.KindFile {
+			continue
+		}
+		scheme, _, _ := strings.Cut(f.Adapter, ":")
+		if _, yields, ok := vfs.SchemeKinds(scheme); ok && (yields == vfs.KindAny || yields == vfs.KindDirectory) {
+			m[strings.ToLower(f.Name)] = f.Adapter
+		}
+	}
+	return m
+}
