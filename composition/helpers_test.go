@@ -22,7 +22,7 @@ import (
 	"github.com/pipefs/pipefs/roots/httproot"
 	"github.com/pipefs/pipefs/vfs"
 
-	_ "github.com/pipefs/pipefs" // every scheme
+	_ "github.com/pipefs/pipefs" // the local roots and every adapter
 )
 
 // fixtures is the shared fixture directory, beside the repository.

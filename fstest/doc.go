@@ -21,7 +21,7 @@
 //	fstest.Run(t, fstest.Case{Pipeline: "memory:/" + zipped + "/a.zip|zip:", Files: files})
 //
 // The test must import the packages that register the pipeline's schemes
-// (the module's root package registers them all), or pass a registry in
+// (package github.com/pipefs/pipefs/all registers them all), or pass a registry in
 // [Case.Options].
 //
 // # Checks
