@@ -75,7 +75,7 @@ func (a *Array) ReadStrings(ctx context.Context, start, stop []int64, limit int6
 			return nil, fmt.Errorf("box [%v, %v) outside the shape %v: %w", start, stop, a.Shape, fs.ErrInvalid)
 		}
 		ext[i] = stop[i] - start[i]
-		n *= ext[i] // at most Size(), which checkGrid bounded
+		n *= ext[i] // at most Size(), which CheckGrid bounded
 	}
 	b := newBudget(limit, a.limits)
 	if n > math.MaxInt64/StringHeader {

@@ -80,7 +80,7 @@ func (sh *sharding) setShape(shard []int64, lim vfs.Limits) error {
 			return driver.Corruptf("sharding: inner chunk shape %v does not divide %v", sh.inner, shard)
 		}
 		sh.cps[i] = shard[i] / sh.inner[i]
-		n *= sh.cps[i] // <= array.Prod(shard), which checkGrid bounded
+		n *= sh.cps[i] // <= prod(shard), which array.CheckGrid bounded
 	}
 	sh.nchunks = n
 	if 16*n > lim.MaxChunk {
