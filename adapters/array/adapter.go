@@ -8,9 +8,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/pipefs/pipefs/vfs/driver"
-
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // AdapterOpen returns the OpenDir function of the adapter for the

@@ -10,9 +10,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/pipefs/pipefs/vfs/driver"
-
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // StringHeader is what ReadStrings counts against its limit for each

@@ -11,9 +11,8 @@ import (
 	"slices"
 
 	"github.com/pipefs/pipefs/adapters/array"
-	"github.com/pipefs/pipefs/vfs/driver"
-
 	"github.com/pipefs/pipefs/internal/arraycodec"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // n5 describes an N5 node: a dataset when attributes.json has dimensions,

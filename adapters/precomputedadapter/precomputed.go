@@ -10,9 +10,8 @@ import (
 	"slices"
 
 	"github.com/pipefs/pipefs/adapters/array"
-	"github.com/pipefs/pipefs/vfs/driver"
-
 	"github.com/pipefs/pipefs/internal/arraycodec"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // precomputedInfo is the info file of a neuroglancer precomputed volume.

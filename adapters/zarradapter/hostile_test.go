@@ -8,10 +8,9 @@ import (
 	"testing"
 	stdfstest "testing/fstest"
 
+	"github.com/pipefs/pipefs/adapters/array"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
-
-	"github.com/pipefs/pipefs/adapters/array"
 )
 
 // A sharded array: shape [4], shard [4], inner chunks [1], raw bytes

@@ -10,9 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pipefs/pipefs/vfs/driver"
-
 	"github.com/pipefs/pipefs/adapters/array"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // The string arrays of the fixtures and their values, from the

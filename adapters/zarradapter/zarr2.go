@@ -14,9 +14,8 @@ import (
 	"strings"
 
 	"github.com/pipefs/pipefs/adapters/array"
-	"github.com/pipefs/pipefs/vfs/driver"
-
 	"github.com/pipefs/pipefs/internal/arraycodec"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 type zarray struct {

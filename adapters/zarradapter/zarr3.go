@@ -11,10 +11,9 @@ import (
 	"strings"
 
 	"github.com/pipefs/pipefs/adapters/array"
+	"github.com/pipefs/pipefs/internal/arraycodec"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
-
-	"github.com/pipefs/pipefs/internal/arraycodec"
 )
 
 // zarrJSON is a Zarr v3 zarr.json document.

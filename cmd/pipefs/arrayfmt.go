@@ -13,9 +13,8 @@ import (
 
 	"github.com/pipefs/pipefs/adapters/array"
 	"github.com/pipefs/pipefs/adapters/precomputedadapter"
-	"github.com/pipefs/pipefs/vfs/driver"
-
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // writeDescription writes a description of n to w: indented JSON (the

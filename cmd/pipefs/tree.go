@@ -7,8 +7,9 @@ import (
 	"io/fs"
 	"path"
 
-	"github.com/pipefs/pipefs/vfs"
 	"github.com/spf13/cobra"
+
+	"github.com/pipefs/pipefs/vfs"
 )
 
 func newTreeCmd(g *globals) *cobra.Command {
