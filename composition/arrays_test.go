@@ -71,7 +71,7 @@ func TestArrayRequestsOverHTTP(t *testing.T) {
 		want           int64
 	}{
 		// zarr.json, a 404 for the node's directory (which http cannot
-		// Stat; see arraycore's Node.Tree), then 2x2 chunks.
+		// Stat; see array's Node.Tree), then 2x2 chunks.
 		{"zarr3 4 chunks", "/zarr3/data.zarr/|zarr3:2d.chunked.i2", 2 + 4},
 		// 8 shards, 8 inner chunks each: one request per shard object.
 		{"zarr3 8 shards", "/zarr3/data.zarr/|zarr3:3d.chunked.compressed.sharded.i2", 2 + 8},

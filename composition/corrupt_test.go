@@ -5,7 +5,7 @@ import (
 	"io/fs"
 	"testing"
 
-	"github.com/pipefs/pipefs/adapters/arraycore"
+	"github.com/pipefs/pipefs/adapters/array"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -35,7 +35,7 @@ func readTree(ctx context.Context, p string) error {
 
 // readArrayErr opens the array p and reads it whole.
 func readArrayErr(ctx context.Context, p string) error {
-	a, fsys, err := arraycore.OpenArray(ctx, p, "", opts())
+	a, fsys, err := array.OpenArray(ctx, p, "", opts())
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pipefs/pipefs/adapters/arraycore"
+	"github.com/pipefs/pipefs/adapters/array"
 	"github.com/pipefs/pipefs/cache"
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/roots/httproot"
@@ -175,7 +175,7 @@ func readArray(t testing.TB, pipeline, child string) []byte {
 func readArrayOpts(t testing.TB, pipeline, child string, o *vfs.Options) []byte {
 	t.Helper()
 	ctx := context.Background()
-	a, fsys, err := arraycore.OpenArray(ctx, pipeline, child, o)
+	a, fsys, err := array.OpenArray(ctx, pipeline, child, o)
 	if err != nil {
 		t.Fatalf("OpenArray(%s) error = %v", pipeline, err)
 	}

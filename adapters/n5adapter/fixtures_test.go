@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pipefs/pipefs/adapters/arraycore"
+	"github.com/pipefs/pipefs/adapters/array"
 	_ "github.com/pipefs/pipefs/adapters/n5adapter"
 	"github.com/pipefs/pipefs/fstest"
 	_ "github.com/pipefs/pipefs/roots/fileroot"
@@ -40,7 +40,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n := arraycore.NodeOf(info)
+			n := array.NodeOf(info)
 			if n == nil || n.Array == nil {
 				t.Fatalf("Stat(\".\").Sys() = %#v, want an array node", info.Sys())
 			}
@@ -76,7 +76,7 @@ func TestMultiscale(t *testing.T) {
 	}
 	defer fsys.Close()
 	info, _ := fsys.Stat(".")
-	n := arraycore.NodeOf(info)
+	n := array.NodeOf(info)
 	if n == nil || n.IsArray || len(n.Children) != 3 {
 		t.Fatalf("group = %+v, want 3 children", n)
 	}
@@ -86,7 +86,7 @@ func TestMultiscale(t *testing.T) {
 	}
 	defer s2.Close()
 	info, _ = s2.Stat(".")
-	a := arraycore.NodeOf(info).Array
+	a := array.NodeOf(info).Array
 	b, err := a.ReadAll(ctx, 0)
 	if err != nil || len(b) != 2*3*5 {
 		t.Fatalf("ReadAll = %d bytes, %v", len(b), err)

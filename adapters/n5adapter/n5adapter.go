@@ -6,32 +6,50 @@
 // Opening validates the node's attributes.json and yields the node's
 // directory as stored (attributes.json, the block tree, child nodes). The
 // typed description is Stat(".").Sys() of the resulting FS: a *vfs.Origin
-// whose Header is an *arraycore.Node. N5 axes are presented reversed, in C
-// order (shape = reverse(dimensions)), as zarr-python did; see package
-// arraycore.
+// whose Header is an *array.Node.
 //
-// The format "n5" (an attributes.json file, adapter n5:) is registered for
-// dataset detection. A *arraycore.Limits under "n5" in
-// vfs.Options.Schemes bounds decoded sizes.
+// N5 stores its first axis fastest and big endian; it is presented with
+// its axes reversed, in C order (shape = reverse(dimensions)), as
+// zarr-python did, so its blocks need only byte swapping. Block keys are
+// "x/y/z" paths. Compressions: raw, gzip (and zlib), bzip2, xz, blosc and
+// zstd.
+//
+// The array format "n5" ([FormatN5]) is registered with package array,
+// and the vfs format "n5" (an attributes.json file, adapter n5:) for
+// dataset detection. vfs.Limits.MaxDocument bounds attributes.json and
+// vfs.Limits.MaxChunk a decoded block.
 package n5adapter
 
 import (
 	"context"
 
-	"github.com/pipefs/pipefs/vfs/driver"
-
-	"github.com/pipefs/pipefs/adapters/arraycore"
+	"github.com/pipefs/pipefs/adapters/array"
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
+// FormatN5 is the name of the format, as Node.Format reports it, and the
+// adapter scheme.
+const FormatN5 = "n5"
+
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "n5", OpenDir: arraycore.AdapterOpen(arraycore.FormatN5)})
+	array.Register(format{})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: FormatN5, OpenDir: array.AdapterOpen(FormatN5)})
 	vfs.RegisterFormat(&vfs.Format{Name: "n5", Adapter: "n5:", Input: vfs.KindDirectory, Dataset: true,
-		MatchDir: arraycore.HasFile("attributes.json")})
+		MatchDir: array.HasFile("attributes.json")})
+}
+
+// format is the N5 array format.
+type format struct{}
+
+func (format) Name() string { return FormatN5 }
+
+func (format) Describe(ctx context.Context, src *array.Source, name string) (*array.Node, error) {
+	return newDescriber(ctx, src).n5(name)
 }
 
 // Describe describes the N5 node at name in the container t. lim may be
-// nil.
-func Describe(ctx context.Context, t driver.Tree, name string, lim *arraycore.Limits) (*arraycore.Node, error) {
-	return arraycore.Describe(ctx, t, arraycore.FormatN5, name, lim)
+// nil (the defaults).
+func Describe(ctx context.Context, t driver.Tree, name string, lim *vfs.Limits) (*array.Node, error) {
+	return array.Describe(ctx, t, FormatN5, name, lim)
 }

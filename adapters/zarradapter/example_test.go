@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/pipefs/pipefs/adapters/arraycore"
+	"github.com/pipefs/pipefs/adapters/array"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -21,7 +21,7 @@ func Example() {
 	}
 	defer fsys.Close()
 	info, _ := fsys.Stat(".")
-	n := arraycore.NodeOf(info)
+	n := array.NodeOf(info)
 	fmt.Println(n.Format, n.Path, n.Children, string(n.Attributes))
 	// Output: zarr3 consolidated [1d.chunked.i2 2d.contiguous.i2 nested] {
 	//     "answer": 42

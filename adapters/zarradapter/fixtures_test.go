@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pipefs/pipefs/adapters/arraycore"
+	"github.com/pipefs/pipefs/adapters/array"
 	_ "github.com/pipefs/pipefs/adapters/zarradapter"
 	_ "github.com/pipefs/pipefs/adapters/zipadapter"
 	_ "github.com/pipefs/pipefs/roots/fileroot"
@@ -84,7 +84,7 @@ var zarr3Want = map[string]string{
 }
 
 // readArray opens pipeline as a store view and reads its whole array.
-func readArray(t *testing.T, pipeline string) ([]byte, *arraycore.Node) {
+func readArray(t *testing.T, pipeline string) ([]byte, *array.Node) {
 	t.Helper()
 	ctx := context.Background()
 	fsys, err := vfs.OpenFS(ctx, pipeline, nil)
@@ -96,7 +96,7 @@ func readArray(t *testing.T, pipeline string) ([]byte, *arraycore.Node) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := arraycore.NodeOf(info)
+	n := array.NodeOf(info)
 	if n == nil || n.Array == nil {
 		t.Fatalf("%s: Stat(\".\").Sys() = %#v, want an array node", pipeline, info.Sys())
 	}

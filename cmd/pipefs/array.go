@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pipefs/pipefs/adapters/arraycore"
+	"github.com/pipefs/pipefs/adapters/array"
 )
 
 func newArrayCmd(g *globals) *cobra.Command {
@@ -69,7 +69,7 @@ bounds the bytes decoded.`,
 			}
 			ctx, w := cmd.Context(), cmd.OutOrStdout()
 			if modes == 0 {
-				n, fsys, err := arraycore.OpenNode(ctx, pipeline, g.options())
+				n, fsys, err := array.OpenNode(ctx, pipeline, g.options())
 				if err != nil {
 					return err
 				}
@@ -79,19 +79,19 @@ bounds the bytes decoded.`,
 						return err
 					}
 				}
-				return arraycore.WriteDescription(w, n, asJSON)
+				return writeDescription(w, n, asJSON)
 			}
-			a, fsys, err := arraycore.OpenArray(ctx, pipeline, scale, g.options())
+			a, fsys, err := array.OpenArray(ctx, pipeline, scale, g.options())
 			if err != nil {
 				return err
 			}
 			defer fsys.Close()
 			if !strs && a.DType.Variable() {
-				return fmt.Errorf("%s: %s elements have no raw form; print them with --strings: %w", args[0], a.DType.Name, arraycore.ErrUnsupported)
+				return fmt.Errorf("%s: %s elements have no raw form; print them with --strings: %w", args[0], a.DType.Name, array.ErrUnsupported)
 			}
 			switch {
 			case strs:
-				start, stop, err := arraycore.ParseBox(box, a.Shape)
+				start, stop, err := parseBox(box, a.Shape)
 				if err != nil {
 					return usageError{err}
 				}
@@ -103,7 +103,7 @@ bounds the bytes decoded.`,
 				enc.SetEscapeHTML(false)
 				return enc.Encode(ss)
 			case chunk != "":
-				coord, err := arraycore.ParseChunk(chunk)
+				coord, err := parseChunk(chunk)
 				if err != nil {
 					return usageError{err}
 				}
@@ -112,7 +112,7 @@ bounds the bytes decoded.`,
 			default:
 				start, stop := make([]int64, len(a.Shape)), a.Shape
 				if box != "" {
-					if start, stop, err = arraycore.ParseBox(box, a.Shape); err != nil {
+					if start, stop, err = parseBox(box, a.Shape); err != nil {
 						return usageError{err}
 					}
 				}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pipefs/pipefs/adapters/arraycore"
+	"github.com/pipefs/pipefs/vfs"
 )
 
 func newTreeCmd(g *globals) *cobra.Command {
@@ -41,7 +41,7 @@ marked with the format, node type, data type and shape.`,
 				fmt.Fprintf(w, "%s (%d)\n\n%s\n", loc.file.URL(), loc.file.Size(), summary(0, 1))
 				return nil
 			}
-			t := &treeWriter{ctx: cmd.Context(), w: w, fsys: loc.fsys, report: func(err error) { report(cmd, err) }}
+			t := &treeWriter{ctx: cmd.Context(), w: w, fsys: loc.fsys, reg: registry(g.options()), report: func(err error) { report(cmd, err) }}
 			ents, ok := t.list(".")
 			fmt.Fprintf(w, "%s%s\n", loc.fsys.Pipeline(), t.label(".", ents))
 			if ok {
@@ -61,6 +61,7 @@ type treeWriter struct {
 	ctx         context.Context
 	w           io.Writer
 	fsys        fs.FS
+	reg         *vfs.Registry // detects the formats of labels
 	report      func(error)
 	dirs, files int
 	failed      bool
@@ -78,17 +79,14 @@ func (t *treeWriter) list(name string) ([]fs.DirEntry, bool) {
 }
 
 // label marks a directory that holds an array or a group, such as
-// "  [zarr3 array int16 [4]]". Only directories whose listing has a
-// metadata file are asked, so plain trees cost nothing more.
+// "  [zarr3 array int16 [4]]" (see arrayLabel). Detection reads the
+// listing, so plain trees cost nothing more.
 func (t *treeWriter) label(name string, ents []fs.DirEntry) string {
-	for _, e := range ents {
-		switch e.Name() {
-		case "zarr.json", ".zarray", ".zgroup", "attributes.json", "info":
-			if l, ok := arraycore.Label(t.ctx, t.fsys, name); ok {
-				return "  [" + l + "]"
-			}
-			return ""
-		}
+	if len(ents) == 0 {
+		return ""
+	}
+	if l, ok := arrayLabel(t.ctx, t.reg, t.fsys, name, ents); ok {
+		return "  [" + l + "]"
 	}
 	return ""
 }

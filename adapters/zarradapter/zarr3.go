@@ -1,4 +1,4 @@
-package arraycore
+package zarradapter
 
 import (
 	"context"
@@ -10,9 +10,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pipefs/pipefs/adapters/array"
+	"github.com/pipefs/pipefs/internal/arraycodec"
+	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
-
-	"github.com/pipefs/pipefs/adapters/arraycodec"
 )
 
 // zarrJSON is a Zarr v3 zarr.json document.
@@ -62,13 +63,13 @@ func parseZarrJSON(name string, b []byte) (*zarrJSON, error) {
 		if json.Unmarshal(v, &ext) == nil && ext.MustUnderstand != nil && !*ext.MustUnderstand {
 			continue
 		}
-		return nil, unsupported("%s: unknown key %q", name, k)
+		return nil, array.Unsupported("%s: unknown key %q", name, k)
 	}
 	return &z, nil
 }
 
 // zarr3 describes a Zarr v3 node from its zarr.json.
-func (d *describer) zarr3(name string) (*Node, error) {
+func (d *describer) zarr3(name string) (*array.Node, error) {
 	meta := path.Join(name, "zarr.json")
 	b, err := d.readFile(meta)
 	if err != nil {
@@ -78,7 +79,7 @@ func (d *describer) zarr3(name string) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{Format: FormatZarr3, Path: name, Attributes: z.Attributes}
+	n := &array.Node{Format: FormatZarr3, Path: name, Attributes: z.Attributes}
 	if len(n.Attributes) == 0 || string(n.Attributes) == "null" {
 		n.Attributes = json.RawMessage("{}")
 	}
@@ -128,21 +129,21 @@ func parseNamed(raw json.RawMessage) (named, error) {
 	return n, nil
 }
 
-func (d *describer) zarr3Array(z *zarrJSON) (*Array, error) {
+func (d *describer) zarr3Array(z *zarrJSON) (*array.Array, error) {
 	dt, err := parseV3DType(z.DataType)
 	if err != nil {
 		return nil, err
 	}
 	for _, st := range z.StorageTransformers {
 		n, _ := parseNamed(st)
-		return nil, unsupported("storage transformer %q", n.Name)
+		return nil, array.Unsupported("storage transformer %q", n.Name)
 	}
 	grid, err := parseNamed(z.ChunkGrid)
 	if err != nil {
 		return nil, err
 	}
 	if grid.Name != "regular" {
-		return nil, unsupported("chunk grid %q", grid.Name)
+		return nil, array.Unsupported("chunk grid %q", grid.Name)
 	}
 	var gc struct {
 		ChunkShape []int64 `json:"chunk_shape"`
@@ -150,14 +151,14 @@ func (d *describer) zarr3Array(z *zarrJSON) (*Array, error) {
 	if err := json.Unmarshal(grid.Config, &gc); err != nil {
 		return nil, driver.Corruptf("chunk_grid: %v", err)
 	}
-	a := &Array{Shape: z.Shape, ChunkShape: gc.ChunkShape, DType: dt, FillValue: z.FillValue}
+	a := &array.Array{Shape: z.Shape, ChunkShape: gc.ChunkShape, DType: dt, FillValue: z.FillValue}
 	if a.Shape == nil {
 		a.Shape = []int64{}
 	}
 	if a.ChunkShape == nil {
 		a.ChunkShape = []int64{}
 	}
-	if err := checkGrid(a.Shape, a.ChunkShape, dt.Size, d.lim); err != nil {
+	if err := array.CheckGrid(a.Shape, a.ChunkShape, dt.Size, d.lim); err != nil {
 		return nil, err
 	}
 	if z.DimensionNames != nil {
@@ -192,7 +193,7 @@ func (d *describer) zarr3Array(z *zarrJSON) (*Array, error) {
 	case "v2":
 		r.sep = "."
 	default:
-		return nil, unsupported("chunk key encoding %q", enc.Name)
+		return nil, array.Unsupported("chunk key encoding %q", enc.Name)
 	}
 	switch ec.Separator {
 	case "":
@@ -212,7 +213,7 @@ func (d *describer) zarr3Array(z *zarrJSON) (*Array, error) {
 		if err != nil {
 			return nil, err
 		}
-		a.Codecs = append(a.Codecs, Codec{Name: n.Name, Config: n.Config})
+		a.Codecs = append(a.Codecs, array.Codec{Name: n.Name, Config: n.Config})
 	}
 	if r.chain, err = parseChain(z.Codecs, dt, d.lim); err != nil {
 		return nil, err
@@ -236,17 +237,17 @@ func (d *describer) zarr3Array(z *zarrJSON) (*Array, error) {
 		}
 		r.shards = newIndexCache()
 	}
-	a.reader = r
+	a.Reader = r
 	return a, nil
 }
 
 // parseV3DType parses a Zarr v3 data_type.
-func parseV3DType(raw json.RawMessage) (DType, error) {
+func parseV3DType(raw json.RawMessage) (array.DType, error) {
 	n, err := parseNamed(raw)
 	if err != nil {
-		return DType{}, err
+		return array.DType{}, err
 	}
-	if d, ok := numeric(n.Name); ok {
+	if d, ok := array.Numeric(n.Name); ok {
 		d.Stored = n.Name
 		return d, nil
 	}
@@ -257,7 +258,7 @@ func parseV3DType(raw json.RawMessage) (DType, error) {
 	if len(n.Config) > 0 {
 		json.Unmarshal(n.Config, &c)
 	}
-	d := DType{Stored: n.Name}
+	d := array.DType{Stored: n.Name}
 	switch n.Name {
 	case "string":
 		d.Name, d.Kind = "string", 'O'
@@ -288,7 +289,7 @@ func parseV3DType(raw json.RawMessage) (DType, error) {
 				return d, nil
 			}
 		}
-		return d, unsupported("data type %q", n.Name)
+		return d, array.Unsupported("data type %q", n.Name)
 	}
 	return d, nil
 }
@@ -296,7 +297,7 @@ func parseV3DType(raw json.RawMessage) (DType, error) {
 // zarr3Reader reads chunks of a Zarr v3 array, or inner chunks of a
 // sharded one.
 type zarr3Reader struct {
-	a      *Array
+	a      *array.Array
 	prefix string // "c" for the default encoding
 	sep    string
 	chain  *chain
@@ -309,15 +310,15 @@ func (r *zarr3Reader) outerKey(coord []int64) string {
 		if len(coord) == 0 {
 			return "0"
 		}
-		return joinInts(coord, r.sep)
+		return array.JoinInts(coord, r.sep)
 	}
 	if len(coord) == 0 {
 		return r.prefix
 	}
-	return r.prefix + r.sep + joinInts(coord, r.sep)
+	return r.prefix + r.sep + array.JoinInts(coord, r.sep)
 }
 
-func (r *zarr3Reader) key(coord []int64) (string, []int64, error) {
+func (r *zarr3Reader) ChunkKey(coord []int64) (string, []int64, error) {
 	sh := r.chain.shard
 	if sh == nil {
 		return r.outerKey(coord), nil, nil
@@ -330,24 +331,24 @@ func (r *zarr3Reader) key(coord []int64) (string, []int64, error) {
 	return r.outerKey(outer), inner, nil
 }
 
-func (r *zarr3Reader) read(ctx context.Context, coord []int64) ([]byte, bool, error) {
+func (r *zarr3Reader) ReadChunk(ctx context.Context, coord []int64) ([]byte, bool, error) {
 	a := r.a
 	if a.DType.Variable() {
-		return nil, false, unsupported("%s elements have no raw form; read them as strings", a.DType.Name)
+		return nil, false, array.Unsupported("%s elements have no raw form; read them as strings", a.DType.Name)
 	}
-	key, inner, _ := r.key(coord)
+	key, inner, _ := r.ChunkKey(coord)
 	if sh := r.chain.shard; sh != nil && len(r.chain.bb) == 0 && len(r.chain.aa) == 0 {
-		raw, found, err := sh.readInner(ctx, a.store, key, inner, r.shards, a.limits)
+		raw, found, err := sh.readInner(ctx, a.Store(), key, inner, r.shards, a.Limits())
 		if err != nil || !found {
 			return nil, false, err
 		}
-		data, err := sh.chain.decode(raw, a.ChunkShape, a.limits)
+		data, err := sh.chain.decode(raw, a.ChunkShape, a.Limits())
 		if err != nil {
 			return nil, false, fmt.Errorf("shard %s, inner chunk %v: %w", key, inner, err)
 		}
 		return data, true, nil
 	}
-	src, err := readBlob(ctx, a.store, key, a.limits.MaxChunkBytes)
+	src, err := array.ReadFile(ctx, a.Store(), key, a.Limits().MaxChunk)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -358,7 +359,7 @@ func (r *zarr3Reader) read(ctx context.Context, coord []int64) ([]byte, bool, er
 	if a.ShardShape != nil {
 		shape = a.ShardShape
 	}
-	data, err := r.chain.decode(src, shape, a.limits)
+	data, err := r.chain.decode(src, shape, a.Limits())
 	if err != nil {
 		return nil, false, fmt.Errorf("chunk %s: %w", key, err)
 	}
@@ -370,7 +371,7 @@ func (r *zarr3Reader) read(ctx context.Context, coord []int64) ([]byte, bool, er
 		for i := range inner {
 			lo[i] = inner[i] * a.ChunkShape[i]
 		}
-		copyBox(out, a.ChunkShape, make([]int64, len(lo)), data, a.ShardShape, lo, a.ChunkShape, a.DType.Size)
+		array.CopyBox(out, a.ChunkShape, make([]int64, len(lo)), data, a.ShardShape, lo, a.ChunkShape, a.DType.Size)
 		return out, true, nil
 	}
 	return data, true, nil
@@ -379,7 +380,7 @@ func (r *zarr3Reader) read(ctx context.Context, coord []int64) ([]byte, bool, er
 // A chain is a Zarr v3 codec pipeline: array->array codecs, one
 // array->bytes codec, bytes->bytes codecs.
 type chain struct {
-	dt    DType
+	dt    array.DType
 	aa    []arrayCodec
 	big   bool      // the bytes codec is big endian
 	shard *sharding // the array->bytes codec is sharding_indexed
@@ -397,7 +398,7 @@ type arrayCodec struct {
 	elem func(b []byte) ([]byte, error)
 }
 
-func parseChain(raws []json.RawMessage, dt DType, lim Limits) (*chain, error) {
+func parseChain(raws []json.RawMessage, dt array.DType, lim vfs.Limits) (*chain, error) {
 	c := &chain{dt: dt}
 	stage := 0 // 0 array->array, 1 bytes->bytes
 	for _, raw := range raws {
@@ -421,7 +422,7 @@ func parseChain(raws []json.RawMessage, dt DType, lim Limits) (*chain, error) {
 			case json.Unmarshal(tc.Order, &s) == nil && s == "C":
 				order = nil
 			default:
-				return nil, unsupported("transpose order %s", tc.Order)
+				return nil, array.Unsupported("transpose order %s", tc.Order)
 			}
 			c.aa = append(c.aa, arrayCodec{name: "transpose", order: order})
 		case "numcodecs.delta":
@@ -447,7 +448,7 @@ func parseChain(raws []json.RawMessage, dt DType, lim Limits) (*chain, error) {
 			// Values reach array->array codecs little endian.
 			from.big, to.big = false, false
 			if to.size != dt.Size || from.size != dt.Size {
-				return nil, unsupported("numcodecs.delta changing the element size")
+				return nil, array.Unsupported("numcodecs.delta changing the element size")
 			}
 			c.aa = append(c.aa, arrayCodec{name: n.Name, elem: func(b []byte) ([]byte, error) { return deltaDecode(b, from, to) }})
 		case "bytes", "endian":
@@ -500,7 +501,7 @@ func parseChain(raws []json.RawMessage, dt DType, lim Limits) (*chain, error) {
 			if n.MustUnderstand != nil && !*n.MustUnderstand {
 				continue
 			}
-			return nil, unsupported("codec %q is not supported", n.Name)
+			return nil, array.Unsupported("codec %q is not supported", n.Name)
 		}
 	}
 	if stage == 0 {
@@ -511,7 +512,7 @@ func parseChain(raws []json.RawMessage, dt DType, lim Limits) (*chain, error) {
 
 // decode runs the chain backwards over src, one chunk of shape, and returns
 // its elements little endian in C order.
-func (c *chain) decode(src []byte, shape []int64, lim Limits) ([]byte, error) {
+func (c *chain) decode(src []byte, shape []int64, lim vfs.Limits) ([]byte, error) {
 	// The shape that the array->bytes codec sees.
 	enc := slices.Clone(shape)
 	for _, ac := range c.aa {
@@ -526,10 +527,10 @@ func (c *chain) decode(src []byte, shape []int64, lim Limits) ([]byte, error) {
 			enc = p
 		}
 	}
-	want := prod(enc) * int64(c.dt.Size)
+	want := array.Prod(enc) * int64(c.dt.Size)
 	maxOut := want
 	if c.shard != nil || c.vlen != "" {
-		maxOut = lim.MaxChunkBytes
+		maxOut = lim.MaxChunk
 	}
 	data := src
 	var err error
@@ -540,7 +541,7 @@ func (c *chain) decode(src []byte, shape []int64, lim Limits) ([]byte, error) {
 	}
 	switch {
 	case c.vlen != "":
-		return nil, unsupported("%s elements have no raw form", c.vlen)
+		return nil, array.Unsupported("%s elements have no raw form", c.vlen)
 	case c.shard != nil:
 		if data, err = c.shard.decodeWhole(data, enc, c.fill, lim); err != nil {
 			return nil, err
@@ -553,7 +554,7 @@ func (c *chain) decode(src []byte, shape []int64, lim Limits) ([]byte, error) {
 			data = slices.Clone(data)
 		}
 		if c.big {
-			swapUnits(data, c.dt.Unit)
+			array.SwapUnits(data, c.dt.Unit)
 		}
 	}
 	// Undo the array->array codecs, last first.
@@ -566,7 +567,7 @@ func (c *chain) decode(src []byte, shape []int64, lim Limits) ([]byte, error) {
 			for j, o := range ac.order {
 				in[o] = enc[j]
 			}
-			data = untranspose(data, in, ac.order, c.dt.Size)
+			data = array.Untranspose(data, in, ac.order, c.dt.Size)
 			enc = in
 		} else if data, err = ac.elem(data); err != nil {
 			return nil, fmt.Errorf("%s: %w", ac.name, err)

@@ -108,6 +108,21 @@ func XZ(src []byte, max int) ([]byte, error) {
 	return readLimited("xz", r, max)
 }
 
+// XZComplete is XZ on a stream that must end in a stream footer
+// (its magic "YZ", then any stream padding): the xz reader takes a stream
+// cut right after a block for a whole one, so a truncated chunk would
+// decode without an error.
+func XZComplete(src []byte, max int) ([]byte, error) {
+	end := len(src)
+	for end >= 4 && string(src[end-4:end]) == "\x00\x00\x00\x00" {
+		end -= 4 // stream padding: null bytes in fours
+	}
+	if end < 12 || string(src[end-2:end]) != "YZ" {
+		return nil, corrupt("xz", errors.New("truncated stream: no stream footer"))
+	}
+	return XZ(src, max)
+}
+
 // LZMA decodes a legacy .lzma ("lzma alone") stream of at most max bytes.
 func LZMA(src []byte, max int) ([]byte, error) {
 	r, err := lzma.NewReader(bytes.NewReader(src))

@@ -1,4 +1,4 @@
-package arraycore
+package zarradapter
 
 import (
 	"encoding/base64"
@@ -9,37 +9,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pipefs/pipefs/adapters/array"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
-
-// numeric returns the DType of a fixed-size number or bool by its Zarr v3
-// name.
-func numeric(name string) (DType, bool) {
-	switch name {
-	case "bool":
-		return DType{Name: name, Size: 1, Kind: 'b', Unit: 1}, true
-	case "int8", "int16", "int32", "int64":
-		s, _ := strconv.Atoi(name[3:])
-		return DType{Name: name, Size: s / 8, Kind: 'i', Unit: s / 8}, true
-	case "uint8", "uint16", "uint32", "uint64":
-		s, _ := strconv.Atoi(name[4:])
-		return DType{Name: name, Size: s / 8, Kind: 'u', Unit: s / 8}, true
-	case "float16", "float32", "float64":
-		s, _ := strconv.Atoi(name[5:])
-		return DType{Name: name, Size: s / 8, Kind: 'f', Unit: s / 8}, true
-	case "complex64", "complex128":
-		s, _ := strconv.Atoi(name[7:])
-		return DType{Name: name, Size: s / 8, Kind: 'c', Unit: s / 16}, true
-	}
-	return DType{}, false
-}
 
 // parseTypestr parses a NumPy typestr ("<i2", "|b1", ">U13", "|S7",
 // "<M8[ns]"). It returns the type and whether its stored bytes are big
 // endian.
-func parseTypestr(s string) (DType, bool, error) {
+func parseTypestr(s string) (array.DType, bool, error) {
 	if len(s) < 2 {
-		return DType{}, false, driver.Corruptf("dtype %q", s)
+		return array.DType{}, false, driver.Corruptf("dtype %q", s)
 	}
 	order, rest := s[0], s[1:]
 	switch order {
@@ -55,40 +34,40 @@ func parseTypestr(s string) (DType, bool, error) {
 	}
 	size, err := strconv.Atoi(sizeStr)
 	if err != nil || size < 0 || size > 1<<20 {
-		return DType{}, false, unsupported("dtype %q", s)
+		return array.DType{}, false, array.Unsupported("dtype %q", s)
 	}
-	var d DType
+	var d array.DType
 	var ok bool
 	switch kind {
 	case 'b':
-		d, ok = numeric("bool")
+		d, ok = array.Numeric("bool")
 		ok = ok && size == 1
 	case 'i':
-		d, ok = numeric(fmt.Sprintf("int%d", size*8))
+		d, ok = array.Numeric(fmt.Sprintf("int%d", size*8))
 	case 'u':
-		d, ok = numeric(fmt.Sprintf("uint%d", size*8))
+		d, ok = array.Numeric(fmt.Sprintf("uint%d", size*8))
 	case 'f':
-		d, ok = numeric(fmt.Sprintf("float%d", size*8))
+		d, ok = array.Numeric(fmt.Sprintf("float%d", size*8))
 	case 'c':
-		d, ok = numeric(fmt.Sprintf("complex%d", size*8))
+		d, ok = array.Numeric(fmt.Sprintf("complex%d", size*8))
 	case 'S':
-		d, ok = DType{Name: fmt.Sprintf("bytes[%d]", size), Size: size, Kind: 'S', Unit: 1}, size > 0
+		d, ok = array.DType{Name: fmt.Sprintf("bytes[%d]", size), Size: size, Kind: 'S', Unit: 1}, size > 0
 	case 'V':
-		d, ok = DType{Name: fmt.Sprintf("raw[%d]", size), Size: size, Kind: 'V', Unit: 1}, size > 0
+		d, ok = array.DType{Name: fmt.Sprintf("raw[%d]", size), Size: size, Kind: 'V', Unit: 1}, size > 0
 	case 'U':
-		d, ok = DType{Name: fmt.Sprintf("fixed_length_utf32[%d]", size), Size: 4 * size, Kind: 'U', Unit: 4}, size > 0
+		d, ok = array.DType{Name: fmt.Sprintf("fixed_length_utf32[%d]", size), Size: 4 * size, Kind: 'U', Unit: 4}, size > 0
 	case 'M', 'm':
 		name := "datetime64"
 		if kind == 'm' {
 			name = "timedelta64"
 		}
 		unit = strings.TrimSuffix(unit, "]")
-		d, ok = DType{Name: name + "[" + unit + "]", Size: 8, Kind: kind, Unit: 8}, size == 8
+		d, ok = array.DType{Name: name + "[" + unit + "]", Size: 8, Kind: kind, Unit: 8}, size == 8
 	case 'O':
-		d, ok = DType{Name: "object", Kind: 'O'}, true
+		d, ok = array.DType{Name: "object", Kind: 'O'}, true
 	}
 	if !ok {
-		return DType{}, false, unsupported("dtype %q", s)
+		return array.DType{}, false, array.Unsupported("dtype %q", s)
 	}
 	d.Stored = s
 	return d, big && d.Unit > 1, nil
@@ -98,7 +77,7 @@ func parseTypestr(s string) (DType, bool, error) {
 // JSON null gives nil (undefined). base64 says whether strings encode bytes
 // as base64 (Zarr v2 S and V types) and hexBits whether "0x..." gives raw
 // bits (Zarr v3).
-func parseFill(raw json.RawMessage, d DType, base64Bytes bool) ([]byte, error) {
+func parseFill(raw json.RawMessage, d array.DType, base64Bytes bool) ([]byte, error) {
 	s := strings.TrimSpace(string(raw))
 	if s == "" || s == "null" {
 		return nil, nil
@@ -166,7 +145,7 @@ func parseFill(raw json.RawMessage, d DType, base64Bytes bool) ([]byte, error) {
 		if err := json.Unmarshal(raw, &parts); err != nil || len(parts) != 2 {
 			return bad()
 		}
-		half := DType{Name: d.Name, Size: d.Size / 2, Kind: 'f', Unit: d.Unit}
+		half := array.DType{Name: d.Name, Size: d.Size / 2, Kind: 'f', Unit: d.Unit}
 		for i, p := range parts {
 			if _, err := parseFloatFill(p, out[i*half.Size:(i+1)*half.Size], half); err != nil {
 				return nil, err
@@ -223,7 +202,7 @@ func parseFill(raw json.RawMessage, d DType, base64Bytes bool) ([]byte, error) {
 	return out, nil
 }
 
-func parseFloatFill(raw json.RawMessage, out []byte, d DType) ([]byte, error) {
+func parseFloatFill(raw json.RawMessage, out []byte, d array.DType) ([]byte, error) {
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return nil, driver.Corruptf("fill_value %s: %v", raw, err)

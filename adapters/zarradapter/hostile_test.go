@@ -1,4 +1,4 @@
-package arraycore_test
+package zarradapter_test
 
 import (
 	"context"
@@ -8,9 +8,9 @@ import (
 	"testing"
 	stdfstest "testing/fstest"
 
+	"github.com/pipefs/pipefs/adapters/array"
+	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
-
-	"github.com/pipefs/pipefs/adapters/arraycore"
 )
 
 // A sharded array: shape [4], shard [4], inner chunks [1], raw bytes
@@ -44,12 +44,12 @@ func shard(chunks [][]byte, override map[int][2]uint64) []byte {
 	return append(data, index...)
 }
 
-func openMap(t testing.TB, files map[string]string) (*arraycore.Node, error) {
+func openMap(t testing.TB, files map[string]string) (*array.Node, error) {
 	m := stdfstest.MapFS{}
 	for k, v := range files {
 		m[k] = &stdfstest.MapFile{Data: []byte(v)}
 	}
-	return arraycore.Describe(context.Background(), arraycore.FSTree(m), "zarr", ".", nil)
+	return array.Describe(context.Background(), array.FSTree(m), "zarr", ".", nil)
 }
 
 func TestShardIndex(t *testing.T) {
@@ -135,8 +135,8 @@ func FuzzShard(f *testing.F) {
 	f.Add(shard([][]byte{{1, 0}, {2, 0}, {3, 0}, {4, 0}}, map[int][2]uint64{2: {1 << 62, 1 << 62}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m := stdfstest.MapFS{"zarr.json": {Data: []byte(shardedMeta)}, "c/0": {Data: b}}
-		lim := &arraycore.Limits{MaxChunkBytes: 1 << 20}
-		n, err := arraycore.Describe(context.Background(), arraycore.FSTree(m), "zarr3", ".", lim)
+		lim := &vfs.Limits{MaxChunk: 1 << 20}
+		n, err := array.Describe(context.Background(), array.FSTree(m), "zarr3", ".", lim)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,26 +1,26 @@
-package arraycore
+package array
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"path"
 	"strings"
 	"syscall"
 
-	"github.com/pipefs/pipefs/vfs/driver"
-
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
-// AdapterOpen returns the Open function of the adapter for format (as
-// Describe takes it: "zarr", FormatZarr2, ...). It describes the node the
-// sub-URL's path names in the base directory and yields the node's
-// directory (see Node.Tree), within env.Limits.
+// AdapterOpen returns the OpenDir function of the adapter for the
+// registered format called format (as Describe takes it). It describes the
+// node the sub-URL's path names in the base directory, listing a group's
+// children, and yields the node's directory (see Node.Tree), within
+// env.Limits (MaxDocument and MaxChunk). A path inside a node (a chunk
+// key, a metadata file) yields that name in the nearest node above it.
 func AdapterOpen(format string) func(ctx context.Context, base driver.Tree, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 	return func(ctx context.Context, base driver.Tree, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
-		lim := &Limits{MaxChunkBytes: env.Limits.MaxChunk, MaxMetadataBytes: env.Limits.MaxDocument}
+		lim := &env.Limits
 		key := u.Key()
 		n, err := Describe(ctx, base, format, key, lim)
 		if err == nil {
@@ -63,27 +63,4 @@ func HasFile(names ...string) func(ctx context.Context, t driver.Tree) (bool, er
 		}
 		return false, nil
 	}
-}
-
-// MatchPrecomputed reports whether the directory t holds a precomputed
-// volume: an info file (at most 16 MiB) that is a JSON object with an
-// "@type" of neuroglancer_multiscale_volume, or a "type" and "scales".
-func MatchPrecomputed(ctx context.Context, t driver.Tree) (bool, error) {
-	ok, err := exists(ctx, t, "info")
-	if err != nil || !ok {
-		return false, err
-	}
-	b, err := readBlob(ctx, t, "info", 16<<20)
-	if err != nil {
-		return false, nil
-	}
-	var info struct {
-		AtType string          `json:"@type"`
-		Type   string          `json:"type"`
-		Scales json.RawMessage `json:"scales"`
-	}
-	if json.Unmarshal(b, &info) != nil {
-		return false, nil
-	}
-	return info.AtType == "neuroglancer_multiscale_volume" || info.Type != "" && len(info.Scales) > 0, nil
 }

@@ -1,4 +1,4 @@
-package arraycore
+package n5adapter
 
 import (
 	"context"
@@ -10,14 +10,14 @@ import (
 	"path"
 	"slices"
 
+	"github.com/pipefs/pipefs/adapters/array"
+	"github.com/pipefs/pipefs/internal/arraycodec"
 	"github.com/pipefs/pipefs/vfs/driver"
-
-	"github.com/pipefs/pipefs/adapters/arraycodec"
 )
 
 // n5 describes an N5 node: a dataset when attributes.json has dimensions,
 // blockSize and dataType; else a group.
-func (d *describer) n5(name string) (*Node, error) {
+func (d *describer) n5(name string) (*array.Node, error) {
 	meta := path.Join(name, "attributes.json")
 	b, err := d.readFile(meta)
 	if err != nil {
@@ -27,7 +27,7 @@ func (d *describer) n5(name string) (*Node, error) {
 	if err := json.Unmarshal(b, &attrs); err != nil {
 		return nil, driver.Corruptf("%s: %v", meta, err)
 	}
-	n := &Node{Format: FormatN5, Path: name, Attributes: b}
+	n := &array.Node{Format: FormatN5, Path: name, Attributes: b}
 	if _, ok := attrs["dimensions"]; ok {
 		n.IsArray = true
 		if n.Array, err = d.n5Array(attrs); err != nil {
@@ -43,10 +43,10 @@ func (d *describer) n5(name string) (*Node, error) {
 	return n, nil
 }
 
-func (d *describer) n5Array(attrs map[string]json.RawMessage) (*Array, error) {
+func (d *describer) n5Array(attrs map[string]json.RawMessage) (*array.Array, error) {
 	for _, k := range []string{"codecs", "shardSize"} {
 		if _, ok := attrs[k]; ok {
-			return nil, unsupported("N5 4 key %q", k)
+			return nil, array.Unsupported("N5 4 key %q", k)
 		}
 	}
 	var dims, block []int64
@@ -60,15 +60,15 @@ func (d *describer) n5Array(attrs map[string]json.RawMessage) (*Array, error) {
 	if err := json.Unmarshal(attrs["dataType"], &dtName); err != nil {
 		return nil, driver.Corruptf("dataType: %v", err)
 	}
-	dt, ok := numeric(dtName)
+	dt, ok := array.Numeric(dtName)
 	if !ok || dt.Kind == 'b' || dt.Kind == 'c' || dtName == "float16" {
-		return nil, unsupported("N5 dataType %q", dtName)
+		return nil, array.Unsupported("N5 dataType %q", dtName)
 	}
 	dt.Stored = dtName
 	// The N5 order is first-axis-fastest: present it reversed, in C order.
-	a := &Array{Shape: reversed(dims), ChunkShape: reversed(block), DType: dt,
+	a := &array.Array{Shape: reversed(dims), ChunkShape: reversed(block), DType: dt,
 		FillValue: json.RawMessage("0"), Fill: make([]byte, dt.Size), KeyEncoding: "n5"}
-	if err := checkGrid(a.Shape, a.ChunkShape, dt.Size, d.lim); err != nil {
+	if err := array.CheckGrid(a.Shape, a.ChunkShape, dt.Size, d.lim); err != nil {
 		return nil, err
 	}
 	var comp map[string]json.RawMessage
@@ -76,13 +76,13 @@ func (d *describer) n5Array(attrs map[string]json.RawMessage) (*Array, error) {
 		if err := json.Unmarshal(raw, &comp); err != nil {
 			return nil, driver.Corruptf("compression: %v", err)
 		}
-		a.Codecs = []Codec{{Name: "n5." + unquote(comp["type"]), Config: raw}}
+		a.Codecs = []array.Codec{{Name: "n5." + unquote(comp["type"]), Config: raw}}
 	} else if raw, ok := attrs["compressionType"]; ok {
 		comp = map[string]json.RawMessage{"type": raw}
-		a.Codecs = []Codec{{Name: "n5." + unquote(raw)}}
+		a.Codecs = []array.Codec{{Name: "n5." + unquote(raw)}}
 	} else {
 		comp = map[string]json.RawMessage{"type": json.RawMessage(`"raw"`)}
-		a.Codecs = []Codec{{Name: "n5.raw"}}
+		a.Codecs = []array.Codec{{Name: "n5.raw"}}
 	}
 	r := &n5Reader{a: a}
 	switch t := unquote(comp["type"]); t {
@@ -97,13 +97,13 @@ func (d *describer) n5Array(attrs map[string]json.RawMessage) (*Array, error) {
 	case "bzip2":
 		r.decode = arraycodec.Bzip2
 	case "xz":
-		r.decode = decodeXZ
+		r.decode = arraycodec.XZComplete
 	case "blosc":
 		r.decode = arraycodec.Blosc
 	case "zstd":
 		r.decode = arraycodec.Zstd
 	default:
-		return nil, unsupported("N5 compression %q", t)
+		return nil, array.Unsupported("N5 compression %q", t)
 	}
 	if names, ok := attrs["axes"]; ok {
 		var axes []string
@@ -112,7 +112,7 @@ func (d *describer) n5Array(attrs map[string]json.RawMessage) (*Array, error) {
 			a.DimensionNames = axes
 		}
 	}
-	a.reader = r
+	a.Reader = r
 	return a, nil
 }
 
@@ -133,21 +133,21 @@ func reversed(s []int64) []int64 {
 
 // n5Reader reads N5 blocks.
 type n5Reader struct {
-	a      *Array
+	a      *array.Array
 	decode func([]byte, int) ([]byte, error) // nil: raw
 }
 
-func (r *n5Reader) key(coord []int64) (string, []int64, error) {
+func (r *n5Reader) ChunkKey(coord []int64) (string, []int64, error) {
 	if len(coord) == 0 {
 		return "0", nil, nil
 	}
-	return joinInts(reversed(coord), "/"), nil, nil
+	return array.JoinInts(reversed(coord), "/"), nil, nil
 }
 
-func (r *n5Reader) read(ctx context.Context, coord []int64) ([]byte, bool, error) {
+func (r *n5Reader) ReadChunk(ctx context.Context, coord []int64) ([]byte, bool, error) {
 	a := r.a
-	key, _, _ := r.key(coord)
-	src, err := readBlob(ctx, a.store, key, a.limits.MaxChunkBytes)
+	key, _, _ := r.ChunkKey(coord)
+	src, err := array.ReadFile(ctx, a.Store(), key, a.Limits().MaxChunk)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -172,7 +172,7 @@ func (r *n5Reader) block(src []byte) ([]byte, error) {
 	mode := binary.BigEndian.Uint16(src)
 	ndim := int(binary.BigEndian.Uint16(src[2:]))
 	if mode > 1 {
-		return nil, unsupported("N5 block mode %d", mode)
+		return nil, array.Unsupported("N5 block mode %d", mode)
 	}
 	if ndim != nd {
 		return nil, driver.Corruptf("block has %d dimensions, the dataset %d", ndim, nd)
@@ -192,7 +192,7 @@ func (r *n5Reader) block(src []byte) ([]byte, error) {
 			return nil, driver.Corruptf("block size %v larger than blockSize %v", reversed(hs), reversed(a.ChunkShape))
 		}
 	}
-	count := prod(hs)
+	count := array.Prod(hs)
 	if mode == 1 {
 		if len(src) < p+4 {
 			return nil, driver.Corruptf("block header truncated")
@@ -214,27 +214,12 @@ func (r *n5Reader) block(src []byte) ([]byte, error) {
 		return nil, driver.Corruptf("block payload %d bytes, want %d", len(payload), want)
 	}
 	data := slices.Clone(payload[:want])
-	swapUnits(data, a.DType.Unit)
+	array.SwapUnits(data, a.DType.Unit)
 	if slices.Equal(hs, a.ChunkShape) {
 		return data, nil
 	}
-	out := fillBytes(a.Fill, prod(a.ChunkShape), a.DType.Size)
+	out := array.FillBytes(a.Fill, array.Prod(a.ChunkShape), a.DType.Size)
 	zero := make([]int64, nd)
-	copyBox(out, a.ChunkShape, zero, data, hs, zero, hs, a.DType.Size)
+	array.CopyBox(out, a.ChunkShape, zero, data, hs, zero, hs, a.DType.Size)
 	return out, nil
-}
-
-// decodeXZ is arraycodec.XZ on a stream that must end in a stream footer
-// (its magic "YZ", then any stream padding): the xz reader takes a stream
-// cut right after a block for a whole one, so a truncated chunk would
-// decode without an error.
-func decodeXZ(src []byte, max int) ([]byte, error) {
-	end := len(src)
-	for end >= 4 && string(src[end-4:end]) == "\x00\x00\x00\x00" {
-		end -= 4 // stream padding: null bytes in fours
-	}
-	if end < 12 || string(src[end-2:end]) != "YZ" {
-		return nil, driver.Corruptf("xz: truncated stream: no stream footer")
-	}
-	return arraycodec.XZ(src, max)
 }

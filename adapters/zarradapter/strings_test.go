@@ -1,4 +1,4 @@
-package arraycore_test
+package zarradapter_test
 
 import (
 	"context"
@@ -10,9 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipefs/pipefs/adapters/array"
 	"github.com/pipefs/pipefs/vfs/driver"
-
-	"github.com/pipefs/pipefs/adapters/arraycore"
 )
 
 // The string arrays of the fixtures and their values, from the
@@ -40,7 +39,7 @@ var (
 func readAllStrings(t *testing.T, pipeline string) []string {
 	t.Helper()
 	ctx := context.Background()
-	a, fsys, err := arraycore.OpenArray(ctx, pipeline, "", nil)
+	a, fsys, err := array.OpenArray(ctx, pipeline, "", nil)
 	if err != nil {
 		t.Fatalf("OpenArray(%s): %v", pipeline, err)
 	}
@@ -85,16 +84,13 @@ func TestStringFixtures(t *testing.T) {
 
 func TestStringBox(t *testing.T) {
 	ctx := context.Background()
-	a, fsys, err := arraycore.OpenArray(ctx, "file:"+fixture(t, "zarr2/data.zarr")+"/|zarr2:3d.chunked.O", "", nil)
+	a, fsys, err := array.OpenArray(ctx, "file:"+fixture(t, "zarr2/data.zarr")+"/|zarr2:3d.chunked.O", "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fsys.Close()
-	start, stop, err := arraycore.ParseBox("0:2,1,1:2", a.Shape)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := a.ReadStrings(ctx, start, stop, 0)
+	// The box 0:2, 1, 1:2.
+	got, err := a.ReadStrings(ctx, []int64{0, 1, 1}, []int64{2, 2, 2}, 0)
 	if want := []string{"aaaa", "bbbb"}; err != nil || !slices.Equal(got, want) {
 		t.Errorf("box = %q, %v; want %q", got, err, want)
 	}
@@ -109,7 +105,7 @@ func TestStringBox(t *testing.T) {
 
 func TestStringsNotStrings(t *testing.T) {
 	ctx := context.Background()
-	a, fsys, err := arraycore.OpenArray(ctx, "file:"+fixture(t, "zarr3/data.zarr")+"/|zarr3:1d.contiguous.i4", "", nil)
+	a, fsys, err := array.OpenArray(ctx, "file:"+fixture(t, "zarr3/data.zarr")+"/|zarr3:1d.contiguous.i4", "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,8 @@
-package arraycore
+package array
 
-// swapUnits reverses the byte order of every unit-byte group of b, in
+// SwapUnits reverses the byte order of every unit-byte group of b, in
 // place (big endian to little endian or back).
-func swapUnits(b []byte, unit int) {
+func SwapUnits(b []byte, unit int) {
 	if unit <= 1 {
 		return
 	}
@@ -25,11 +25,11 @@ func cStrides(shape []int64) []int64 {
 	return s
 }
 
-// untranspose returns the C-order array A of shape a from the C-order
+// Untranspose returns the C-order array A of shape a from the C-order
 // array B = transpose(A, order), whose shape is b[i] = a[order[i]]. An
 // element is size items of src: bytes of a fixed-size type, or 1 for a
 // slice of elements (strings).
-func untranspose[T any](src []T, a []int64, order []int, size int) []T {
+func Untranspose[T any](src []T, a []int64, order []int, size int) []T {
 	b := make([]int64, len(a))
 	for i, o := range order {
 		b[i] = a[o]
@@ -42,7 +42,7 @@ func untranspose[T any](src []T, a []int64, order []int, size int) []T {
 	}
 	z := int64(size)
 	dst := make([]T, len(src))
-	forEachIndex(a, func(n int64, idx []int64) {
+	ForEachIndex(a, func(n int64, idx []int64) {
 		var off int64
 		for k, v := range idx {
 			off += v * as[k]
@@ -52,21 +52,21 @@ func untranspose[T any](src []T, a []int64, order []int, size int) []T {
 	return dst
 }
 
-// fortranToC converts an F-order array of shape to C order.
-func fortranToC(src []byte, shape []int64, size int) []byte {
+// FortranToC converts an F-order array of shape to C order.
+func FortranToC(src []byte, shape []int64, size int) []byte {
 	// F order of shape is C order of the reversed shape, which is
 	// transpose(A, reverse axes).
 	order := make([]int, len(shape))
 	for i := range order {
 		order[i] = len(shape) - 1 - i
 	}
-	return untranspose(src, shape, order, size)
+	return Untranspose(src, shape, order, size)
 }
 
-// forEachIndex calls f for every index of shape in C order, with n the
+// ForEachIndex calls f for every index of shape in C order, with n the
 // running element number. idx is reused between calls.
-func forEachIndex(shape []int64, f func(n int64, idx []int64)) {
-	total := prod(shape)
+func ForEachIndex(shape []int64, f func(n int64, idx []int64)) {
+	total := Prod(shape)
 	idx := make([]int64, len(shape))
 	for n := int64(0); n < total; n++ {
 		f(n, idx)
@@ -80,11 +80,11 @@ func forEachIndex(shape []int64, f func(n int64, idx []int64)) {
 	}
 }
 
-// copyBox copies the box of extent ext at lo in src (C order, shape
+// CopyBox copies the box of extent ext at lo in src (C order, shape
 // srcShape) to dstLo in dst (C order, shape dstShape). An element is size
 // items: bytes of a fixed-size type, or 1 for a slice of elements. Runs
 // along the last axis are copied whole.
-func copyBox[T any](dst []T, dstShape, dstLo []int64, src []T, srcShape, lo, ext []int64, size int) {
+func CopyBox[T any](dst []T, dstShape, dstLo []int64, src []T, srcShape, lo, ext []int64, size int) {
 	nd := len(ext)
 	if nd == 0 {
 		copy(dst[:size], src[:size])
@@ -98,7 +98,7 @@ func copyBox[T any](dst []T, dstShape, dstLo []int64, src []T, srcShape, lo, ext
 	ss, ds := cStrides(srcShape), cStrides(dstShape)
 	z := int64(size)
 	run := ext[nd-1] * z
-	forEachIndex(ext[:nd-1], func(_ int64, idx []int64) {
+	ForEachIndex(ext[:nd-1], func(_ int64, idx []int64) {
 		so := lo[nd-1] * ss[nd-1]
 		do := dstLo[nd-1] * ds[nd-1]
 		for k, v := range idx {
@@ -109,8 +109,9 @@ func copyBox[T any](dst []T, dstShape, dstLo []int64, src []T, srcShape, lo, ext
 	})
 }
 
-// fill returns n elements of the fill value (zeros when it is nil).
-func fillBytes(fill []byte, n int64, size int) []byte {
+// FillBytes returns n elements of size bytes, each the fill value fill
+// (zeros when it is nil).
+func FillBytes(fill []byte, n int64, size int) []byte {
 	out := make([]byte, n*int64(size))
 	if len(fill) == size && !allZero(fill) {
 		for i := int64(0); i < n; i++ {

@@ -1,4 +1,4 @@
-package arraycore
+package array
 
 import (
 	"context"
@@ -31,7 +31,7 @@ func (a *Array) ChunkKey(coord []int64) (key string, inner []int64, err error) {
 	if err := a.checkCoord(coord); err != nil {
 		return "", nil, err
 	}
-	return a.reader.key(coord)
+	return a.Reader.ChunkKey(coord)
 }
 
 // ReadChunk decodes the chunk at coord of the read grid (GridShape). The
@@ -43,15 +43,15 @@ func (a *Array) ReadChunk(ctx context.Context, coord []int64) (Chunk, error) {
 		return Chunk{}, err
 	}
 	if a.DType.Variable() {
-		return Chunk{}, unsupported("%s elements have no raw form; read them with ReadStrings", a.DType.Name)
+		return Chunk{}, Unsupported("%s elements have no raw form; read them with ReadStrings", a.DType.Name)
 	}
-	data, found, err := a.reader.read(ctx, coord)
+	data, found, err := a.Reader.ReadChunk(ctx, coord)
 	if err != nil {
 		return Chunk{}, err
 	}
 	c := Chunk{Data: data, Shape: a.ChunkShape, Valid: make([]int64, len(coord)), Missing: !found}
 	if !found {
-		c.Data = fillBytes(a.Fill, prod(a.ChunkShape), a.DType.Size)
+		c.Data = FillBytes(a.Fill, Prod(a.ChunkShape), a.DType.Size)
 	}
 	for i := range coord {
 		c.Valid[i] = min(a.ChunkShape[i], a.Shape[i]-coord[i]*a.ChunkShape[i])
@@ -93,7 +93,7 @@ func (a *Array) ReadBox(ctx context.Context, start, stop []int64, limit int64) (
 		return nil, err
 	}
 	if a.DType.Variable() {
-		return nil, unsupported("%s elements have no raw form; read them with ReadStrings", a.DType.Name)
+		return nil, Unsupported("%s elements have no raw form; read them with ReadStrings", a.DType.Name)
 	}
 	out := make([]byte, n)
 	ext := make([]int64, len(start))
@@ -108,7 +108,7 @@ func (a *Array) ReadBox(ctx context.Context, start, stop []int64, limit int64) (
 		if err != nil {
 			return err
 		}
-		copyBox(out, ext, part.dstLo, c.Data, a.ChunkShape, part.lo, part.ext, a.DType.Size)
+		CopyBox(out, ext, part.dstLo, c.Data, a.ChunkShape, part.lo, part.ext, a.DType.Size)
 		return nil
 	})
 	if err != nil {
@@ -182,7 +182,7 @@ func (a *Array) forEachChunkInBox(ctx context.Context, start, stop []int64, f fu
 	coord := make([]int64, nd)
 	part := boxPart{make([]int64, nd), make([]int64, nd), make([]int64, nd)}
 	var failed error
-	forEachIndex(cn, func(_ int64, g []int64) {
+	ForEachIndex(cn, func(_ int64, g []int64) {
 		if failed != nil {
 			return
 		}

@@ -1,4 +1,4 @@
-package arraycore
+package precomputedadapter
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 	"path"
 	"slices"
 
+	"github.com/pipefs/pipefs/adapters/array"
+	"github.com/pipefs/pipefs/internal/arraycodec"
 	"github.com/pipefs/pipefs/vfs/driver"
-
-	"github.com/pipefs/pipefs/adapters/arraycodec"
 )
 
 // precomputedInfo is the info file of a neuroglancer precomputed volume.
@@ -36,17 +36,17 @@ type precomputedScale struct {
 // precomputed describes a precomputed volume (name "."), a group whose
 // children are its scale keys, or one scale (name = a scale key) as a 4-D
 // array [channel, z, y, x].
-func (d *describer) precomputed(name string) (*Node, error) {
+func (d *describer) precomputed(name string) (*array.Node, error) {
 	var info precomputedInfo
 	raw, err := d.readJSON("info", &info)
 	if err != nil {
 		return nil, err
 	}
 	if info.AtType != "" && info.AtType != "neuroglancer_multiscale_volume" {
-		return nil, unsupported("precomputed @type %q", info.AtType)
+		return nil, array.Unsupported("precomputed @type %q", info.AtType)
 	}
 	if name == "." {
-		n := &Node{Format: FormatPrecomputed, Path: ".", Attributes: raw}
+		n := &array.Node{Format: FormatPrecomputed, Path: ".", Attributes: raw}
 		for _, s := range info.Scales {
 			n.Children = append(n.Children, s.Key)
 		}
@@ -61,25 +61,25 @@ func (d *describer) precomputed(name string) (*Node, error) {
 			return nil, fmt.Errorf("info: scale %q: %w", s.Key, err)
 		}
 		sraw, _ := json.Marshal(s)
-		return &Node{Format: FormatPrecomputed, Path: name, IsArray: true, Attributes: sraw, Array: a}, nil
+		return &array.Node{Format: FormatPrecomputed, Path: name, IsArray: true, Attributes: sraw, Array: a}, nil
 	}
 	return nil, fmt.Errorf("precomputed: no scale %q: %w", name, fs.ErrNotExist)
 }
 
-func (d *describer) precomputedArray(info *precomputedInfo, s *precomputedScale) (*Array, error) {
-	dt, ok := numeric(info.DataType)
+func (d *describer) precomputedArray(info *precomputedInfo, s *precomputedScale) (*array.Array, error) {
+	dt, ok := array.Numeric(info.DataType)
 	if !ok || dt.Kind == 'b' || dt.Kind == 'c' || dt.Size == 2 && dt.Kind == 'f' || info.DataType == "float64" {
-		return nil, unsupported("precomputed data_type %q", info.DataType)
+		return nil, array.Unsupported("precomputed data_type %q", info.DataType)
 	}
 	dt.Stored = info.DataType
 	if len(s.Size) != 3 || len(s.ChunkSizes) == 0 || len(s.ChunkSizes[0]) != 3 {
 		return nil, driver.Corruptf("size and chunk_sizes must have 3 entries")
 	}
 	if len(s.Sharding) > 0 && string(s.Sharding) != "null" {
-		return nil, unsupported("sharded precomputed scales")
+		return nil, array.Unsupported("sharded precomputed scales")
 	}
 	if s.Encoding != "raw" {
-		return nil, unsupported("precomputed encoding %q", s.Encoding)
+		return nil, array.Unsupported("precomputed encoding %q", s.Encoding)
 	}
 	off := s.VoxelOffset
 	if off == nil {
@@ -92,26 +92,26 @@ func (d *describer) precomputedArray(info *precomputedInfo, s *precomputedScale)
 		return nil, driver.Corruptf("num_channels %d", info.NumChannels)
 	}
 	c := s.ChunkSizes[0]
-	a := &Array{
+	a := &array.Array{
 		Shape:          []int64{info.NumChannels, s.Size[2], s.Size[1], s.Size[0]},
 		ChunkShape:     []int64{info.NumChannels, c[2], c[1], c[0]},
 		DType:          dt,
 		FillValue:      json.RawMessage("0"),
 		Fill:           make([]byte, dt.Size),
 		DimensionNames: []string{"c", "z", "y", "x"},
-		Codecs:         []Codec{{Name: "precomputed.raw"}},
+		Codecs:         []array.Codec{{Name: "precomputed.raw"}},
 		KeyEncoding:    "precomputed",
 	}
-	if err := checkGrid(a.Shape, a.ChunkShape, dt.Size, d.lim); err != nil {
+	if err := array.CheckGrid(a.Shape, a.ChunkShape, dt.Size, d.lim); err != nil {
 		return nil, err
 	}
-	a.reader = &precomputedReader{a: a, scaleKey: path.Clean(s.Key), offset: off}
+	a.Reader = &precomputedReader{a: a, scaleKey: path.Clean(s.Key), offset: off}
 	return a, nil
 }
 
 // precomputedReader reads raw precomputed chunks.
 type precomputedReader struct {
-	a        *Array
+	a        *array.Array
 	scaleKey string  // the scale's directory, which is the array's store
 	offset   []int64 // voxel_offset [x, y, z]
 }
@@ -130,7 +130,7 @@ func (r *precomputedReader) bounds(coord []int64) (lo, hi []int64) {
 	return lo, hi
 }
 
-func (r *precomputedReader) key(coord []int64) (string, []int64, error) {
+func (r *precomputedReader) ChunkKey(coord []int64) (string, []int64, error) {
 	if len(coord) != 4 || coord[0] != 0 {
 		return "", nil, fmt.Errorf("precomputed chunk %v: %w", coord, fs.ErrInvalid)
 	}
@@ -138,19 +138,19 @@ func (r *precomputedReader) key(coord []int64) (string, []int64, error) {
 	return fmt.Sprintf("%d-%d_%d-%d_%d-%d", lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]), nil, nil
 }
 
-func (r *precomputedReader) read(ctx context.Context, coord []int64) ([]byte, bool, error) {
+func (r *precomputedReader) ReadChunk(ctx context.Context, coord []int64) ([]byte, bool, error) {
 	a := r.a
-	key, _, err := r.key(coord)
+	key, _, err := r.ChunkKey(coord)
 	if err != nil {
 		return nil, false, err
 	}
 	lo, hi := r.bounds(coord)
 	valid := []int64{a.ChunkShape[0], hi[2] - lo[2], hi[1] - lo[1], hi[0] - lo[0]}
-	want := prod(valid) * int64(a.DType.Size)
-	src, err := readBlob(ctx, a.store, key, a.limits.MaxChunkBytes)
+	want := array.Prod(valid) * int64(a.DType.Size)
+	src, err := array.ReadFile(ctx, a.Store(), key, a.Limits().MaxChunk)
 	if errors.Is(err, fs.ErrNotExist) {
 		// CloudVolume's local writer appends .gz.
-		src, err = readBlob(ctx, a.store, key+".gz", a.limits.MaxChunkBytes)
+		src, err = array.ReadFile(ctx, a.Store(), key+".gz", a.Limits().MaxChunk)
 		if err == nil {
 			src, err = arraycodec.Gzip(src, int(want))
 		}
@@ -167,8 +167,8 @@ func (r *precomputedReader) read(ctx context.Context, coord []int64) ([]byte, bo
 	if slices.Equal(valid, a.ChunkShape) {
 		return src, true, nil
 	}
-	out := fillBytes(a.Fill, prod(a.ChunkShape), a.DType.Size)
+	out := array.FillBytes(a.Fill, array.Prod(a.ChunkShape), a.DType.Size)
 	zero := make([]int64, 4)
-	copyBox(out, a.ChunkShape, zero, src, valid, zero, valid, a.DType.Size)
+	array.CopyBox(out, a.ChunkShape, zero, src, valid, zero, valid, a.DType.Size)
 	return out, true, nil
 }

@@ -1,4 +1,4 @@
-package arraycore
+package zarradapter
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"sync"
 
+	"github.com/pipefs/pipefs/adapters/array"
+	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
 
@@ -24,7 +26,7 @@ type sharding struct {
 	indexSize int64 // encoded index bytes
 }
 
-func parseSharding(raw json.RawMessage, dt DType, lim Limits) (*sharding, error) {
+func parseSharding(raw json.RawMessage, dt array.DType, lim vfs.Limits) (*sharding, error) {
 	var c struct {
 		ChunkShape    []int64           `json:"chunk_shape"`
 		Codecs        []json.RawMessage `json:"codecs"`
@@ -46,7 +48,7 @@ func parseSharding(raw json.RawMessage, dt DType, lim Limits) (*sharding, error)
 	if sh.chain, err = parseChain(c.Codecs, dt, lim); err != nil {
 		return nil, fmt.Errorf("sharding_indexed codecs: %w", err)
 	}
-	u64, _ := numeric("uint64")
+	u64, _ := array.Numeric("uint64")
 	if c.IndexCodecs == nil {
 		c.IndexCodecs = []json.RawMessage{json.RawMessage(`{"name":"bytes","configuration":{"endian":"little"}}`), json.RawMessage(`"crc32c"`)}
 	}
@@ -55,11 +57,11 @@ func parseSharding(raw json.RawMessage, dt DType, lim Limits) (*sharding, error)
 	}
 	ix := sh.index
 	if ix.shard != nil || ix.vlen != "" || len(ix.aa) > 0 {
-		return nil, unsupported("sharding_indexed: index codecs other than bytes and crc32c")
+		return nil, array.Unsupported("sharding_indexed: index codecs other than bytes and crc32c")
 	}
 	for _, b := range ix.bb {
 		if b.id != "crc32c" {
-			return nil, unsupported("sharding_indexed: index codec %q (the index must have a fixed size)", b.id)
+			return nil, array.Unsupported("sharding_indexed: index codec %q (the index must have a fixed size)", b.id)
 		}
 	}
 	return sh, nil
@@ -67,7 +69,7 @@ func parseSharding(raw json.RawMessage, dt DType, lim Limits) (*sharding, error)
 
 // setShape fixes the shard shape: the inner chunk grid, the index size,
 // and those of nested shards.
-func (sh *sharding) setShape(shard []int64, lim Limits) error {
+func (sh *sharding) setShape(shard []int64, lim vfs.Limits) error {
 	if len(sh.inner) != len(shard) {
 		return driver.Corruptf("sharding: inner chunk shape %v for shard shape %v", sh.inner, shard)
 	}
@@ -78,10 +80,10 @@ func (sh *sharding) setShape(shard []int64, lim Limits) error {
 			return driver.Corruptf("sharding: inner chunk shape %v does not divide %v", sh.inner, shard)
 		}
 		sh.cps[i] = shard[i] / sh.inner[i]
-		n *= sh.cps[i] // <= prod(shard), which checkGrid bounded
+		n *= sh.cps[i] // <= prod(shard), which array.CheckGrid bounded
 	}
 	sh.nchunks = n
-	if 16*n > lim.MaxChunkBytes {
+	if 16*n > lim.MaxChunk {
 		return driver.Limitf("sharding: index of %d entries exceeds the chunk limit", n)
 	}
 	sh.indexSize = 16*n + 4*int64(len(sh.index.bb))
@@ -94,7 +96,7 @@ func (sh *sharding) setShape(shard []int64, lim Limits) error {
 const absent = ^uint64(0)
 
 // decodeIndex decodes an encoded index into (offset, nbytes) pairs.
-func (sh *sharding) decodeIndex(raw []byte, lim Limits) ([]uint64, error) {
+func (sh *sharding) decodeIndex(raw []byte, lim vfs.Limits) ([]uint64, error) {
 	shape := append(append([]int64(nil), sh.cps...), 2)
 	b, err := sh.index.decode(raw, shape, lim)
 	if err != nil {
@@ -131,7 +133,7 @@ func (sh *sharding) linear(inner []int64) int64 {
 
 // readInner reads the encoded bytes of one inner chunk of the shard at
 // key: the index (cached), then the chunk's range.
-func (sh *sharding) readInner(ctx context.Context, t driver.Tree, key string, inner []int64, cache *indexCache, lim Limits) ([]byte, bool, error) {
+func (sh *sharding) readInner(ctx context.Context, t driver.Tree, key string, inner []int64, cache *indexCache, lim vfs.Limits) ([]byte, bool, error) {
 	b, err := t.OpenBlob(ctx, key)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
@@ -165,7 +167,7 @@ func (sh *sharding) readInner(ctx context.Context, t driver.Tree, key string, in
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	if n > lim.MaxChunkBytes {
+	if n > lim.MaxChunk {
 		return nil, false, driver.Limitf("shard %s: inner chunk of %d bytes exceeds the chunk limit", key, n)
 	}
 	raw, err := readRange(ctx, b, off, n)
@@ -190,7 +192,7 @@ func readRange(ctx context.Context, b driver.Blob, off, n int64) ([]byte, error)
 
 // decodeWhole decodes a whole shard held in memory (a shard nested in
 // another, or under bytes->bytes codecs) to its elements, C order.
-func (sh *sharding) decodeWhole(data []byte, shard []int64, fill []byte, lim Limits) ([]byte, error) {
+func (sh *sharding) decodeWhole(data []byte, shard []int64, fill []byte, lim vfs.Limits) ([]byte, error) {
 	size := int64(len(data))
 	if size < sh.indexSize {
 		return nil, driver.Corruptf("shard of %d bytes, smaller than its %d-byte index", size, sh.indexSize)
@@ -204,11 +206,11 @@ func (sh *sharding) decodeWhole(data []byte, shard []int64, fill []byte, lim Lim
 		return nil, err
 	}
 	es := sh.chain.dt.Size
-	out := fillBytes(fill, prod(shard), es)
+	out := array.FillBytes(fill, array.Prod(shard), es)
 	zero := make([]int64, len(shard))
 	lo := make([]int64, len(shard))
 	var failed error
-	forEachIndex(sh.cps, func(n int64, g []int64) {
+	array.ForEachIndex(sh.cps, func(n int64, g []int64) {
 		if failed != nil {
 			return
 		}
@@ -225,7 +227,7 @@ func (sh *sharding) decodeWhole(data []byte, shard []int64, fill []byte, lim Lim
 		for i := range g {
 			lo[i] = g[i] * sh.inner[i]
 		}
-		copyBox(out, shard, lo, chunk, sh.inner, zero, sh.inner, es)
+		array.CopyBox(out, shard, lo, chunk, sh.inner, zero, sh.inner, es)
 	})
 	if failed != nil {
 		return nil, failed

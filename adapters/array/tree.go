@@ -1,4 +1,4 @@
-package arraycore
+package array
 
 import (
 	"context"
@@ -8,9 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/pipefs/pipefs/vfs/driver"
-
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // Tree returns the node's directory in its store as a driver.Tree, bytes
@@ -78,9 +77,8 @@ func NodeOf(info fs.FileInfo) *Node {
 	return nil
 }
 
-// FSTree adapts an fs.FS to a driver.Tree, for describing nodes of an FS
-// that is not a *vfs.FS (a *vfs.FS gives its own tree with Tree()).
-// Blobs are read whole on open.
+// FSTree adapts an fs.FS to a driver.Tree, for describing nodes of any
+// fs.FS (a *vfs.FS included). Blobs are read whole on open.
 func FSTree(fsys fs.FS) driver.Tree { return fsTree{fsys} }
 
 type fsTree struct{ fsys fs.FS }

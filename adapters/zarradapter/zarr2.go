@@ -1,4 +1,4 @@
-package arraycore
+package zarradapter
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pipefs/pipefs/adapters/array"
+	"github.com/pipefs/pipefs/internal/arraycodec"
 	"github.com/pipefs/pipefs/vfs/driver"
-
-	"github.com/pipefs/pipefs/adapters/arraycodec"
 )
 
 type zarray struct {
@@ -32,8 +32,8 @@ type zarray struct {
 
 // zarr2 describes a Zarr v2 node: .zarray, else .zgroup, else (a group
 // with only attributes) .zattrs.
-func (d *describer) zarr2(name string) (*Node, error) {
-	n := &Node{Format: FormatZarr2, Path: name, Attributes: json.RawMessage("{}")}
+func (d *describer) zarr2(name string) (*array.Node, error) {
+	n := &array.Node{Format: FormatZarr2, Path: name, Attributes: json.RawMessage("{}")}
 	attrs, err := d.readFile(path.Join(name, ".zattrs"))
 	switch {
 	case err == nil:
@@ -114,26 +114,26 @@ func (d *describer) zarr2Consolidated(name string) ([]string, bool) {
 	return kids, true
 }
 
-func (d *describer) zarr2Array(name string, za *zarray, attrs json.RawMessage) (*Array, error) {
+func (d *describer) zarr2Array(name string, za *zarray, attrs json.RawMessage) (*array.Array, error) {
 	if za.ZarrFormat == nil || *za.ZarrFormat != 2 {
 		return nil, driver.Corruptf("zarr_format is not 2")
 	}
 	var ts string
 	if err := json.Unmarshal(za.DType, &ts); err != nil {
-		return nil, unsupported("structured dtype %s", za.DType)
+		return nil, array.Unsupported("structured dtype %s", za.DType)
 	}
 	dt, big, err := parseTypestr(ts)
 	if err != nil {
 		return nil, err
 	}
-	a := &Array{Shape: za.Shape, ChunkShape: za.Chunks, DType: dt, FillValue: za.FillValue, Order: za.Order}
+	a := &array.Array{Shape: za.Shape, ChunkShape: za.Chunks, DType: dt, FillValue: za.FillValue, Order: za.Order}
 	if a.Shape == nil {
 		a.Shape = []int64{}
 	}
 	if a.ChunkShape == nil {
 		a.ChunkShape = []int64{}
 	}
-	if err := checkGrid(a.Shape, a.ChunkShape, dt.Size, d.lim); err != nil {
+	if err := array.CheckGrid(a.Shape, a.ChunkShape, dt.Size, d.lim); err != nil {
 		return nil, err
 	}
 	switch za.Order {
@@ -164,7 +164,7 @@ func (d *describer) zarr2Array(name string, za *zarray, attrs json.RawMessage) (
 			return nil, err
 		}
 		r.filters = append(r.filters, f)
-		a.Codecs = append(a.Codecs, Codec{Name: f.id, Config: raw})
+		a.Codecs = append(a.Codecs, array.Codec{Name: f.id, Config: raw})
 	}
 	if s := strings.TrimSpace(string(za.Compressor)); s != "" && s != "null" {
 		c, err := parseCompressor(za.Compressor)
@@ -172,10 +172,10 @@ func (d *describer) zarr2Array(name string, za *zarray, attrs json.RawMessage) (
 			return nil, err
 		}
 		r.compressor = c
-		a.Codecs = append(a.Codecs, Codec{Name: c.id, Config: za.Compressor})
+		a.Codecs = append(a.Codecs, array.Codec{Name: c.id, Config: za.Compressor})
 	}
 	if a.Codecs == nil {
-		a.Codecs = []Codec{}
+		a.Codecs = []array.Codec{}
 	}
 	var hint struct {
 		Dims []string `json:"_ARRAY_DIMENSIONS"`
@@ -183,7 +183,7 @@ func (d *describer) zarr2Array(name string, za *zarray, attrs json.RawMessage) (
 	if json.Unmarshal(attrs, &hint) == nil && len(hint.Dims) == len(a.Shape) {
 		a.DimensionNames = hint.Dims
 	}
-	a.reader = r
+	a.Reader = r
 	return a, nil
 }
 
@@ -225,11 +225,11 @@ func compressorByName(id string, format *int) (bytesCodec, error) {
 	case "lzma":
 		switch {
 		case format == nil || *format == 1:
-			f = decodeXZ
+			f = arraycodec.XZComplete
 		case *format == 2:
 			f = arraycodec.LZMA
 		default:
-			return bytesCodec{}, unsupported("codec lzma with format %d", *format)
+			return bytesCodec{}, array.Unsupported("codec lzma with format %d", *format)
 		}
 	case "crc32c":
 		f = func(b []byte, _ int) ([]byte, error) { return arraycodec.CRC32C(b) }
@@ -242,7 +242,7 @@ func compressorByName(id string, format *int) (bytesCodec, error) {
 			return arraycodec.CRC32Prefix("adler32", b, adler32.Checksum)
 		}
 	default:
-		return bytesCodec{}, unsupported("codec %q is not supported", id)
+		return bytesCodec{}, array.Unsupported("codec %q is not supported", id)
 	}
 	return bytesCodec{id: id, decode: f}, nil
 }
@@ -265,7 +265,7 @@ type numType struct {
 }
 
 func parseNum(ts string) (numType, error) {
-	if d, ok := numeric(ts); ok && d.Kind != 'c' {
+	if d, ok := array.Numeric(ts); ok && d.Kind != 'c' {
 		return numType{kind: d.Kind, size: d.Size}, nil
 	}
 	d, big, err := parseTypestr(ts)
@@ -275,7 +275,7 @@ func parseNum(ts string) (numType, error) {
 	switch d.Kind {
 	case 'i', 'u', 'f', 'b', 'M', 'm':
 	default:
-		return numType{}, unsupported("filter dtype %q", ts)
+		return numType{}, array.Unsupported("filter dtype %q", ts)
 	}
 	k := d.Kind
 	if k == 'M' || k == 'm' {
@@ -323,11 +323,11 @@ func (t numType) put(b []byte, i int, f float64, u uint64, useFloat bool) {
 		putUint(e, u)
 	}
 	if t.big {
-		swapUnits(e, t.size)
+		array.SwapUnits(e, t.size)
 	}
 }
 
-func parseFilter(raw json.RawMessage, dt DType) (filter, error) {
+func parseFilter(raw json.RawMessage, dt array.DType) (filter, error) {
 	var c struct {
 		ID          string  `json:"id"`
 		ElementSize int     `json:"elementsize"`
@@ -395,13 +395,13 @@ func parseFilter(raw json.RawMessage, dt DType) (filter, error) {
 	case "vlen-utf8", "vlen-bytes", "json2", "msgpack2", "vlen-array", "pickle", "categorize", "packbits":
 		f.object = true
 		f.decode = func([]byte, int) ([]byte, error) {
-			return nil, unsupported("filter %q: variable-length elements have no raw form", c.ID)
+			return nil, array.Unsupported("filter %q: variable-length elements have no raw form", c.ID)
 		}
 		if c.ID == "pickle" || c.ID == "msgpack2" || c.ID == "vlen-array" || c.ID == "categorize" || c.ID == "packbits" {
-			return f, unsupported("filter %q is not supported", c.ID)
+			return f, array.Unsupported("filter %q is not supported", c.ID)
 		}
 	default:
-		return f, unsupported("filter %q is not supported", c.ID)
+		return f, array.Unsupported("filter %q is not supported", c.ID)
 	}
 	return f, nil
 }
@@ -446,27 +446,27 @@ func scaleDecode(b []byte, from, to numType, scale, offset float64) ([]byte, err
 
 // zarr2Reader reads Zarr v2 chunks.
 type zarr2Reader struct {
-	a          *Array
+	a          *array.Array
 	sep        string
 	big        bool
 	compressor bytesCodec
 	filters    []filter
 }
 
-func (r *zarr2Reader) key(coord []int64) (string, []int64, error) {
+func (r *zarr2Reader) ChunkKey(coord []int64) (string, []int64, error) {
 	if len(coord) == 0 {
 		return "0", nil, nil
 	}
-	return joinInts(coord, r.sep), nil, nil
+	return array.JoinInts(coord, r.sep), nil, nil
 }
 
-func (r *zarr2Reader) read(ctx context.Context, coord []int64) ([]byte, bool, error) {
+func (r *zarr2Reader) ReadChunk(ctx context.Context, coord []int64) ([]byte, bool, error) {
 	a := r.a
 	if a.DType.Variable() {
-		return nil, false, unsupported("%s elements have no raw form", a.DType.Name)
+		return nil, false, array.Unsupported("%s elements have no raw form", a.DType.Name)
 	}
-	key, _, _ := r.key(coord)
-	src, err := readBlob(ctx, a.store, key, a.limits.MaxChunkBytes)
+	key, _, _ := r.ChunkKey(coord)
+	src, err := array.ReadFile(ctx, a.Store(), key, a.Limits().MaxChunk)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -476,13 +476,13 @@ func (r *zarr2Reader) read(ctx context.Context, coord []int64) ([]byte, bool, er
 	want := a.ChunkBytes()
 	data := src
 	if r.compressor.decode != nil {
-		if data, err = r.compressor.decode(src, int(a.limits.MaxChunkBytes)); err != nil {
+		if data, err = r.compressor.decode(src, int(a.Limits().MaxChunk)); err != nil {
 			return nil, false, fmt.Errorf("chunk %s: %s: %w", key, r.compressor.id, err)
 		}
 	}
 	for i := len(r.filters) - 1; i >= 0; i-- {
 		f := r.filters[i]
-		if data, err = f.decode(data, int(a.limits.MaxChunkBytes)); err != nil {
+		if data, err = f.decode(data, int(a.Limits().MaxChunk)); err != nil {
 			return nil, false, fmt.Errorf("chunk %s: filter %s: %w", key, f.id, err)
 		}
 	}
@@ -490,10 +490,10 @@ func (r *zarr2Reader) read(ctx context.Context, coord []int64) ([]byte, bool, er
 		return nil, false, driver.Corruptf("chunk %s: decodes to %d bytes, want %d", key, len(data), want)
 	}
 	if r.big {
-		swapUnits(data, a.DType.Unit)
+		array.SwapUnits(data, a.DType.Unit)
 	}
 	if a.Order == "F" && len(a.ChunkShape) > 1 {
-		data = fortranToC(data, a.ChunkShape, a.DType.Size)
+		data = array.FortranToC(data, a.ChunkShape, a.DType.Size)
 	}
 	return data, true, nil
 }

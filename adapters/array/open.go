@@ -1,0 +1,99 @@
+package array
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
+)
+
+// OpenNode opens the dataset that pipeline names and returns its node and
+// the FS that holds it; the caller closes the FS when done with the node.
+// The pipeline may end in an array adapter ("...|zarr3:a/b") or at a
+// directory that holds a dataset ("file:/d/x.zarr/"), whose format is then
+// detected among the registered dataset formats (o.NoDetect turns that
+// off).
+func OpenNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node, *vfs.FS, error) {
+	fsys, err := vfs.OpenFS(ctx, pipeline, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	if n, err := nodeOfFS(fsys); err != nil || n != nil {
+		if err != nil {
+			fsys.Close()
+		}
+		return n, fsys, err
+	}
+	if o != nil && o.NoDetect {
+		fsys.Close()
+		return nil, nil, fmt.Errorf("%s: %w: not an array or group", pipeline, vfs.ErrUnknownFormat)
+	}
+	reg := vfs.DefaultRegistry
+	if o != nil && o.Registry != nil {
+		reg = o.Registry
+	}
+	u, ok, err := reg.DetectDir(ctx, FSTree(fsys), true)
+	p := fsys.Pipeline()
+	fsys.Close()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", pipeline, err)
+	}
+	if !ok {
+		return nil, nil, fmt.Errorf("%s: %w: not a dataset of any of the formats %s", pipeline, vfs.ErrUnknownFormat, datasetFormats(reg))
+	}
+	if fsys, err = vfs.OpenPipelineFS(ctx, p.Append(u), o); err != nil {
+		return nil, nil, err
+	}
+	n, err := nodeOfFS(fsys)
+	if err == nil && n == nil {
+		err = fmt.Errorf("%s: %w: not an array or group", fsys.Pipeline(), vfs.ErrUnknownFormat)
+	}
+	if err != nil {
+		fsys.Close()
+		return nil, nil, err
+	}
+	return n, fsys, nil
+}
+
+// OpenArray is OpenNode followed, when child is not empty, by Node.Child:
+// it names a child of the node the pipeline ends at, for formats whose
+// adapter takes no path (a precomputed scale key). The node must be an
+// array.
+func OpenArray(ctx context.Context, pipeline, child string, o *vfs.Options) (*Array, *vfs.FS, error) {
+	n, fsys, err := OpenNode(ctx, pipeline, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	if child != "" {
+		if n, err = n.Child(ctx, child); err != nil {
+			fsys.Close()
+			return nil, nil, err
+		}
+	}
+	if n.Array == nil {
+		fsys.Close()
+		return nil, nil, fmt.Errorf("%s: a %s group, not an array (children: %s): %w", pipeline, n.Format, strings.Join(n.Children, ", "), driver.ErrIsDir)
+	}
+	return n.Array, fsys, nil
+}
+
+func nodeOfFS(fsys *vfs.FS) (*Node, error) {
+	info, err := fsys.Stat(".")
+	if err != nil {
+		return nil, err
+	}
+	return NodeOf(info), nil
+}
+
+// datasetFormats names the dataset formats of reg, for an error message.
+func datasetFormats(reg *vfs.Registry) string {
+	var names []string
+	for _, f := range reg.Formats() {
+		if f.Dataset && f.Input == vfs.KindDirectory {
+			names = append(names, f.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
