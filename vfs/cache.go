@@ -116,6 +116,10 @@ func (c *Cache) Resource(key any, make func() any) any {
 	return v
 }
 
+// EffectiveCache returns the cache pipelines opened with o use: o.Cache,
+// or DefaultCache when o or o.Cache is nil.
+func (o *Options) EffectiveCache() *Cache { return o.cache() }
+
 // cache returns the cache of o (o may be nil).
 func (o *Options) cache() *Cache {
 	if o == nil || o.Cache == nil {
