@@ -177,3 +177,32 @@ func TestCacheBounds(t *testing.T) {
 		t.Errorf("a later open of an evicted archive made %d scans, want 1", n)
 	}
 }
+
+// TestIndexPerCache checks the sharing through vfs.OpenFS with explicit
+// caches: opens with one cache scan once, an open with another scans
+// again.
+func TestIndexPerCache(t *testing.T) {
+	data, err := os.ReadFile("testdata/posix.tar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/a.tar", data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pipeline := "file:" + dir + "/a.tar|pipefs.tar:dir/"
+	c1, c2 := vfs.NewCache(0), vfs.NewCache(0)
+	for i, c := range []*vfs.Cache{c1, c1, c1, c2} {
+		fsys, err := vfs.OpenFS(t.Context(), pipeline, &vfs.Options{Cache: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := fsys.ReadFile("a.txt"); err != nil || string(got) != "file a\n" {
+			t.Errorf("open %d: ReadFile(a.txt) = %q, %v", i, got, err)
+		}
+		fsys.Close()
+	}
+	if n1, n2 := stateOf(c1).scans.Load(), stateOf(c2).scans.Load(); n1 != 1 || n2 != 1 {
+		t.Errorf("scans: %d for 3 opens with one cache, %d for 1 with another; want 1 and 1", n1, n2)
+	}
+}
