@@ -139,6 +139,9 @@ func TestCheckpoints(t *testing.T) {
 					if err != nil && err != io.EOF || !bytes.Equal(buf[:n], data[p.out:p.out+int64(n)]) {
 						t.Fatalf("point %d (%v): read %d, err %v", i, p, n, err)
 					}
+					if n := s2.dropped.Load(); n != 0 {
+						t.Errorf("point %d: %d checkpoint candidates matched no offset", i, n)
+					}
 				}
 				r := rand.New(rand.NewPCG(1, 2))
 				buf := make([]byte, 4096)
@@ -149,6 +152,9 @@ func TestCheckpoints(t *testing.T) {
 						t.Fatalf("ReadAt(%d) = %d, %v", off, n, err)
 					}
 				}
+				if n := s.dropped.Load(); n != 0 {
+					t.Errorf("%d checkpoint candidates matched no offset", n)
+				}
 			})
 		}
 	}
@@ -156,12 +162,6 @@ func TestCheckpoints(t *testing.T) {
 
 // TestConcurrent reads from many goroutines at once, before any index
 // exists.
-func TestNoDroppedCheckpoints(t *testing.T) {
-	if n := dropped.Load(); n != 0 {
-		t.Errorf("%d checkpoint candidates matched no offset", n)
-	}
-}
-
 func TestConcurrent(t *testing.T) {
 	ctx := context.Background()
 	data := corpus("mixed", 2<<20, 3)

@@ -46,6 +46,7 @@ type Stream struct {
 	rootSize int64 // compressed bytes at the bottom of the nest
 	declared int64 // output size declared by the container, -1 if none
 	spec     specKnobs
+	dropped  atomic.Int64 // checkpoint candidates that no offset reproduced (for tests)
 
 	mu   sync.Mutex
 	idle []*cursor
@@ -507,11 +508,8 @@ func (c *cursor) settle() {
 			return
 		}
 	}
-	dropped.Add(1)
+	c.s.dropped.Add(1)
 }
-
-// dropped counts candidates that no offset reproduced (for tests).
-var dropped atomic.Int64
 
 var verifierPool = sync.Pool{New: func() any {
 	return &verifier{br: bufio.NewReaderSize(nil, 8<<10), buf: make([]byte, verifyLen)}
