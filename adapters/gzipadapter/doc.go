@@ -43,14 +43,14 @@
 // ends), so a gzip inside another decompressed stream (x.gz.gz, a .gz in
 // a .tar.gz) runs the outer stream's pass at open.
 //
-// The index is cached in the process, keyed by the canonical pipeline of
+// The index is cached in the pipeline's vfs.Cache, keyed by the canonical pipeline of
 // the input with its size and modification time, so later opens of the
 // same data reuse it. On a remote input the pass reads the whole
 // compressed object once, through the input's own caching.
 //
-// Checkpoint spacing ([Spacing], default 1 MiB) and the byte budget of the
-// index cache (inflate's DefaultCacheLimit, 256 MiB) are process-wide:
-// the index is shared by every open of the data, whatever its options.
+// Checkpoint spacing ([Spacing], default 1 MiB) is process-wide, and the
+// index counts against the byte budget of the vfs.Cache: the index is
+// shared by every open of the data with the cache, whatever its options.
 //
 // # Name, time, Sys
 //

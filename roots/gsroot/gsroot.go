@@ -24,7 +24,8 @@
 //     buckets still read.
 //
 // Clients are built once per (options, STORAGE_EMULATOR_HOST,
-// GOOGLE_APPLICATION_CREDENTIALS) and shared by every open in the process.
+// GOOGLE_APPLICATION_CREDENTIALS) and shared by every open with the same
+// vfs.Cache (they are resources of the cache).
 //
 // # Requests
 //
