@@ -79,10 +79,11 @@ func TestPutDoesNotShareBuffer(t *testing.T) {
 		t.Fatalf("Put of 16 blocks cached %d", got)
 	}
 	for i := range int64(16) {
-		blk, ok := b.c.lru.Peek(blockKey{b.key, i})
+		v, ok := b.c.vc.Peek(blockKey{b.c, b.key, i})
 		if !ok {
 			t.Fatalf("block %d missing after Put", i)
 		}
+		blk := v.(*block).data
 		if &blk[0] == &whole[i*64*kib] {
 			t.Fatalf("block %d shares the buffer given to Put", i)
 		}

@@ -10,9 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
-
-	lru "github.com/hashicorp/golang-lru/v2"
 )
 
 // A Source fetches byte ranges of one version of an object.
@@ -30,8 +29,9 @@ type Config struct {
 	// in one block, small enough that a random read of a few KiB fetches
 	// little more.
 	BlockSize int64
-	// Budget bounds the bytes held, for all objects together. Default
-	// 256 MiB.
+	// Budget bounds the bytes held, for all objects together, when New
+	// makes the cache a vfs.Cache of its own. Default 256 MiB. A cache
+	// made by For shares the budget of its vfs.Cache instead.
 	Budget int64
 	// MaxReadahead bounds how far sequential readahead grows. Default
 	// 16 MiB.
@@ -57,19 +57,34 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// A Cache holds blocks of remote objects in an LRU bounded in bytes.
+// A Cache holds blocks of remote objects as entries of a vfs.Cache.
 type Cache struct {
 	cfg Config
-	lru *lru.Cache[blockKey, []byte]
+	vc  *vfs.Cache
+	n   atomic.Int64 // blocks held in vc
 
 	mu       sync.Mutex
 	inflight map[blockKey]*flight
 }
 
+// blockKey keys a block in the vfs.Cache. It names the Cache too, so that
+// two Caches with different block sizes over one vfs.Cache never mix
+// their blocks.
 type blockKey struct {
+	c   *Cache
 	obj string
 	idx int64
 }
+
+// block is a cached block: an entry of the vfs.Cache that counts itself
+// out of its Cache when evicted.
+type block struct {
+	c    *Cache
+	data []byte
+}
+
+// Evicted counts the block out of its cache's Len.
+func (b *block) Evicted() { b.c.n.Add(-1) }
 
 // A flight is one block being fetched.
 type flight struct {
@@ -78,28 +93,60 @@ type flight struct {
 	err  error
 }
 
-// New returns a cache with the given sizes.
+// New returns a cache with the given sizes, holding its blocks in a
+// vfs.Cache of its own bounded by cfg.Budget.
 func New(cfg Config) *Cache {
 	cfg = cfg.withDefaults()
-	n := int(max(cfg.Budget/cfg.BlockSize, 1))
-	l, err := lru.New[blockKey, []byte](n)
-	if err != nil {
-		panic(err) // only for n <= 0, excluded above
-	}
-	return &Cache{cfg: cfg, lru: l, inflight: map[blockKey]*flight{}}
+	return newCache(cfg, vfs.NewCache(cfg.Budget))
 }
 
-// Default is the process-wide cache that the remote roots use.
-var Default = New(Config{})
+func newCache(cfg Config, vc *vfs.Cache) *Cache {
+	return &Cache{cfg: cfg, vc: vc, inflight: map[blockKey]*flight{}}
+}
 
-// Config returns the cache's sizes, defaults filled in.
-func (c *Cache) Config() Config { return c.cfg }
+// forKey keys the block cache among the resources of a vfs.Cache.
+type forKey struct{}
 
-// Purge drops every cached block.
-func (c *Cache) Purge() { c.lru.Purge() }
+// For returns the block cache of vc, made with the default sizes the first
+// time: its blocks are entries of vc and share vc's byte budget with the
+// rest of the derived data held there.
+func For(vc *vfs.Cache) *Cache {
+	if vc == nil {
+		vc = vfs.DefaultCache()
+	}
+	return vc.Resource(forKey{}, func() any { return newCache(Config{}.withDefaults(), vc) }).(*Cache)
+}
+
+// Config returns the cache's sizes, defaults filled in; Budget is the
+// current budget of the vfs.Cache the blocks are held in.
+func (c *Cache) Config() Config {
+	cfg := c.cfg
+	cfg.Budget = c.vc.Budget()
+	return cfg
+}
 
 // Len returns the number of cached blocks.
-func (c *Cache) Len() int { return c.lru.Len() }
+func (c *Cache) Len() int { return int(c.n.Load()) }
+
+// get returns the cached block k.
+func (c *Cache) get(k blockKey) ([]byte, bool) {
+	v, ok := c.vc.Get(k)
+	if !ok {
+		return nil, false
+	}
+	return v.(*block).data, true
+}
+
+// add caches data as block k. The caller holds c.mu, under which every
+// block is added, so that a block replaced is first removed and counted
+// out.
+func (c *Cache) add(k blockKey, data []byte) {
+	if _, ok := c.vc.Peek(k); ok {
+		c.vc.Remove(k)
+	}
+	c.n.Add(1)
+	c.vc.Add(k, &block{c: c, data: data}, int64(len(data)))
+}
 
 // Stats counts what a Blob's reads cost. The fields are updated atomically;
 // read them with Snapshot.
@@ -186,12 +233,14 @@ func (b *Blob) Pin(off int64, data []byte) {
 func (b *Blob) Put(off int64, data []byte) {
 	bs := b.c.cfg.BlockSize
 	end := min(off+int64(len(data)), b.size)
+	b.c.mu.Lock()
+	defer b.c.mu.Unlock()
 	for i := (off + bs - 1) / bs; i*bs < end; i++ {
 		lo, hi := i*bs, min((i+1)*bs, b.size)
 		if hi > end {
 			break
 		}
-		b.c.lru.Add(blockKey{b.key, i}, bytes.Clone(data[lo-off:hi-off]))
+		b.c.add(blockKey{b.c, b.key, i}, bytes.Clone(data[lo-off:hi-off]))
 	}
 }
 
@@ -369,7 +418,7 @@ func (b *Blob) tryBlocks(ctx context.Context, first, last, fetchLast int64) (out
 	var runs [][2]int64         // [start, end] block indexes this call fetches
 	add := func(i int64) {
 		f := &flight{done: make(chan struct{})}
-		c.inflight[blockKey{b.key, i}] = f
+		c.inflight[blockKey{c, b.key, i}] = f
 		mine[i] = f
 		if n := len(runs); n > 0 && runs[n-1][1] == i-1 && (i-runs[n-1][0]+1)*c.cfg.BlockSize <= c.cfg.MaxRequest {
 			runs[n-1][1] = i
@@ -379,8 +428,8 @@ func (b *Blob) tryBlocks(ctx context.Context, first, last, fetchLast int64) (out
 	}
 	c.mu.Lock()
 	for i := first; i <= last; i++ {
-		k := blockKey{b.key, i}
-		if data, ok := c.lru.Get(k); ok {
+		k := blockKey{c, b.key, i}
+		if data, ok := c.get(k); ok {
 			out[i-first] = data
 			b.stats.hits.Add(1)
 		} else if f, ok := c.inflight[k]; ok {
@@ -394,8 +443,8 @@ func (b *Blob) tryBlocks(ctx context.Context, first, last, fetchLast int64) (out
 	// sequential reader fetches a large run each time it reaches the end
 	// of what it has, instead of one block per read.
 	for i := last + 1; i <= fetchLast; i++ {
-		k := blockKey{b.key, i}
-		if c.lru.Contains(k) || c.inflight[k] != nil {
+		k := blockKey{c, b.key, i}
+		if _, ok := c.vc.Peek(k); ok || c.inflight[k] != nil {
 			break
 		}
 		add(i)
@@ -463,12 +512,12 @@ func (b *Blob) fetchRun(ctx context.Context, first, last int64) (err error) {
 		}
 		c.mu.Lock()
 		for i := first; i <= last; i++ {
-			k := blockKey{b.key, i}
+			k := blockKey{c, b.key, i}
 			f := c.inflight[k]
 			delete(c.inflight, k)
 			if err == nil {
 				f.data = blocks[i-first]
-				c.lru.Add(k, f.data)
+				c.add(k, f.data)
 			} else {
 				f.err = err
 			}

@@ -2,9 +2,14 @@
 // any layer that wants one.
 //
 // A remote object is read through a [Blob]: reads are split into aligned
-// blocks of Config.BlockSize bytes held in one process-wide LRU bounded in
-// bytes (the block count times the block size, since the LRU counts
-// entries). A block is fetched once however many goroutines ask for it,
+// blocks of Config.BlockSize bytes held as entries of a vfs.Cache, each
+// costing its length in bytes. [For] gives the block cache of a vfs.Cache
+// (the remote roots use the one of the pipeline's Env), so that blocks share
+// one byte budget with the indexes and other derived data held there and
+// two vfs.Caches share no blocks; [New] makes one with a vfs.Cache of its
+// own. What the budget does not count: the bytes of a fetch still under way
+// (a flight), which enter the vfs.Cache when it ends, and the bytes pinned
+// to a Blob (Blob.Pin), which live as long as the Blob. A block is fetched once however many goroutines ask for it,
 // adjacent missing blocks are fetched by one range request, independent
 // runs of missing blocks are fetched in parallel, and readahead doubles on
 // sequential reads and stays off for random ones.

@@ -23,7 +23,8 @@ const DefaultCacheBudget = 512 << 20
 // Options.Cache nil means the shared default, [DefaultCache].
 //
 // Drivers key their entries with a key type of their own package, as
-// context values are keyed, so that drivers never collide. A Cache is safe
+// context values are keyed, so that drivers never collide. An entry whose
+// value is an [Evicted] is told when it leaves the cache. A Cache is safe
 // for concurrent use.
 type Cache struct {
 	lru *lru.Weighted[any, any]
@@ -38,7 +39,21 @@ func NewCache(budget int64) *Cache {
 	if budget <= 0 {
 		budget = DefaultCacheBudget
 	}
-	return &Cache{lru: lru.New[any, any](budget), res: map[any]any{}}
+	l := lru.New[any, any](budget)
+	l.OnEvict = func(_, v any) {
+		if e, ok := v.(Evicted); ok {
+			e.Evicted()
+		}
+	}
+	return &Cache{lru: l, res: map[any]any{}}
+}
+
+// Evicted is implemented by entries that want to know when they leave the
+// cache: evicted for the budget, removed, or purged (not when Add replaces
+// them). Evicted is called with the cache's lock held: it must not call
+// the cache.
+type Evicted interface {
+	Evicted()
 }
 
 var defaultCache = sync.OnceValue(func() *Cache { return NewCache(0) })
@@ -69,6 +84,9 @@ func (c *Cache) Purge() { c.lru.Purge() }
 // Get returns the entry for key and marks it used.
 func (c *Cache) Get(key any) (any, bool) { return c.lru.Get(key) }
 
+// Peek returns the entry for key without marking it used.
+func (c *Cache) Peek(key any) (any, bool) { return c.lru.Peek(key) }
+
 // Add keeps v under key, costing size bytes of the budget, and evicts the
 // least recently used entries until the budget is met. It reports whether
 // v is still held (an entry larger than the budget is not).
@@ -97,6 +115,10 @@ func (c *Cache) Resource(key any, make func() any) any {
 	c.res[key] = v
 	return v
 }
+
+// EffectiveCache returns the cache pipelines opened with o use: o.Cache,
+// or DefaultCache when o or o.Cache is nil.
+func (o *Options) EffectiveCache() *Cache { return o.cache() }
 
 // cache returns the cache of o (o may be nil).
 func (o *Options) cache() *Cache {

@@ -43,17 +43,17 @@
 // ends), so a gzip inside another decompressed stream (x.gz.gz, a .gz in
 // a .tar.gz) runs the outer stream's pass at open.
 //
-// The index is cached in the process, keyed by the canonical pipeline of
-// the input with its size and modification time and the checkpoint
-// spacing, so later opens of the same data with the same spacing reuse
-// it. On a remote input the pass reads the whole compressed object once,
-// through the input's own caching.
+// The index is cached in the pipeline's vfs.Cache, keyed by the canonical
+// pipeline of the input with its size and modification time and the
+// checkpoint spacing, so later opens of the same data with the same
+// spacing reuse it; it counts against the cache's byte budget. On a remote
+// input the pass reads the whole compressed object once, through the
+// input's own caching.
 //
 // # Options
 //
 // The checkpoint spacing is the one option: a *[Options] under the "gzip"
-// key of vfs.Options.Schemes (default 1 MiB). The byte budget of the index
-// cache (inflate's DefaultCacheLimit, 256 MiB) is process-wide.
+// key of vfs.Options.Schemes (default 1 MiB).
 //
 // # Name, time, Sys
 //

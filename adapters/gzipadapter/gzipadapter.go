@@ -209,7 +209,7 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 		key = fmt.Sprintf("gzip\x00%s\x00%d\x00%d\x00%d", env.URL, info.Size(), info.ModTime().UnixNano(), spacing)
 	}
 	fr := &framer{src: src, size: info.Size(), maxName: lim.MaxNameLength}
-	s := inflate.New(src, data, fr, key, &inflate.Options{Spacing: spacing, Limits: lim})
+	s := inflate.New(src, data, fr, key, &inflate.Options{Spacing: spacing, Limits: lim, Cache: env.Cache})
 	mtime := h.ModTime
 	if mtime.IsZero() {
 		mtime = info.ModTime()
@@ -217,7 +217,7 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 	size := func(ctx context.Context) (int64, error) {
 		n, err := s.Size(ctx)
 		if errors.Is(err, driver.ErrCorrupt) || errors.Is(err, driver.ErrLimit) {
-			inflate.Forget(key) // a bad stream's partial index is not kept
+			s.Forget() // a bad stream's partial index is not kept
 		}
 		return n, err
 	}

@@ -31,13 +31,17 @@ type Archive struct {
 var _ driver.Tree = (*Archive)(nil)
 
 // shared holds the index of one archive, built once at first use and
-// shared by every Archive over the same archive (see cache.go).
+// shared by every Archive over the same archive opened with the same
+// vfs.Cache (see cache.go).
 type shared struct {
-	mu     sync.Mutex
-	done   atomic.Pointer[built]
-	key    cacheKey // in the cache; zero when not cached; set under the cache's mutex
-	url    string   // the archive's pipeline, to cache the index once built; "" when cached already or never
-	weight int      // entries charged to the cache; guarded by the cache's mutex
+	mu   sync.Mutex
+	done atomic.Pointer[built]
+
+	c      *vfs.Cache  // the cache of the pipeline
+	st     *state      // c's state
+	key    cacheKey    // in c, when cached is set; set under st.mu
+	cached atomic.Bool // sh is (or was) an entry of c
+	url    string      // the archive's pipeline, to cache the index once built; "" when cached already or never
 }
 
 // built is the outcome of a scan: an index, or the error that a scan of
@@ -47,28 +51,26 @@ type built struct {
 	err error
 }
 
-// scans counts the scans of archives, for tests.
-var scans atomic.Int64
-
 // Open scans the tar archive in b and returns it. ctx bounds the reads
 // that Open does; later reads take the context of their own call. o may
 // be nil. The archive does not own b: b must stay readable while the
 // archive and the blobs it returned are used, and the caller closes it.
 // Open builds a private index; the pipefs.tar: adapter shares one index
-// per archive across the process instead.
+// per archive in the pipeline's vfs.Cache instead.
 //
 // Errors match driver.ErrCorrupt for a malformed archive and driver.ErrLimit
 // when o's limits are exceeded.
 func Open(ctx context.Context, b driver.Blob, o *vfs.Options) (*Archive, error) {
-	a := &Archive{blob: b, lim: o.EffectiveLimits(), sh: new(shared)}
+	c := o.EffectiveCache()
+	a := &Archive{blob: b, lim: o.EffectiveLimits(), sh: &shared{c: c, st: stateOf(c)}}
 	if _, err := a.index(ctx); err != nil {
 		return nil, err
 	}
 	return a, nil
 }
 
-// openShared returns an Archive over b whose index comes from the
-// process-wide cache when url is not empty. It does no I/O.
+// openShared returns an Archive over b whose index comes from o's
+// vfs.Cache when url is not empty. It does no I/O.
 //
 // The cache key holds b's size, which a decompressed stream learns only
 // by decoding itself to its end. When it is not known yet, the Archive
@@ -76,13 +78,14 @@ func Open(ctx context.Context, b driver.Blob, o *vfs.Options) (*Archive, error) 
 // and learns the size) adds to the cache for later opens.
 func openShared(b driver.Blob, url string, o *vfs.Options) *Archive {
 	a := &Archive{blob: b, lim: o.EffectiveLimits()}
+	c := o.EffectiveCache()
 	switch {
 	case url == "":
-		a.sh = new(shared)
+		a.sh = &shared{c: c, st: stateOf(c)}
 	case !sizeKnown(b.Stat()):
-		a.sh = &shared{url: url}
+		a.sh = &shared{c: c, st: stateOf(c), url: url}
 	default:
-		a.sh = indexes.get(keyOf(url, b, a.lim))
+		a.sh = get(c, keyOf(url, b, a.lim))
 	}
 	return a
 }
@@ -107,7 +110,7 @@ func (a *Archive) index(ctx context.Context) (*index, error) {
 	if r := a.sh.done.Load(); r != nil {
 		return r.idx, r.err
 	}
-	scans.Add(1)
+	a.sh.st.scans.Add(1)
 	size := int64(-1) // read to io.EOF: asking would decode a stream twice
 	if info := a.blob.Stat(); sizeKnown(info) {
 		if size = info.Size(); size < 0 {
@@ -124,9 +127,9 @@ func (a *Archive) index(ctx context.Context) (*index, error) {
 	idx := buildIndex(sc)
 	a.sh.done.Store(&built{idx: idx})
 	if a.sh.url != "" && sizeKnown(a.blob.Stat()) {
-		indexes.add(keyOf(a.sh.url, a.blob, a.lim), a.sh)
+		a.sh.add(keyOf(a.sh.url, a.blob, a.lim))
 	}
-	indexes.charge(a.sh, len(idx.ents))
+	a.sh.charge(len(idx.ents))
 	return idx, nil
 }
 

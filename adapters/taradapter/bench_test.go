@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
 
@@ -36,11 +37,11 @@ func BenchmarkOpenMember(b *testing.B) {
 	name, want := "d42/f05042.txt", "member 5042\n"
 	for _, cached := range []bool{false, true} {
 		b.Run(map[bool]string{false: "first", true: "cached"}[cached], func(b *testing.B) {
-			indexes.reset()
+			vo := &vfs.Options{Cache: vfs.NewCache(0)}
 			cb := &countingBlob{Blob: driver.BytesBlob(data, info)}
 			ctx := b.Context()
 			if cached {
-				if _, err := openShared(cb, url, nil).Stat(ctx, "."); err != nil {
+				if _, err := openShared(cb, url, vo).Stat(ctx, "."); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -49,9 +50,9 @@ func BenchmarkOpenMember(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if !cached {
-					indexes.reset()
+					vo.Cache.Purge()
 				}
-				a := openShared(cb, url, nil)
+				a := openShared(cb, url, vo)
 				m, err := a.OpenBlob(ctx, name)
 				if err != nil {
 					b.Fatal(err)

@@ -2,26 +2,23 @@ package taradapter
 
 import (
 	"sync"
-
-	"github.com/pipefs/pipefs/vfs/driver"
-
-	"github.com/hashicorp/golang-lru/v2/simplelru"
+	"sync/atomic"
 
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
-// The process-wide index cache keeps at most maxCachedArchives indexes
-// and, beyond the most recently used one, at most maxCachedEntries entries
-// in all: an entry costs about 200 bytes with its header, so the cache
-// stays under about 1 GiB while one archive at the MaxEntries limit can
-// still be cached alone.
+// Indexes of archives are entries of the vfs.Cache of the pipeline
+// (Options.Cache), keyed by cacheKey. An index costs the cache indexBase
+// bytes when its holder is added, and entryCost bytes per entry once it is
+// built (an entry with its header is about that size), so the cache's one
+// byte budget bounds the indexes together with the rest of what it holds.
+// An index evicted stays with the Archives that hold it; later opens scan
+// again.
 const (
-	maxCachedArchives = 256
-	maxCachedEntries  = 4 << 20
+	indexBase = 1 << 10
+	entryCost = 200
 )
-
-// indexes is the process-wide cache of archive indexes.
-var indexes = newIndexCache(maxCachedArchives, maxCachedEntries)
 
 // A cacheKey names the bytes of an archive and the limits its index was
 // built under: the canonical pipeline of the archive file, its size and
@@ -44,72 +41,61 @@ func keyOf(url string, b driver.Blob, lim vfs.Limits) cacheKey {
 	return k
 }
 
-// indexCache is an LRU of shared indexes, bounded by count and by the
-// total number of index entries.
-type indexCache struct {
-	mu         sync.Mutex
-	lru        *simplelru.LRU[cacheKey, *shared]
-	entries    int
-	maxEntries int
+// state is what the tar adapter keeps as a resource of a vfs.Cache: the
+// lock under which index holders are looked up and added, so that
+// concurrent opens of one archive share one, and the count of scans made
+// by the archives opened with the cache.
+type state struct {
+	mu    sync.Mutex
+	scans atomic.Int64
 }
 
-func newIndexCache(archives, entries int) *indexCache {
-	c := &indexCache{maxEntries: entries}
-	lru, err := simplelru.NewLRU(archives, func(_ cacheKey, sh *shared) {
-		c.entries -= sh.weight // c.mu is held: evictions happen in Add and RemoveOldest
-	})
-	if err != nil {
-		panic(err)
-	}
-	c.lru = lru
-	return c
+// stateKey keys the state among the resources of a vfs.Cache.
+type stateKey struct{}
+
+// stateOf returns the state of c.
+func stateOf(c *vfs.Cache) *state {
+	return c.Resource(stateKey{}, func() any { return new(state) }).(*state)
 }
 
-// get returns the shared index holder of k, adding an empty one (whose
-// index is built at first use) if there is none.
-func (c *indexCache) get(k cacheKey) *shared {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if sh, ok := c.lru.Get(k); ok {
-		return sh
+// get returns the shared index holder of k in c, adding an empty one
+// (whose index is built at first use) if there is none.
+func get(c *vfs.Cache, k cacheKey) *shared {
+	st := stateOf(c)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if v, ok := c.Get(k); ok {
+		return v.(*shared)
 	}
-	sh := &shared{key: k}
-	c.lru.Add(k, sh)
+	sh := &shared{c: c, st: st, key: k}
+	sh.cached.Store(true)
+	c.Add(k, sh, indexBase)
 	return sh
 }
 
-// add caches sh, whose index was built before its key was known, under
-// k, unless the cache holds an index of k already.
-func (c *indexCache) add(k cacheKey, sh *shared) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.lru.Contains(k) {
+// add caches sh, whose index was built before its key was known, under k
+// in sh's cache, unless the cache holds an index of k already.
+func (sh *shared) add(k cacheKey) {
+	sh.st.mu.Lock()
+	defer sh.st.mu.Unlock()
+	if _, ok := sh.c.Peek(k); ok {
 		return
 	}
 	sh.key = k
-	c.lru.Add(k, sh)
+	sh.cached.Store(true)
+	sh.c.Add(k, sh, indexBase)
 }
 
-// charge records that sh, now built, holds n entries, and evicts the
-// least recently used indexes until the total fits (the newest stays).
-// Archives already open keep their index; only later opens scan again.
-func (c *indexCache) charge(sh *shared, n int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if cur, ok := c.lru.Get(sh.key); !ok || cur != sh {
-		return // evicted while it was built, or not cached at all
+// charge counts the n entries of sh's index, now built, in its cache,
+// while the cache still holds sh. Archives already open keep their index;
+// only later opens scan again.
+func (sh *shared) charge(n int) {
+	sh.st.mu.Lock()
+	defer sh.st.mu.Unlock()
+	if !sh.cached.Load() {
+		return
 	}
-	sh.weight = n
-	c.entries += n
-	for c.entries > c.maxEntries && c.lru.Len() > 1 {
-		c.lru.RemoveOldest()
+	if v, ok := sh.c.Peek(sh.key); ok && v == sh {
+		sh.c.Grow(sh.key, int64(n)*entryCost)
 	}
-}
-
-// reset empties the cache, for tests.
-func (c *indexCache) reset() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.lru.Purge()
-	c.entries = 0
 }

@@ -43,14 +43,15 @@
 // The first call that needs the index (Stat, ReadDir or OpenBlob; opening
 // the adapter does no I/O) scans the archive once; later calls are binary
 // searches in a sorted slice. The pipefs.tar: adapter shares indexes
-// across the process: they are cached, keyed by the canonical pipeline of
+// among the pipelines opened with the same vfs.Cache: they are entries of
+// the cache, keyed by the canonical pipeline of
 // the archive file, its size and modification time, and the limits that
 // shape a scan, so a later open of the same archive reads nothing until a
 // member is read. An archive whose size is not known when it is opened
 // scans into an index of its own, which is cached once the scan has
-// learnt the size. The cache keeps at most 256 indexes and, beyond the
-// most recent one, 4 Mi entries in all (about 1 GiB), evicting the least
-// recently used; an evicted index stays with the archives that hold it. A
+// learnt the size. An index costs the cache about 200 bytes per entry, and
+// the cache's byte budget evicts the least recently used of all it holds;
+// an evicted index stays with the archives that hold it. A
 // scan that fails because of the context or an I/O error is tried again
 // by the next call; a malformed archive or a limit fails every call with
 // the same error. [Open] builds a private index instead.

@@ -28,6 +28,8 @@ type Archive struct {
 	size int64
 	r    *zip.Reader
 	lim  vfs.Limits
+	// cache holds the indexes of DEFLATE members (Options.Cache).
+	cache *vfs.Cache
 
 	key         string // names the archive in the index cache; "" for none
 	root        driver.FileInfo
@@ -115,6 +117,7 @@ func Open(ctx context.Context, b driver.Blob, o *vfs.Options) (*Archive, error) 
 		lim:  lim,
 		root: driver.FileInfo{FName: ".", FMode: fs.ModeDir | 0o555},
 	}
+	a.cache = o.EffectiveCache()
 	a.index(spans, next)
 	return a, nil
 }

@@ -15,7 +15,7 @@ import (
 
 // newDeflated returns the blob of a DEFLATE member whose compressed data
 // is [off, off+csize) of the archive. Random access goes through the
-// checkpoint index of internal/inflate, shared in the process under a key
+// checkpoint index of internal/inflate, shared in Options.Cache under a key
 // made of the archive's canonical pipeline, size and modification time
 // and the member's name and header offset (no key, a private index, when
 // the archive was opened without a pipeline).
@@ -27,7 +27,7 @@ func (a *Archive) newDeflated(name string, e *entry, off int64, info fs.FileInfo
 	}
 	// archive/zip treats a CRC-32 of 0 as "not set"; so does this package.
 	s := inflate.NewMember(a.blob, off, int64(f.CompressedSize64), int64(f.UncompressedSize64), f.CRC32, f.CRC32 != 0,
-		key, &inflate.Options{Limits: a.lim})
+		key, &inflate.Options{Limits: a.lim, Cache: a.cache})
 	return &compressedBlob{s: s, info: info, name: name}
 }
 

@@ -22,7 +22,7 @@
 // index of internal/inflate: the first pass records a resume point about
 // every MiB of output, and a later read at any offset resumes at the
 // nearest one instead of decoding from the member's start. The index is
-// shared by every open of the member in the process (keyed by the
+// shared by every open of the member with the same vfs.Cache (keyed by the
 // archive's canonical pipeline, size and modification time, and the
 // member's name). The member's blob is a [driver.Streamer]: io.Copy of the
 // file decodes it forward with one decoder. When a read reaches the

@@ -3,91 +3,59 @@ package inflate
 import (
 	"sync"
 
-	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/pipefs/pipefs/vfs"
 )
 
-// DefaultCacheLimit is the default byte budget of the process-wide index
-// cache: 8192 checkpoints of 32 KiB, the index of 8 GiB of output at the
-// default spacing.
-const DefaultCacheLimit = 256 << 20
+// indexKey keys an Index among the entries of a vfs.Cache.
+type indexKey string
 
-var cache struct {
-	mu    sync.Mutex
-	lru   *lru.Cache[string, *Index]
-	bytes int64 // window bytes of the cached indexes
-	limit int64
-}
+// indexBase is what an index costs in the vfs.Cache besides the windows of
+// its checkpoints: its first point and bookkeeping, roughly.
+const indexBase = 1 << 10
 
-func init() {
-	// The LRU bounds the number of indexes; the byte budget is enforced
-	// on top of it by evicting the oldest until the windows fit.
-	c, err := lru.NewWithEvict(1<<16, func(_ string, ix *Index) {
-		cache.bytes -= ix.counted
-		ix.counted = 0
-	})
-	if err != nil {
-		panic(err)
-	}
-	cache.lru = c
-	cache.limit = DefaultCacheLimit
-}
+// indexLock is a resource of a vfs.Cache: the lock under which an index is
+// looked up and added, so that concurrent opens of one stream share one
+// index.
+type indexLock struct{ sync.Mutex }
 
-// SetCacheLimit sets the byte budget of the process-wide index cache (n <=
-// 0 means the default) and evicts indexes until it is met. Indexes in use by
-// open streams stay usable after eviction; later opens rebuild them.
-func SetCacheLimit(n int64) {
-	if n <= 0 {
-		n = DefaultCacheLimit
-	}
-	cache.mu.Lock()
-	cache.limit = n
-	cache.mu.Unlock()
-	shrink()
-}
+// indexLockKey keys the indexLock among the resources of a vfs.Cache.
+type indexLockKey struct{}
 
-// cached returns the index for key, creating it when absent. An empty key
-// makes an uncached index.
-func cached(key string, first int64) *Index {
+// cached returns the index for key in c, creating it when absent. An empty
+// key makes an uncached index.
+func cached(c *vfs.Cache, key string, first int64) *Index {
 	if key == "" {
-		return newIndex("", first)
+		return newIndex(nil, "", first)
 	}
-	cache.mu.Lock()
-	defer cache.mu.Unlock()
-	if ix, ok := cache.lru.Get(key); ok {
-		return ix
+	mu := c.Resource(indexLockKey{}, func() any { return new(indexLock) }).(*indexLock)
+	mu.Lock()
+	defer mu.Unlock()
+	if v, ok := c.Get(indexKey(key)); ok {
+		return v.(*Index)
 	}
-	ix := newIndex(key, first)
-	cache.lru.Add(key, ix)
+	ix := newIndex(c, key, first)
+	c.Add(indexKey(key), ix, indexBase)
 	return ix
 }
 
-// cacheGrew accounts n more window bytes of ix.
-func cacheGrew(ix *Index, n int64) {
-	if ix.key == "" {
+// grew counts n more window bytes of ix in its cache, while the cache
+// still holds it. Indexes in use by open streams stay usable after
+// eviction; later opens rebuild them.
+func (ix *Index) grew(n int64) {
+	if ix.c == nil {
 		return
 	}
-	cache.mu.Lock()
-	if cur, ok := cache.lru.Peek(ix.key); !ok || cur != ix {
-		cache.mu.Unlock()
-		return // evicted: no longer counted
-	}
-	cache.bytes += n
-	ix.counted += n
-	cache.mu.Unlock()
-	shrink()
-}
-
-func shrink() {
-	cache.mu.Lock()
-	defer cache.mu.Unlock()
-	for cache.bytes > cache.limit && cache.lru.Len() > 1 {
-		cache.lru.RemoveOldest()
+	if v, ok := ix.c.Peek(indexKey(ix.key)); ok && v == ix {
+		ix.c.Grow(indexKey(ix.key), n)
 	}
 }
 
-// Forget drops the cached index of key, if any.
-func Forget(key string) {
-	cache.mu.Lock()
-	defer cache.mu.Unlock()
-	cache.lru.Remove(key)
+// forget drops ix from its cache, if the cache holds it.
+func (ix *Index) forget() {
+	if ix.c == nil {
+		return
+	}
+	if v, ok := ix.c.Peek(indexKey(ix.key)); ok && v == ix {
+		ix.c.Remove(indexKey(ix.key))
+	}
 }

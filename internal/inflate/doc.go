@@ -26,11 +26,13 @@
 //
 // # Sharing and memory
 //
-// Indexes live in a process-wide cache keyed by the caller's key (the
-// canonical pipeline of the input with its size and modification time), so
-// every open of the same data in the process reuses them. The cache is an
-// LRU bounded in bytes through checkpoint counts (about 32 KiB each; see
-// [SetCacheLimit]). A [Stream] holds a few idle decoders (cursors) for the
+// Indexes are entries of the vfs.Cache given in [Options].Cache, keyed by
+// the caller's key (the canonical pipeline of the input with its size and
+// modification time), so every open of the same data with the same cache
+// reuses them. An index costs the cache 1 KiB plus the windows of its
+// checkpoints (32 KiB each), counted with vfs.Cache.Grow as it grows; the
+// cache's byte budget bounds them together with its other entries. An
+// index evicted stays usable by the streams that hold it. A [Stream] holds a few idle decoders (cursors) for the
 // reads of one open file: a read that starts at or after where an idle
 // cursor stopped continues it, so io.Copy runs at the speed of the
 // underlying decoder, and a full sequential read runs in constant memory

@@ -24,6 +24,28 @@ type Options struct {
 	Spacing int64
 	// Limits bound the output; zero fields mean the vfs defaults.
 	Limits vfs.Limits
+	// Cache holds the index of the stream under its key, so that every
+	// open of the same data with the same cache shares it; nil means
+	// vfs.DefaultCache(). The windows of an index's checkpoints count
+	// against the cache's budget as the index grows.
+	Cache *vfs.Cache
+
+	// spec tunes the speculative decoder; this package's tests set it.
+	spec specKnobs
+}
+
+func (o *Options) cache() *vfs.Cache {
+	if o == nil || o.Cache == nil {
+		return vfs.DefaultCache()
+	}
+	return o.Cache
+}
+
+func (o *Options) specKnobs() specKnobs {
+	if o == nil {
+		return specKnobs{}
+	}
+	return o.spec
 }
 
 func (o *Options) spacing() int64 {
@@ -66,6 +88,7 @@ type point struct {
 
 // An Index is the shared, growing set of resume points of one stream.
 type Index struct {
+	c   *vfs.Cache // the cache that holds it, nil for a private index
 	key string
 
 	mu      sync.Mutex
@@ -73,12 +96,11 @@ type Index struct {
 	members []int64 // output offset of each known member's start
 	size    int64   // total output size, -1 until the end was reached
 	bytes   int64   // window bytes held
-
-	counted int64 // window bytes counted in the cache; guarded by cache.mu
 }
 
-func newIndex(key string, first int64) *Index {
+func newIndex(c *vfs.Cache, key string, first int64) *Index {
 	return &Index{
+		c:       c,
 		key:     key,
 		points:  []point{{in: first, memberIn: first}},
 		members: []int64{0},
@@ -131,7 +153,7 @@ func (ix *Index) add(p point, spacing int64) bool {
 	}
 	ix.mu.Unlock()
 	if ok && len(p.window) > 0 {
-		cacheGrew(ix, int64(len(p.window)))
+		ix.grew(int64(len(p.window)))
 	}
 	return ok
 }

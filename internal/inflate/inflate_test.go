@@ -139,6 +139,9 @@ func TestCheckpoints(t *testing.T) {
 					if err != nil && err != io.EOF || !bytes.Equal(buf[:n], data[p.out:p.out+int64(n)]) {
 						t.Fatalf("point %d (%v): read %d, err %v", i, p, n, err)
 					}
+					if n := s2.dropped.Load(); n != 0 {
+						t.Errorf("point %d: %d checkpoint candidates matched no offset", i, n)
+					}
 				}
 				r := rand.New(rand.NewPCG(1, 2))
 				buf := make([]byte, 4096)
@@ -149,6 +152,9 @@ func TestCheckpoints(t *testing.T) {
 						t.Fatalf("ReadAt(%d) = %d, %v", off, n, err)
 					}
 				}
+				if n := s.dropped.Load(); n != 0 {
+					t.Errorf("%d checkpoint candidates matched no offset", n)
+				}
 			})
 		}
 	}
@@ -156,12 +162,6 @@ func TestCheckpoints(t *testing.T) {
 
 // TestConcurrent reads from many goroutines at once, before any index
 // exists.
-func TestNoDroppedCheckpoints(t *testing.T) {
-	if n := dropped.Load(); n != 0 {
-		t.Errorf("%d checkpoint candidates matched no offset", n)
-	}
-}
-
 func TestConcurrent(t *testing.T) {
 	ctx := context.Background()
 	data := corpus("mixed", 2<<20, 3)
@@ -242,19 +242,55 @@ func TestCache(t *testing.T) {
 	comp := compressors[1].fn(t, data)
 	src := driver.BytesBlob(comp, nil)
 	key := fmt.Sprintf("test:%d", len(comp))
-	a := NewMember(src, 0, int64(len(comp)), int64(len(data)), crc32.ChecksumIEEE(data), true, key, &Options{Spacing: 64 << 10})
+	vc := vfs.NewCache(0)
+	open := func(o *Options) *Stream {
+		return NewMember(src, 0, int64(len(comp)), int64(len(data)), crc32.ChecksumIEEE(data), true, key, o)
+	}
+	a := open(&Options{Spacing: 64 << 10, Cache: vc})
 	io.Copy(io.Discard, io.NewSectionReader(ra(context.Background(), a), 0, 1<<40))
-	b := NewMember(src, 0, int64(len(comp)), int64(len(data)), crc32.ChecksumIEEE(data), true, key, nil)
+	b := open(&Options{Cache: vc})
 	if a.Index() != b.Index() {
 		t.Fatal("second open did not reuse the cached index")
 	}
-	if n, _ := b.Index().Stats(); n < 2 {
+	n, win := b.Index().Stats()
+	if n < 2 {
 		t.Errorf("cached index has %d points", n)
 	}
-	SetCacheLimit(1)
-	defer SetCacheLimit(0)
-	c := NewMember(src, 0, int64(len(comp)), int64(len(data)), crc32.ChecksumIEEE(data), true, key, nil)
-	_ = c
+	// The index costs its windows, counted as it grew, and its base.
+	if got, want := vc.Size(), win+indexBase; got != want {
+		t.Errorf("cache holds %d bytes, want %d (windows %d + %d)", got, want, win, indexBase)
+	}
+	if open(&Options{Cache: vfs.NewCache(0)}).Index() == a.Index() {
+		t.Error("another cache shared the index")
+	}
+	// A budget smaller than the index evicts it; the streams holding it
+	// still read, and the next open builds a new one.
+	vc.SetBudget(win / 2)
+	if vc.Size() > vc.Budget() || vc.Len() != 0 {
+		t.Errorf("after SetBudget(%d): %d bytes in %d entries", win/2, vc.Size(), vc.Len())
+	}
+	p := make([]byte, 1000)
+	if _, err := b.ReadAt(context.Background(), p, int64(len(data))/2); err != nil || !bytes.Equal(p, data[len(data)/2:len(data)/2+1000]) {
+		t.Errorf("ReadAt after eviction: %v", err)
+	}
+	c := open(&Options{Cache: vc})
+	if c.Index() == a.Index() {
+		t.Error("open after eviction reused the evicted index")
+	}
+	// Forget drops the stream's own index only.
+	vc.SetBudget(0)
+	d := open(&Options{Cache: vc})
+	if d.Index() != c.Index() {
+		t.Fatal("open did not reuse the cached index")
+	}
+	a.Forget()
+	if open(&Options{Cache: vc}).Index() != c.Index() {
+		t.Error("Forget of an evicted index dropped another")
+	}
+	d.Forget()
+	if open(&Options{Cache: vc}).Index() == c.Index() {
+		t.Error("Forget did not drop the index")
+	}
 }
 
 type streamReaderAt struct {

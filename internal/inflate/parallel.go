@@ -33,16 +33,29 @@ const (
 	specSearch  = 8 << 20  // bits B tries before it gives up
 )
 
-// specMinIn is the compressed size below which no B runs (a variable for
-// the tests).
-var specMinIn int64 = 4 << 20
+// specMinIn is the compressed size below which no B runs.
+const specMinIn = 4 << 20
 
-// specPatient makes A wait for B's search once it reaches B's part (for
-// tests: on small streams A would often get there first).
-var specPatient bool
+// specKnobs tune the speculative decoder of a stream (Options.spec); this
+// package's tests set them.
+type specKnobs struct {
+	// minIn replaces specMinIn when not 0; negative means that no
+	// stream is too small.
+	minIn int64
+	// patient makes A wait for B's search once it reaches B's part (on
+	// small streams A would often get there first).
+	patient bool
+	// joins, when not nil, counts the joins that used B's output.
+	joins *atomic.Int64
+}
 
-// specJoins counts the joins that used B's output (for tests).
-var specJoins atomic.Int64
+// minInput returns the compressed size below which no B runs.
+func (k specKnobs) minInput() int64 {
+	if k.minIn == 0 {
+		return specMinIn
+	}
+	return k.minIn
+}
 
 // specAt is where B starts, as a fraction of the compressed input: B's
 // marker inflater is slower than A's decoder, so A takes the larger part.
@@ -54,9 +67,10 @@ var errSplit = errors.New("inflate: speculative split")
 // A spec is one speculative decoder B and A's tracking of its own exact
 // position.
 type spec struct {
-	c    *cursor
-	stop atomic.Bool
-	done chan struct{}
+	c       *cursor
+	patient bool // specKnobs.patient
+	stop    atomic.Bool
+	done    chan struct{}
 
 	start atomic.Int64 // B's start bit, -1 until found
 	base  int64        // input byte offset of B's in[0]
@@ -80,14 +94,14 @@ func (r *streamReader) speculate() *spec {
 		return nil
 	}
 	in := s.srcSize - c.memberIn
-	if in < specMinIn {
+	if in < s.spec.minInput() {
 		return nil
 	}
 	maxOut := int64(specMaxOut)
 	if s.declared >= 0 {
 		maxOut = min(maxOut, s.declared)
 	}
-	sp := &spec{c: c, done: make(chan struct{})}
+	sp := &spec{c: c, done: make(chan struct{}), patient: s.spec.patient}
 	sp.start.Store(-1)
 	sp.base = c.memberIn + int64(float64(in)*specAt)
 	end := min(s.srcSize, sp.base+specMaxIn)
@@ -149,7 +163,7 @@ func (sp *spec) onEOB(cp flate.InflateCheckpoint) {
 		return
 	}
 	s := sp.start.Load()
-	if s < 0 && specPatient && t >= sp.base*8 {
+	if s < 0 && sp.patient && t >= sp.base*8 {
 		<-sp.done
 		s = sp.start.Load()
 	}
@@ -288,7 +302,9 @@ func (sp *spec) join(cw *cursorWriter) error {
 		}
 	}
 	if bit != start {
-		specJoins.Add(1)
+		if j := s.spec.joins; j != nil {
+			j.Add(1)
+		}
 	}
 	if c.pend != nil {
 		c.settle()

@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 
 	"github.com/pipefs/pipefs/vfs/driver"
@@ -14,17 +15,17 @@ import (
 	"github.com/klauspost/compress/flate"
 )
 
-// streamAll reads s from 0 to its end through WriteTo, with or without
-// the speculative decoder.
-func streamAll(t *testing.T, s func() *Stream, spec bool) ([]byte, error) {
+// streamAll reads s from 0 to its end through WriteTo, without the
+// speculative decoder when k is nil, or with it on any size, tuned by k.
+func streamAll(t *testing.T, s func() *Stream, k *specKnobs) ([]byte, error) {
 	t.Helper()
-	old := specMinIn
-	defer func() { specMinIn = old }()
-	specMinIn = 1 << 62
-	if spec {
-		specMinIn = 0
-	}
 	st := s()
+	if k == nil {
+		st.spec = specKnobs{minIn: 1 << 62}
+	} else {
+		st.spec = *k
+		st.spec.minIn = -1
+	}
 	defer st.Close()
 	rc, err := st.Stream(context.Background(), 0)
 	if err != nil {
@@ -133,28 +134,26 @@ func specCases() []specCase {
 // TestSpeculativeMatchesSequential reads streams from the start with and
 // without the speculative decoder and compares them byte for byte.
 func TestSpeculativeMatchesSequential(t *testing.T) {
-	before := specJoins.Load()
+	var joins atomic.Int64
 	for _, tc := range specCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			mk := func() *Stream { return member(t, tc.comp, tc.data, 256<<10) }
-			seq, serr := streamAll(t, mk, false)
-			par, perr := streamAll(t, mk, true)
+			seq, serr := streamAll(t, mk, nil)
+			par, perr := streamAll(t, mk, &specKnobs{joins: &joins})
 			if serr != nil || perr != nil || !bytes.Equal(seq, tc.data) || !bytes.Equal(par, tc.data) {
 				t.Fatalf("sequential %d bytes, %v; speculative %d bytes, %v; want %d bytes", len(seq), serr, len(par), perr, len(tc.data))
 			}
 			// Again with A waiting for B, so that they join.
-			j := specJoins.Load()
-			specPatient = true
-			par, perr = streamAll(t, mk, true)
-			specPatient = false
+			j := joins.Load()
+			par, perr = streamAll(t, mk, &specKnobs{patient: true, joins: &joins})
 			if perr != nil || !bytes.Equal(par, tc.data) {
-				t.Fatalf("speculative, joined %d: %d bytes, %v; want %d bytes", specJoins.Load()-j, len(par), perr, len(tc.data))
+				t.Fatalf("speculative, joined %d: %d bytes, %v; want %d bytes", joins.Load()-j, len(par), perr, len(tc.data))
 			}
-			t.Logf("%d compressed bytes, joined %d", len(tc.comp), specJoins.Load()-j)
+			t.Logf("%d compressed bytes, joined %d", len(tc.comp), joins.Load()-j)
 			// The index the speculative pass built serves random reads.
 			s := mk()
 			defer s.Close()
-			if _, err := streamAll(t, func() *Stream { return s }, true); err != nil {
+			if _, err := streamAll(t, func() *Stream { return s }, &specKnobs{joins: &joins}); err != nil {
 				t.Fatal(err)
 			}
 			for _, off := range []int64{0, int64(len(tc.data)) / 2, int64(len(tc.data)) * 3 / 4, int64(len(tc.data)) - 1} {
@@ -168,7 +167,7 @@ func TestSpeculativeMatchesSequential(t *testing.T) {
 			}
 		})
 	}
-	if specJoins.Load() == before {
+	if joins.Load() == 0 {
 		t.Errorf("no speculative decoder was ever joined")
 	}
 }
@@ -186,11 +185,9 @@ func TestSpeculativeMembers(t *testing.T) {
 		fr.sizes = append(fr.sizes, int64(len(d)))
 	}
 	mk := func() *Stream { return New(driver.BytesBlob(comp, nil), 0, fr, "", &Options{Spacing: 256 << 10}) }
-	seq, serr := streamAll(t, mk, false)
+	seq, serr := streamAll(t, mk, nil)
 	for _, patient := range []bool{false, true} {
-		specPatient = patient
-		par, perr := streamAll(t, mk, true)
-		specPatient = false
+		par, perr := streamAll(t, mk, &specKnobs{patient: patient})
 		if serr != nil || perr != nil || !bytes.Equal(seq, data) || !bytes.Equal(par, data) {
 			t.Fatalf("sequential %d bytes, %v; speculative %d bytes, %v; want %d bytes", len(seq), serr, len(par), perr, len(data))
 		}
@@ -221,11 +218,9 @@ func TestSpeculativeCorrupt(t *testing.T) {
 		for name, comp := range damages {
 			t.Run(tc.name+"/"+name, func(t *testing.T) {
 				mk := func() *Stream { return member(t, comp, tc.data, 256<<10) }
-				seq, serr := streamAll(t, mk, false)
+				seq, serr := streamAll(t, mk, nil)
 				for _, patient := range []bool{false, true} {
-					specPatient = patient
-					par, perr := streamAll(t, mk, true)
-					specPatient = false
+					par, perr := streamAll(t, mk, &specKnobs{patient: patient})
 					if serr == nil || perr == nil {
 						t.Fatalf("sequential: %v, speculative: %v; want errors", serr, perr)
 					}

@@ -45,6 +45,8 @@ type Stream struct {
 	lim      vfs.Limits
 	rootSize int64 // compressed bytes at the bottom of the nest
 	declared int64 // output size declared by the container, -1 if none
+	spec     specKnobs
+	dropped  atomic.Int64 // checkpoint candidates that no offset reproduced (for tests)
 
 	mu   sync.Mutex
 	idle []*cursor
@@ -54,7 +56,7 @@ var _ io.Closer = (*Stream)(nil)
 
 // New returns a Stream over src whose first DEFLATE data starts at offset
 // first, with fr telling what follows each member. key names the data in
-// the process-wide index cache (the canonical pipeline of src with its size
+// the index cache, Options.Cache (the canonical pipeline of src with its size
 // and modification time, plus anything that changes the meaning of the
 // offsets); an empty key makes a private index. Nothing is read until a
 // method needs it.
@@ -63,13 +65,19 @@ func New(src driver.Blob, first int64, fr Framer, key string, o *Options) *Strea
 		src:      src,
 		srcSize:  src.Stat().Size(),
 		framer:   fr,
-		ix:       cached(key, first),
+		ix:       cached(o.cache(), key, first),
 		spacing:  o.spacing(),
 		lim:      o.limits(),
 		rootSize: driver.CompressedSize(src),
 		declared: -1,
+		spec:     o.specKnobs(),
 	}
 }
+
+// Forget drops the stream's index from the cache, so that later opens of
+// the same key build a new one (a corrupt stream's partial index is not
+// kept). The stream keeps using it.
+func (s *Stream) Forget() { s.ix.forget() }
 
 // NewMember returns a Stream over one raw DEFLATE member, such as a zip
 // member: csize compressed bytes at offset off of src, declared to decode
@@ -500,11 +508,8 @@ func (c *cursor) settle() {
 			return
 		}
 	}
-	dropped.Add(1)
+	c.s.dropped.Add(1)
 }
-
-// dropped counts candidates that no offset reproduced (for tests).
-var dropped atomic.Int64
 
 var verifierPool = sync.Pool{New: func() any {
 	return &verifier{br: bufio.NewReaderSize(nil, 8<<10), buf: make([]byte, verifyLen)}

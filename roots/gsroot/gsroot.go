@@ -24,7 +24,8 @@
 //     buckets still read.
 //
 // Clients are built once per (options, STORAGE_EMULATOR_HOST,
-// GOOGLE_APPLICATION_CREDENTIALS) and shared by every open in the process.
+// GOOGLE_APPLICATION_CREDENTIALS) and shared by every open with the same
+// vfs.Cache (they are resources of the cache).
 //
 // # Requests
 //
@@ -108,7 +109,7 @@ func open(ctx context.Context, u vfs.SubURL, env *vfs.Env) (driver.Location, err
 	if opts == nil {
 		opts = &Options{}
 	}
-	c, err := client(ctx, opts)
+	c, err := client(ctx, clientsFor(env.Cache), opts)
 	if err != nil {
 		return driver.Location{}, err
 	}
@@ -117,7 +118,7 @@ func open(ctx context.Context, u vfs.SubURL, env *vfs.Env) (driver.Location, err
 		name:   u.Bucket(),
 		retry:  opts.Remote.Retry,
 	}
-	return driver.Location{Tree: remote.NewTree(b, opts.Remote), Path: u.Key()}, nil
+	return driver.Location{Tree: remote.NewTree(b, env.Cache, opts.Remote), Path: u.Key()}, nil
 }
 
 type clientKey struct {
@@ -127,9 +128,20 @@ type clientKey struct {
 	credentials string
 }
 
-var clients sync.Map // clientKey -> *storage.Client
+// clients holds the storage clients of a vfs.Cache (one of its resources)
+// by what they were built from.
+type clients struct{ m sync.Map } // clientKey -> *storage.Client
 
-func client(ctx context.Context, opts *Options) (*storage.Client, error) {
+// clientsKey keys the clients among the resources of a vfs.Cache.
+type clientsKey struct{}
+
+// clientsFor returns the clients of c.
+func clientsFor(c *vfs.Cache) *clients {
+	return c.Resource(clientsKey{}, func() any { return new(clients) }).(*clients)
+}
+
+// client returns the client of cs for opts.
+func client(ctx context.Context, cs *clients, opts *Options) (*storage.Client, error) {
 	if opts.Client != nil {
 		return opts.Client, nil
 	}
@@ -137,7 +149,7 @@ func client(ctx context.Context, opts *Options) (*storage.Client, error) {
 	if len(opts.ClientOptions) > 0 {
 		key.opts = opts
 	}
-	if c, ok := clients.Load(key); ok {
+	if c, ok := cs.m.Load(key); ok {
 		return c.(*storage.Client), nil
 	}
 	// The client outlives this open: it must not stop with ctx.
@@ -154,7 +166,7 @@ func client(ctx context.Context, opts *Options) (*storage.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gs: creating the storage client: %w", err)
 	}
-	actual, loaded := clients.LoadOrStore(key, c)
+	actual, loaded := cs.m.LoadOrStore(key, c)
 	if loaded {
 		c.Close()
 	}
@@ -261,10 +273,7 @@ func retryAfter(err error) time.Duration {
 	if !errors.As(err, &ge) || ge.Header == nil {
 		return 0
 	}
-	if s, err := strconv.Atoi(ge.Header.Get("Retry-After")); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
-	}
-	return 0
+	return remote.RetryAfter(ge.Header)
 }
 
 // List lists directory dir ("" is the bucket's top) with the delimiter "/".

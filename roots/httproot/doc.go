@@ -45,7 +45,8 @@
 // an empty file.
 //
 // A server that answers a range request with 200 and the whole body is
-// remembered (per scheme, host and port, see Ranging): the bytes needed
+// remembered (per scheme, host and port, in the pipeline's vfs.Cache; see
+// Ranging): the bytes needed
 // are streamed from the start, and a whole body of up to 64 MiB that
 // arrives at open is kept in the block cache, so later reads of that file
 // cost nothing. A body without Content-Length is read to its end. A server

@@ -99,7 +99,7 @@ func TestNonRangingRemembered(t *testing.T) {
 	srv := fstest.NewHTTPServer(t, map[string][]byte{"f.bin": data})
 	srv.Inject(fstest.Fault{Kind: fstest.FaultIgnoreRange, Times: -1})
 	f := openFile(t, srv.URL()+"/f.bin", fastOpts(5))
-	if httproot.Ranging(srv.URL()) {
+	if httproot.Ranging(nil, srv.URL()) {
 		t.Errorf("Ranging(%q) = true after a 200 to a range request", srv.URL())
 	}
 	// The whole body came at open: reading it costs nothing more.

@@ -43,7 +43,9 @@ type Options struct {
 
 const defaultTimeout = 30 * time.Second
 
-// defaultClient is used when Options.Client is nil. It does not follow
+// defaultClient is used when Options.Client is nil. It is never modified
+// after it is made (it is a package variable for that reason only: one
+// connection pool for the process). It does not follow
 // the environment's proxy settings any differently from
 // http.DefaultTransport, whose settings it clones.
 var defaultClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
@@ -59,8 +61,8 @@ func open(ctx context.Context, u vfs.SubURL, env *vfs.Env) (driver.Location, err
 		return driver.Location{}, fmt.Errorf("%s: no host: %w", u, fs.ErrInvalid)
 	}
 	opts := vfs.SchemeOptions[*Options](env)
-	b := NewBackend(u, opts)
-	return driver.Location{Tree: remote.NewTree(b, b.remoteOptions()), Path: b.file}, nil
+	b := NewBackend(u, env.Cache, opts)
+	return driver.Location{Tree: remote.NewTree(b, env.Cache, b.remoteOptions()), Path: b.file}, nil
 }
 
 // Backend is the remote.Backend of one http or https directory: range GETs
@@ -73,18 +75,22 @@ type Backend struct {
 	client  *http.Client
 	timeout time.Duration
 	opts    remote.Options
+	// nonRanging is what the vfs.Cache knows of hosts that ignore Range.
+	nonRanging *nonRanging
 }
 
 var _ remote.Backend = (*Backend)(nil)
 
 // NewBackend returns the backend of u's directory. When u names a file
 // (its path does not end in "/"), that file is the name File returns,
-// and requests for it use u's path exactly as written. opts may be nil.
-func NewBackend(u vfs.SubURL, opts *Options) *Backend {
+// and requests for it use u's path exactly as written. c is the cache whose
+// record of hosts that ignore Range the backend reads and adds to (nil
+// means vfs.DefaultCache()). opts may be nil.
+func NewBackend(u vfs.SubURL, c *vfs.Cache, opts *Options) *Backend {
 	if opts == nil {
 		opts = &Options{}
 	}
-	b := &Backend{client: opts.Client, timeout: opts.Timeout, opts: opts.Remote, file: "."}
+	b := &Backend{client: opts.Client, timeout: opts.Timeout, opts: opts.Remote, file: ".", nonRanging: nonRangingFor(c)}
 	if b.client == nil {
 		b.client = defaultClient
 	}
@@ -130,13 +136,26 @@ func (b *Backend) List(ctx context.Context, dir string) ([]fs.DirEntry, error) {
 	return nil, fmt.Errorf("%s: http servers cannot be listed (open a file by name): %w", b.Key(dir), errors.ErrUnsupported)
 }
 
-// nonRanging remembers the hosts (scheme://host:port) seen to ignore Range.
-var nonRanging sync.Map
+// nonRanging remembers the hosts (scheme://host:port) seen to ignore
+// Range: a resource of a vfs.Cache.
+type nonRanging struct{ m sync.Map }
+
+// nonRangingKey keys the nonRanging among the resources of a vfs.Cache.
+type nonRangingKey struct{}
+
+// nonRangingFor returns the nonRanging of c (nil means vfs.DefaultCache()).
+func nonRangingFor(c *vfs.Cache) *nonRanging {
+	if c == nil {
+		c = vfs.DefaultCache()
+	}
+	return c.Resource(nonRangingKey{}, func() any { return new(nonRanging) }).(*nonRanging)
+}
 
 // Ranging reports whether the host of the http or https URL u (as
-// "scheme://host[:port]") has not been seen to ignore Range requests.
-func Ranging(hostURL string) bool {
-	_, bad := nonRanging.Load(hostURL)
+// "scheme://host[:port]") has not been seen to ignore Range requests by
+// the pipelines opened with c (nil means vfs.DefaultCache()).
+func Ranging(c *vfs.Cache, hostURL string) bool {
+	_, bad := nonRangingFor(c).m.Load(hostURL)
 	return !bad
 }
 
@@ -200,7 +219,7 @@ func (b *Backend) answer(key string, req *http.Request, resp *http.Response, off
 	switch {
 	case status == http.StatusOK:
 		if req.Header.Get("Range") != "" {
-			nonRanging.Store(b.hostKey(), true)
+			b.nonRanging.m.Store(b.hostKey(), true)
 		}
 		r.Length = resp.ContentLength
 		r.Size = resp.ContentLength
@@ -236,7 +255,7 @@ func (b *Backend) answer(key string, req *http.Request, resp *http.Response, off
 	case status == http.StatusPreconditionFailed:
 		return nil, fmt.Errorf("%s: %s: %w", key, resp.Status, driver.ErrModified)
 	case status == http.StatusTooManyRequests || status == http.StatusRequestTimeout || status >= 500:
-		return nil, remote.Retryable(fmt.Errorf("%s: %s", key, resp.Status), retryAfter(h.Get("Retry-After")))
+		return nil, remote.Retryable(fmt.Errorf("%s: %s", key, resp.Status), remote.RetryAfter(h))
 	default:
 		return nil, fmt.Errorf("%s: unexpected %s", key, resp.Status)
 	}
@@ -249,7 +268,7 @@ func (b *Backend) answer(key string, req *http.Request, resp *http.Response, off
 		if status != http.StatusOK {
 			return nil, fmt.Errorf("%s: a range of a gzip-encoded body cannot be decoded: %w", key, errors.ErrUnsupported)
 		}
-		nonRanging.Store(b.hostKey(), true)
+		b.nonRanging.m.Store(b.hostKey(), true)
 		zr, err := gzip.NewReader(resp.Body)
 		if err != nil {
 			return nil, remote.Retryable(fmt.Errorf("%s: gzip-encoded body: %w", key, err), 0)
@@ -289,20 +308,6 @@ func unsatisfiedSize(s string) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(t, 10, 64)
 	return n, err == nil && n >= 0
-}
-
-// retryAfter parses Retry-After: seconds or an HTTP date.
-func retryAfter(s string) time.Duration {
-	if s == "" {
-		return 0
-	}
-	if n, err := strconv.Atoi(s); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second
-	}
-	if t, err := http.ParseTime(s); err == nil {
-		return max(time.Until(t), 0)
-	}
-	return 0
 }
 
 // transportErr classifies an error of http.Client.Do.

@@ -91,8 +91,8 @@ func TestTreeStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := httproot.NewBackend(p[0], nil)
-	tree := remote.NewTree(b, remote.Options{Cache: cache.New(cache.Config{})})
+	b := httproot.NewBackend(p[0], nil, nil)
+	tree := remote.NewTree(b, nil, remote.Options{Cache: cache.New(cache.Config{})})
 	blob, err := tree.OpenBlob(context.Background(), b.File())
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,12 @@
-// Package memroot registers the "memory:" root: one process-wide, in-memory
-// store of files that tests and programs write through this package's API
-// and read through pipelines.
+// Package memroot registers the "memory:" root: an in-memory store of
+// files that tests and programs write through this package's API and read
+// through pipelines.
+//
+// Each vfs.Cache has a store of its own ([For]), and "memory:" reads the
+// store of the pipeline's cache (vfs.Options.Cache), so pipelines opened
+// with different caches see different files. [Default] is the store of
+// vfs.DefaultCache(), which the package-level WriteFile, MkdirAll and
+// RemoveAll write.
 //
 // "memory:", "memory:/" and "memory://" name the store's root;
 // "memory:a/b", "memory:/a/b" and "memory://a/b" name the key "a/b".
@@ -30,26 +36,41 @@ func init() {
 		if err := ctx.Err(); err != nil {
 			return driver.Location{}, err
 		}
-		return driver.Location{Tree: store, Path: u.Key()}, nil
+		return driver.Location{Tree: For(env.Cache), Path: u.Key()}, nil
 	}})
 }
 
-var store = &Store{files: map[string]*entry{}, dirs: map[string]time.Time{}}
+// storeKey keys the store among the resources of a vfs.Cache.
+type storeKey struct{}
 
-// Default returns the process-wide store that "memory:" reads.
-func Default() *Store { return store }
+// For returns the store of c, which "memory:" reads in pipelines opened
+// with c (nil means vfs.DefaultCache()).
+func For(c *vfs.Cache) *Store {
+	if c == nil {
+		c = vfs.DefaultCache()
+	}
+	return c.Resource(storeKey{}, func() any { return NewStore() }).(*Store)
+}
 
-// WriteFile stores data (copied) under name in the process-wide store,
+// NewStore returns an empty store.
+func NewStore() *Store {
+	return &Store{files: map[string]*entry{}, dirs: map[string]time.Time{}}
+}
+
+// Default returns the store of vfs.DefaultCache(), which "memory:" reads
+// in pipelines opened with no Options.Cache.
+func Default() *Store { return For(nil) }
+
+// WriteFile stores data (copied) under name in the default store,
 // replacing what was there. name is an fs.ValidPath name.
-func WriteFile(name string, data []byte) error { return store.WriteFile(name, data) }
+func WriteFile(name string, data []byte) error { return Default().WriteFile(name, data) }
 
-// MkdirAll makes the directory name and its parents in the process-wide
-// store.
-func MkdirAll(name string) error { return store.MkdirAll(name) }
+// MkdirAll makes the directory name and its parents in the default store.
+func MkdirAll(name string) error { return Default().MkdirAll(name) }
 
-// RemoveAll removes name and everything below it from the process-wide
-// store; "." empties the store.
-func RemoveAll(name string) error { return store.RemoveAll(name) }
+// RemoveAll removes name and everything below it from the default store;
+// "." empties the store.
+func RemoveAll(name string) error { return Default().RemoveAll(name) }
 
 // Store is an in-memory tree of files. It implements driver.Tree.
 type Store struct {

@@ -1,10 +1,15 @@
 package memroot_test
 
 import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
 	"testing"
 
 	"github.com/pipefs/pipefs/fstest"
-	_ "github.com/pipefs/pipefs/roots/memroot"
+	"github.com/pipefs/pipefs/roots/memroot"
+	"github.com/pipefs/pipefs/vfs"
 )
 
 func TestConformance(t *testing.T) {
@@ -21,5 +26,35 @@ func TestConformance(t *testing.T) {
 		t.Run(scheme, func(t *testing.T) {
 			fstest.Run(t, fstest.Case{Pipeline: scheme + prefix + "/", Files: files, Exhaustive: true})
 		})
+	}
+}
+
+// "memory:" reads the store of the pipeline's cache: two caches share no
+// files, and the package-level functions write the default cache's store.
+func TestStorePerCache(t *testing.T) {
+	c1, c2 := vfs.NewCache(0), vfs.NewCache(0)
+	if err := memroot.For(c1).WriteFile("per-cache/f", []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	f, err := vfs.OpenFile(ctx, "memory:per-cache/f", &vfs.Options{Cache: c1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(io.NewSectionReader(f, 0, 100))
+	f.Close()
+	if err != nil || string(got) != "one" {
+		t.Fatalf("reading with c1 = %q, %v; want %q", got, err, "one")
+	}
+	for _, o := range []*vfs.Options{{Cache: c2}, nil} {
+		if f, err := vfs.OpenFile(ctx, "memory:per-cache/f", o); !errors.Is(err, fs.ErrNotExist) {
+			if f != nil {
+				f.Close()
+			}
+			t.Errorf("OpenFile with another cache (%v): error = %v, want fs.ErrNotExist", o, err)
+		}
+	}
+	if memroot.For(nil) != memroot.Default() || memroot.For(vfs.DefaultCache()) != memroot.Default() {
+		t.Error("For(nil), For(DefaultCache()) and Default() differ")
 	}
 }

@@ -19,7 +19,7 @@ func TestTailDoesNotKeepWholeBody(t *testing.T) {
 			f := &fake{data: data(size), version: "v1", whole: true}
 			// A 1 MiB budget keeps whole objects up to 256 KiB: the
 			// 400 KiB one is read whole and only its tail kept.
-			tr := NewTree(f, Options{
+			tr := NewTree(f, nil, Options{
 				Cache: cache.New(cache.Config{BlockSize: 4096, Budget: 1 << 20}),
 				Retry: Retry{MaxAttempts: 4, BaseDelay: time.Microsecond, MaxDelay: time.Millisecond},
 			})

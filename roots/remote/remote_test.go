@@ -76,7 +76,7 @@ func data(n int) []byte {
 }
 
 func newTree(f *fake) *Tree {
-	return NewTree(f, Options{
+	return NewTree(f, nil, Options{
 		Cache: cache.New(cache.Config{BlockSize: 4096}),
 		Retry: Retry{MaxAttempts: 4, BaseDelay: time.Microsecond, MaxDelay: time.Millisecond},
 	})

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/pipefs/pipefs/vfs/driver"
@@ -38,6 +37,7 @@ type Backend struct {
 	endpoint   string // s3+http(s) only: http(s)://host[:port]
 	addressing Addressing
 	retry      remote.Retry
+	learned    *learned
 }
 
 var _ remote.Backend = (*Backend)(nil)
@@ -51,9 +51,6 @@ func (b *Backend) Key(name string) string {
 	return u.Join(name).String()
 }
 
-// regions remembers the region of AWS buckets learnt from redirects.
-var regions sync.Map // bucket -> region
-
 // call runs f with the per-call options that address name's bucket: for
 // s3, the bucket's region when it is known; for s3+http(s), the
 // endpoint. On AWS, an answer that names another region is followed once.
@@ -66,7 +63,7 @@ func (b *Backend) call(ctx context.Context, bucket string, f func(...func(*s3.Op
 		return f(opt)
 	}
 	var opts []func(*s3.Options)
-	known, _ := regions.Load(b.bucket)
+	known, _ := b.learned.regions.Load(b.bucket)
 	if known != nil {
 		opts = append(opts, withRegion(known.(string)))
 	}
@@ -86,7 +83,7 @@ func (b *Backend) call(ctx context.Context, bucket string, f func(...func(*s3.Op
 	if region == "" || region == current {
 		return err
 	}
-	regions.Store(b.bucket, region)
+	b.learned.regions.Store(b.bucket, region)
 	return f(withRegion(region))
 }
 
@@ -130,7 +127,7 @@ func (b *Backend) Get(ctx context.Context, name string, off, n int64, version st
 		// GET /name answered without an ETag: a path-style endpoint
 		// listed bucket name.
 		out.Body.Close()
-		styles.Store(b.endpoint, AddressingPath)
+		b.learned.styles.Store(b.endpoint, AddressingPath)
 		return nil, fmt.Errorf("%s: a bucket, not an object: %w", b.Key(name), fs.ErrNotExist)
 	}
 	resp := &remote.Response{Body: out.Body, Start: 0, Length: -1, Size: -1, Version: aws.ToString(out.ETag)}
@@ -195,7 +192,7 @@ func (b *Backend) list(ctx context.Context, dir string) ([]fs.DirEntry, error) {
 	ents, err := b.listIn(ctx, bucket, bucket, rest)
 	if err == nil || style == AddressingPath {
 		if err == nil {
-			styles.Store(b.endpoint, AddressingPath)
+			b.learned.styles.Store(b.endpoint, AddressingPath)
 		}
 		return ents, err
 	}
@@ -206,20 +203,17 @@ func (b *Backend) list(ctx context.Context, dir string) ([]fs.DirEntry, error) {
 	// bucket. Only a listing with entries proves it.
 	vents, verr := b.listIn(ctx, "", "", dir)
 	if verr == nil && len(vents) > 0 {
-		styles.Store(b.endpoint, AddressingVirtualHost)
+		b.learned.styles.Store(b.endpoint, AddressingVirtualHost)
 		return vents, nil
 	}
 	return nil, err
 }
 
-// styles remembers the addressing style of s3+http(s) endpoints.
-var styles sync.Map // endpoint -> Addressing
-
 func (b *Backend) style() Addressing {
 	if b.addressing != AddressingAuto {
 		return b.addressing
 	}
-	if s, ok := styles.Load(b.endpoint); ok {
+	if s, ok := b.learned.styles.Load(b.endpoint); ok {
 		return s.(Addressing)
 	}
 	return AddressingAuto
@@ -388,15 +382,5 @@ func retryAfter(err error) time.Duration {
 	if !errors.As(err, &re) || re.Response == nil {
 		return 0
 	}
-	v := re.Response.Header.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0)
-	}
-	return 0
+	return remote.RetryAfter(re.Response.Header)
 }

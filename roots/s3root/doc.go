@@ -16,7 +16,7 @@
 // do not need to know which: both styles send GET /p to the endpoint. A
 // listing does: it tries path style first and, when the endpoint answers
 // that the first segment is not a bucket, virtual-host style; what worked
-// is remembered per endpoint for the life of the process. Listing the
+// is remembered per endpoint in the pipeline's vfs.Cache. Listing the
 // endpoint's root ("s3+http://host/") lists its buckets (ListBuckets)
 // unless the endpoint is already known to be virtual-host style, in which
 // case it lists the bucket's top level. [Options.Addressing] forces one
@@ -39,7 +39,8 @@
 //     "us-east-1". On AWS a bucket in another region is found anyway: the
 //     first request that S3 refuses with the bucket's region in its
 //     x-amz-bucket-region header is sent again there, and the region is
-//     remembered per bucket, so it costs one request once per process.
+//     remembered per bucket in the pipeline's vfs.Cache, so it costs one
+//     request once per cache.
 //   - Credentials: [Options.Anonymous] sends unsigned requests; otherwise
 //     [Options.Config]'s credentials when set, otherwise the SDK's default
 //     chain (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE and
@@ -51,7 +52,8 @@
 //     as the base, and the environment is then not read.
 //
 // Clients are built once per (endpoint, region, credentials source,
-// addressing) and shared by every open in the process.
+// addressing) and shared by every open with the same vfs.Cache (they are
+// resources of the cache).
 //
 // # Requests
 //

@@ -79,7 +79,8 @@ func open(ctx context.Context, u vfs.SubURL, env *vfs.Env) (driver.Location, err
 		return driver.Location{}, err
 	}
 	opts := options(env)
-	b := &Backend{scheme: u.Scheme, authority: u.Authority, retry: opts.Remote.Retry, addressing: opts.Addressing}
+	l := learnedFor(env.Cache)
+	b := &Backend{scheme: u.Scheme, authority: u.Authority, retry: opts.Remote.Retry, addressing: opts.Addressing, learned: l}
 	if u.Scheme == "s3" {
 		b.bucket = u.Bucket()
 	} else {
@@ -89,16 +90,31 @@ func open(ctx context.Context, u vfs.SubURL, env *vfs.Env) (driver.Location, err
 			return driver.Location{}, fmt.Errorf("endpoint %s: %w", b.endpoint, err)
 		}
 	}
-	c, err := client(ctx, opts, b.endpoint != "")
+	c, err := client(ctx, l, opts, b.endpoint != "")
 	if err != nil {
 		return driver.Location{}, err
 	}
 	b.client = c
-	return driver.Location{Tree: remote.NewTree(b, opts.Remote), Path: u.Key()}, nil
+	return driver.Location{Tree: remote.NewTree(b, env.Cache, opts.Remote), Path: u.Key()}, nil
 }
 
-// clients caches clients by what they were built from.
-var clients sync.Map // string -> *s3.Client
+// learned is what the s3 roots keep for the life of a vfs.Cache (one of
+// its resources): the SDK clients, by what they were built from; the
+// regions of AWS buckets, learnt from redirects; the addressing styles of
+// s3+http(s) endpoints.
+type learned struct {
+	clients sync.Map // string -> *s3.Client
+	regions sync.Map // bucket -> region
+	styles  sync.Map // endpoint -> Addressing
+}
+
+// learnedKey keys the learned among the resources of a vfs.Cache.
+type learnedKey struct{}
+
+// learnedFor returns what the s3 roots learned with c.
+func learnedFor(c *vfs.Cache) *learned {
+	return c.Resource(learnedKey{}, func() any { return new(learned) }).(*learned)
+}
 
 // envVars are the variables that LoadDefaultConfig reads and that change
 // which client is built.
@@ -111,9 +127,9 @@ var envVars = []string{
 	"AWS_EC2_METADATA_DISABLED",
 }
 
-// client returns the shared client for opts. custom says that the URL
+// client returns the client of l for opts. custom says that the URL
 // names its own endpoint (s3+http(s)).
-func client(ctx context.Context, opts *Options, custom bool) (*s3.Client, error) {
+func client(ctx context.Context, l *learned, opts *Options, custom bool) (*s3.Client, error) {
 	if opts.Client != nil {
 		return opts.Client, nil
 	}
@@ -125,7 +141,7 @@ func client(ctx context.Context, opts *Options, custom bool) (*s3.Client, error)
 		}
 	}
 	key := hex.EncodeToString(h.Sum(nil))
-	if c, ok := clients.Load(key); ok {
+	if c, ok := l.clients.Load(key); ok {
 		return c.(*s3.Client), nil
 	}
 	var cfg aws.Config
@@ -168,7 +184,7 @@ func client(ctx context.Context, opts *Options, custom bool) (*s3.Client, error)
 			o.UsePathStyle = o.BaseEndpoint != nil && !custom
 		}
 	})
-	actual, _ := clients.LoadOrStore(key, c)
+	actual, _ := l.clients.LoadOrStore(key, c)
 	return actual.(*s3.Client), nil
 }
 

@@ -1,0 +1,44 @@
+package cache
+
+import (
+	"context"
+	"testing"
+
+	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
+)
+
+// For gives one block cache per vfs.Cache, whose blocks are entries of the
+// vfs.Cache: they count against its budget, and its budget bounds them.
+func TestForSharesBudget(t *testing.T) {
+	vc := vfs.NewCache(4 * 256 * kib)
+	c := For(vc)
+	if For(vc) != c {
+		t.Fatal("For(vc) twice gave two caches")
+	}
+	if For(vfs.NewCache(0)) == c {
+		t.Fatal("For of two vfs.Caches gave one cache")
+	}
+	src := &memSource{data: make([]byte, 16*256*kib)}
+	b := c.Blob(src, "obj", &driver.FileInfo{FName: "obj", FSize: int64(len(src.data))}, nil)
+	p := make([]byte, 256*kib)
+	for off := int64(0); off < int64(len(src.data)); off += 256 * kib {
+		if _, err := b.ReadAt(context.Background(), p, off); err != nil {
+			t.Fatal(err)
+		}
+		if vc.Size() > vc.Budget() {
+			t.Fatalf("vfs.Cache holds %d bytes, over its budget %d", vc.Size(), vc.Budget())
+		}
+	}
+	if got, want := vc.Size(), int64(c.Len())*256*kib; got != want || c.Len() != 4 {
+		t.Errorf("vfs.Cache holds %d bytes in %d blocks, want %d in 4", got, c.Len(), want)
+	}
+	vc.SetBudget(256 * kib)
+	if c.Len() != 1 || vc.Size() != 256*kib {
+		t.Errorf("after SetBudget(1 block): %d blocks, %d bytes", c.Len(), vc.Size())
+	}
+	vc.Purge()
+	if c.Len() != 0 || vc.Size() != 0 {
+		t.Errorf("after Purge: %d blocks, %d bytes", c.Len(), vc.Size())
+	}
+}

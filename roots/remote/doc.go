@@ -1,0 +1,45 @@
+// Package remote is what the remote roots (http, https, s3, s3+http,
+// s3+https, gs) share: a driver.Tree over a small per-service Backend, with
+// opening in one request, reads through the block cache, conditional reads
+// pinned to the version seen at open, and retries.
+//
+// # Request economy
+//
+// Opening an object is one request and no HEAD: a suffix read of
+// Options.SuffixSize bytes whose answer gives the size and the version
+// (ETag or generation). Those bytes are pinned to the object's blob, so a
+// zip's end records, and often its whole central directory, cost nothing
+// more; the suffix size adapts upwards per tree to what archives needed.
+// Later reads go through the block cache of the pipeline's vfs.Cache
+// (cache.For), which fetches aligned blocks, coalesces adjacent ones and
+// reads ahead on sequential reads. An archive reader that needed more than
+// the first read calls Blob.GrowSuffix: the tree, and later opens of the
+// same object with the same vfs.Cache (a small table keyed by the object's
+// URL, a resource of the vfs.Cache), then read that much first.
+// A server that sends the whole object at open (it ignored Range, or gave
+// no size) has it read to the end; up to 64 MiB of it is put in the block
+// cache, so later reads cost nothing.
+//
+// # Consistency
+//
+// Every read after open is conditional on the version seen at open. When
+// the object changed, the read fails with an error matching driver.ErrModified
+// (and fs.ErrNotExist too when it was deleted);
+// bytes of two versions are never mixed, and cache keys carry the version.
+//
+// # Faults
+//
+// Errors marked retryable by the backend (5xx, 429, timeouts, resets,
+// short bodies) are retried with jittered exponential backoff, honouring a
+// Retry-After the backend passes on (capped at Retry.MaxDelay), up to
+// Options.Retry.MaxAttempts. A short body is resumed from where it stopped,
+// never returned as data; the requests of one range, resumed ones included,
+// share the MaxAttempts bound.
+//
+// # Statistics
+//
+// Tree.Stats counts the requests, bytes, block hits and misses of every
+// object of a tree; Tree.As reaches the backend. A
+// server that ignores Range is handled by streaming from the start to the
+// needed part.
+package remote

@@ -1,0 +1,265 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pipefs/pipefs/cache"
+	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
+)
+
+// A Backend reads the objects of one remote location (a bucket, a base URL).
+// Names are fs.ValidPath names relative to the location; "." is the
+// location itself.
+type Backend interface {
+	// Get reads object name. With off >= 0 it asks for the n bytes at off;
+	// with off < 0 it asks for the last -off bytes (a suffix). A server
+	// may answer with more than asked (the whole object): Response.Start
+	// says where the body starts. When version is not empty, the read
+	// must be conditional on it (If-Match, S3 IfMatch, GCS generation) and
+	// fail with an error matching driver.ErrModified when the object has
+	// changed. Errors match fs.ErrNotExist (404) and fs.ErrPermission
+	// (403); transient failures are wrapped with Retryable.
+	Get(ctx context.Context, name string, off, n int64, version string) (*Response, error)
+	// List returns the entries of directory dir, sorted by name, or an
+	// error matching errors.ErrUnsupported when the service cannot list.
+	// A directory that does not exist is fs.ErrNotExist.
+	List(ctx context.Context, dir string) ([]fs.DirEntry, error)
+	// Key returns the canonical URL of name, used in cache keys and
+	// messages.
+	Key(name string) string
+}
+
+// Response is the answer to Backend.Get.
+type Response struct {
+	Body    io.ReadCloser // the bytes from Start on; the caller closes it
+	Start   int64         // offset in the object of the first byte of Body
+	Length  int64         // bytes in Body, -1 when unknown
+	Size    int64         // size of the whole object, -1 when unknown
+	Version string        // ETag or generation, "" when the service gives none
+	ModTime time.Time     // last modification, zero when unknown
+}
+
+// Options configure a Tree. Zero fields mean the defaults.
+type Options struct {
+	Retry Retry
+	// Cache holds the blocks read; nil means the block cache of the
+	// vfs.Cache given to NewTree (cache.For). Tests set it to size the
+	// blocks.
+	Cache *cache.Cache
+	// SuffixSize is the size of the first read of an object. Default
+	// 64 KiB; it grows per tree, up to 8 MiB, when an archive's
+	// directory needed more.
+	SuffixSize int64
+}
+
+const (
+	defaultSuffix = 64 << 10
+	maxSuffix     = 8 << 20
+	// maxWhole bounds the object that a server ignoring Range sends
+	// whole at open and that is kept, in the block cache, for later
+	// reads.
+	maxWhole = 64 << 20
+	// maxHeadBytes bounds the suffixes a tree keeps for objects it
+	// opened.
+	maxHeadBytes = 64 << 20
+)
+
+// Tree is a driver.Tree over a Backend. It is safe for concurrent use.
+type Tree struct {
+	b     Backend
+	o     Options
+	c     *cache.Cache
+	hints *hints
+	stats cache.Stats
+
+	suffix atomic.Int64 // current size of the first read
+
+	mu        sync.Mutex
+	opening   map[string]*openCall // first reads under way, by name
+	heads     map[string]*head     // objects opened, by name
+	headBytes int64
+	// missing holds the not-found errors of names looked up, so that
+	// probing a name again (format detection, then the adapter) costs
+	// no request. Like heads, it is the tree's view from its first look.
+	missing map[string]error
+}
+
+// head is what opening an object learned.
+type head struct {
+	size    int64
+	version string
+	mod     time.Time
+	tailOff int64
+	tail    []byte // pinned to every blob of the object
+	// whole holds the whole object when the server sent it all and it
+	// is larger than the tail; the first blob puts it in the cache.
+	whole []byte
+}
+
+// NewTree returns the tree of b. vc is the cache of the pipeline (nil means
+// vfs.DefaultCache()): it holds the blocks read, unless o.Cache is set, and
+// what the tree learns about the suffixes of objects.
+func NewTree(b Backend, vc *vfs.Cache, o Options) *Tree {
+	if vc == nil {
+		vc = vfs.DefaultCache()
+	}
+	t := &Tree{b: b, o: o, c: o.Cache, hints: hintsFor(vc), heads: map[string]*head{}}
+	if t.c == nil {
+		t.c = cache.For(vc)
+	}
+	s := o.SuffixSize
+	if s <= 0 {
+		s = defaultSuffix
+	}
+	t.suffix.Store(s)
+	return t
+}
+
+var _ driver.Tree = (*Tree)(nil)
+
+// Backend returns the tree's backend.
+func (t *Tree) Backend() Backend { return t.b }
+
+// Stats returns the counts of requests, bytes, hits and misses of every
+// object of the tree: the opens, the block fetches and the resumed bodies.
+func (t *Tree) Stats() cache.Counts { return t.stats.Snapshot() }
+
+// As sets target to the tree's backend when target is a pointer to the
+// backend's type or to an interface it implements, or asks the backend's
+// own As method; it reports whether it did.
+func (t *Tree) As(target any) bool {
+	if a, ok := t.b.(interface{ As(any) bool }); ok && a.As(target) {
+		return true
+	}
+	if p, ok := target.(*Backend); ok {
+		*p = t.b
+		return true
+	}
+	return false
+}
+
+// Grow raises the suffix size of later opens to at least n bytes (capped
+// at 8 MiB). Archive readers call it when an end-of-archive structure
+// needed more than the first read, so that the next archive opened from the
+// same tree needs one request.
+func (t *Tree) Grow(n int64) {
+	n = min(n, maxSuffix)
+	for {
+		cur := t.suffix.Load()
+		if n <= cur || t.suffix.CompareAndSwap(cur, n) {
+			return
+		}
+	}
+}
+
+// Stat describes name. A name that is not an object but has entries under
+// it is a directory (when the backend can list).
+func (t *Tree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
+	if name == "." {
+		return &driver.FileInfo{FName: ".", FMode: fs.ModeDir | 0o555}, nil
+	}
+	h, err := t.open(ctx, name)
+	if err == nil {
+		return &driver.FileInfo{FName: path.Base(name), FSize: h.size, FMode: 0o444, FModTime: h.mod, FSys: h.version}, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	// A listing that succeeds, even empty, is a directory (Backend.List
+	// fails with fs.ErrNotExist for one that does not exist); a denied one
+	// says more than "not found".
+	if _, lerr := t.b.List(ctx, name); lerr == nil {
+		return &driver.FileInfo{FName: path.Base(name), FMode: fs.ModeDir | 0o555}, nil
+	} else if errors.Is(lerr, fs.ErrPermission) {
+		return nil, lerr
+	}
+	return nil, err
+}
+
+// ReadDir lists the directory name. When there is no such directory but
+// name is an object, the error matches driver.ErrNotDir.
+func (t *Tree) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
+	d := name
+	if d == "." {
+		d = ""
+	}
+	ents, err := t.b.List(ctx, d)
+	if err != nil && name != "." && errors.Is(err, fs.ErrNotExist) {
+		if _, oerr := t.open(ctx, name); oerr == nil {
+			return nil, fmt.Errorf("%s: %w", t.b.Key(name), driver.ErrNotDir)
+		}
+	}
+	return ents, err
+}
+
+// OpenBlob opens the object name: one request the first time, none after.
+// The blob is a *Blob.
+func (t *Tree) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
+	if name == "." {
+		return nil, driver.ErrIsDir
+	}
+	h, err := t.open(ctx, name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, lerr := t.b.List(ctx, name); lerr == nil {
+				return nil, driver.ErrIsDir
+			}
+		}
+		return nil, err
+	}
+	info := &driver.FileInfo{FName: path.Base(name), FSize: h.size, FMode: 0o444, FModTime: h.mod, FSys: h.version}
+	// The size is part of the key: without a version (a server with no
+	// validators) it is all that tells two versions apart.
+	key := t.b.Key(name) + "\x00" + h.version + "\x00" + strconv.FormatInt(h.size, 10)
+	src := &source{t: t, name: name, version: h.version, size: h.size}
+	blob := t.c.Blob(src, key, info, &t.stats)
+	blob.Pin(h.tailOff, h.tail)
+	t.mu.Lock()
+	whole := h.whole
+	h.whole = nil
+	if t.heads[name] == h {
+		// Only while the memo still counts it: a concurrent open may
+		// have cleared the memo and its count already.
+		t.headBytes -= int64(len(whole))
+	}
+	t.mu.Unlock()
+	if whole != nil {
+		blob.Put(0, whole)
+	}
+	return &Blob{Blob: blob, t: t, key: t.b.Key(name), src: src}, nil
+}
+
+// Blob is an open remote object: a cache.Blob (so a driver.Blob and a
+// driver.Prefetcher) that also lets archive readers grow the first read.
+type Blob struct {
+	*cache.Blob
+	t   *Tree
+	key string
+	src *source
+}
+
+// Close releases the whole-object body a server that ignores Range left
+// open for the next sequential read, if any. The blob can still be read.
+func (b *Blob) Close() error {
+	b.src.close()
+	return nil
+}
+
+// GrowSuffix asks that later opens of this object, and of other objects of
+// the tree, read at least n bytes first (capped at 8 MiB): see Tree.Grow.
+// Archive readers call it when their end structures needed more than the
+// first read held.
+func (b *Blob) GrowSuffix(n int64) {
+	b.t.Grow(n)
+	b.t.hints.set(b.key, n)
+}
