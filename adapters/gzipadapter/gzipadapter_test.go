@@ -3,6 +3,7 @@ package gzipadapter_test
 import (
 	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	stdgzip "compress/gzip"
 	"context"
 	"encoding/binary"
@@ -419,5 +420,18 @@ func TestLazySize(t *testing.T) {
 	}
 	if _, err := io.ReadAll(g); !errors.Is(err, driver.ErrCorrupt) {
 		t.Errorf("ReadAll of a corrupt stream: %v, want ErrCorrupt", err)
+	}
+}
+
+// TestNoRatioLimit reads with MaxRatio -1, "no limit": the bound plus its
+// slack must saturate, not overflow into a refusal of every stream.
+func TestNoRatioLimit(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(bytes.Repeat([]byte("pipefs "), 100000))
+	zw.Close()
+	got, err := readAll(t, buf.Bytes(), &vfs.Options{Limits: vfs.Limits{MaxRatio: -1}})
+	if err != nil || len(got) != 700000 {
+		t.Fatalf("read %d bytes, %v; want 700000", len(got), err)
 	}
 }

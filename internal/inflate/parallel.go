@@ -340,8 +340,8 @@ func fits(c *cursor, n, in int64) bool {
 	out, mout := c.out+n, c.mout+n
 	return (s.declared < 0 || out <= s.declared) &&
 		out <= l.MaxFileSize &&
-		mout <= l.MaxOutput(in-c.memberIn)+ratioSlack &&
-		out <= l.MaxOutput(s.rootSize)+ratioSlack
+		mout <= l.MaxOutputSlack(in-c.memberIn) &&
+		out <= l.MaxOutputSlack(s.rootSize)
 }
 
 // writeToSpec is WriteTo while B runs.

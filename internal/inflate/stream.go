@@ -30,10 +30,6 @@ const (
 	minVerify = 256
 )
 
-// ratioSlack is added to every ratio bound: the first bytes of a stream
-// may legitimately decode to more than MaxRatio times their size.
-const ratioSlack = 64 << 10
-
 // A Stream serves the output of a sequence of DEFLATE members at any
 // offset. ReadAt is safe for concurrent use.
 type Stream struct {
@@ -404,10 +400,10 @@ func (c *cursor) check() error {
 	if c.out > l.MaxFileSize {
 		return driver.Limitf("decompressed size exceeds Limits.MaxFileSize (%d bytes)", l.MaxFileSize)
 	}
-	if c.mout > l.MaxOutput(c.consumed()-c.memberIn)+ratioSlack {
+	if c.mout > l.MaxOutputSlack(c.consumed()-c.memberIn) {
 		return driver.Limitf("DEFLATE member decompresses to more than Limits.MaxRatio (%d) times its size", l.MaxRatio)
 	}
-	if c.out > l.MaxOutput(c.s.rootSize)+ratioSlack {
+	if c.out > l.MaxOutputSlack(c.s.rootSize) {
 		return driver.Limitf("decompressed size exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", l.MaxRatio, c.s.rootSize)
 	}
 	return nil
