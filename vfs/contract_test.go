@@ -180,3 +180,23 @@ func TestCachesAreSeparate(t *testing.T) {
 		t.Error("nil Options.Cache is not the one default cache")
 	}
 }
+
+func TestRegistrySummary(t *testing.T) {
+	g := new(Registry)
+	open := func(context.Context, driver.Blob, SubURL, *Env) (driver.Location, error) {
+		return driver.Location{}, nil
+	}
+	g.RegisterAdapter(&Adapter{Scheme: "zip", OpenFile: open})
+	g.RegisterAdapter(&Adapter{Scheme: "test.toy", OpenFile: open, Summary: "a toy"})
+	g.RegisterAdapter(&Adapter{Scheme: "gzip", OpenFile: open, Summary: "mine"})
+	for scheme, want := range map[string]string{
+		"zip":      SchemeSummary("zip"), // the table's
+		"test.toy": "a toy",              // a vendor scheme's own
+		"gzip":     "mine",               // the registration wins
+		"zstd":     SchemeSummary("zstd"),
+	} {
+		if got := g.Summary(scheme); got != want || got == "" {
+			t.Errorf("Summary(%q) = %q, want %q", scheme, got, want)
+		}
+	}
+}

@@ -27,6 +27,9 @@ type Root struct {
 	// Options is a nil value of the type the root reads from
 	// Options.Schemes, such as (*s3root.Options)(nil); nil if it reads none.
 	Options any
+	// Summary is one line for help listings; "" means the scheme table's
+	// (SchemeSummary), which vendor schemes outside pipefs are not in.
+	Summary string
 }
 
 // An Adapter opens an adapter sub-URL over what its base yields. It sets
@@ -43,6 +46,9 @@ type Adapter struct {
 	// Options.Schemes, such as (*icechunkadapter.Options)(nil); nil if it
 	// reads none.
 	Options any
+	// Summary is one line for help listings; "" means the scheme table's
+	// (SchemeSummary), which vendor schemes outside pipefs are not in.
+	Summary string
 }
 
 // Input returns the kind of base the adapter reads: KindFile or
@@ -61,7 +67,9 @@ type Env struct {
 	// one being opened ("" for a root). Drivers key what they cache by it,
 	// together with the input's version.
 	URL string
-	// Limits are the limits in effect, defaults filled in.
+	// Limits are the limits in effect, as Limits.Effective gives them:
+	// defaults filled in, and a field set to "no limit" at the largest
+	// value of its type, so a driver compares against them directly.
 	Limits Limits
 	// Cache holds what outlives this open; never nil.
 	Cache *Cache
@@ -237,6 +245,21 @@ func (g *Registry) Schemes() []string {
 	s := append(sortedKeys(g.roots), sortedKeys(g.adapters)...)
 	slices.Sort(s)
 	return s
+}
+
+// Summary returns the one-line description of a registered scheme: its
+// registration's Summary, else the scheme table's; "" when it has none.
+func (g *Registry) Summary(scheme string) string {
+	g.mu.RLock()
+	r, a := g.roots[scheme], g.adapters[scheme]
+	g.mu.RUnlock()
+	switch {
+	case r != nil && r.Summary != "":
+		return r.Summary
+	case a != nil && a.Summary != "":
+		return a.Summary
+	}
+	return SchemeSummary(scheme)
 }
 
 // Formats returns the registered formats in detection order.

@@ -27,7 +27,7 @@ func schemeHelp(reg *vfs.Registry) string {
 		}
 		fmt.Fprintf(&b, "\n%s:\n", title)
 		for _, s := range schemes {
-			line := fmt.Sprintf("  %-*s  %s", width, s+":", vfs.SchemeSummary(s))
+			line := fmt.Sprintf("  %-*s  %s", width, s+":", vfs.DefaultRegistry.Summary(s))
 			b.WriteString(strings.TrimRight(line, " ") + "\n")
 		}
 	}

@@ -11,20 +11,36 @@
 //
 //	func init() {
 //		vfs.RegisterAdapter(&vfs.Adapter{
-//			Scheme:   "pipefs.toy",           // a standard scheme, or vendor "." name
-//			OpenFile: open,                   // reads a file: gets a Blob
+//			Scheme:   "pipefs.toy",  // a standard scheme, or vendor "." name
+//			OpenFile: open,          // reads a file: gets a Blob
+//			Summary:  "a toy",       // one line for "pipefs --help"
 //		})
 //	}
 //
 //	func open(ctx context.Context, in driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
-//		return driver.Location{Blob: ...}, nil // or Tree and Path
+//		arg := u.DecodedPath()        // what follows "pipefs.toy:", decoded
+//		...                           // read in, within env.Limits
+//		return driver.Location{Blob: out}, nil // or Tree and Path
 //	}
 //
 // An adapter that reads a directory sets OpenDir instead and gets a [Tree]
 // rooted at that directory. The engine checks the kind of the input once,
 // so an adapter never sees the wrong kind. A program that imports the
-// package can then open "…|pipefs.toy:…"; a format signature
-// (vfs.RegisterFormat) makes detection append it.
+// package can then open "…|pipefs.toy:…": adding an adapter touches its
+// package and the import line of the program that wants it (in pipefs
+// itself, pipefs.go for a local format, all/all.go for a remote root). A
+// format signature (vfs.RegisterFormat) makes detection append it; a
+// standard scheme's syntax is one row of the table in vfs/schemes.go.
+//
+// An adapter that yields a tree names its entries; one that yields a file
+// names it in the FileInfo of the blob it returns (File.Name reports it).
+// A Blob's ReadAt takes a context; [ReaderAt] adapts it to io.ReaderAt for
+// io.SectionReader and friends. Before trusting Stat().Size() of a
+// decompressed input, check [SizeKnower]: its size may cost a full decode.
+// An adapter's errors need no sub-URL or path: the engine wraps them in an
+// *fs.PathError whose cause, a *vfs.StageError, names the sub-URL.
+// Package fstest holds the conformance kit (fstest.Run) every driver that
+// yields a tree runs.
 //
 // # What a driver implements
 //

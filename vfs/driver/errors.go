@@ -38,7 +38,8 @@ func Corruptf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
 }
 
-// Limitf returns an error matching ErrLimit, with the formatted message.
+// Limitf returns an error matching ErrLimit, "limit exceeded: " followed by
+// the formatted message, which should name the Limits field to raise.
 func Limitf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrLimit, fmt.Sprintf(format, args...))
 }
