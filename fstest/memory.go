@@ -14,8 +14,9 @@ import (
 // memSeq numbers the prefixes MapFiles hands out.
 var memSeq atomic.Uint64
 
-// MapFiles writes files into the process-wide store of the "memory:" root
-// under a fresh prefix, and returns the prefix: files[name] is then the
+// MapFiles writes files into the store of the "memory:" root of
+// vfs.DefaultCache (a pipeline opened with its own Options.Cache reads
+// another store, memroot.For of that cache) under a fresh prefix, and returns the prefix: files[name] is then the
 // key prefix+"/"+name, read by the pipeline "memory:/"+prefix+"/"+name.
 // A name ending in "/" makes an (empty) directory; its value is ignored.
 // The prefix is made of t's name and a counter, with only characters that

@@ -12,9 +12,9 @@ const DefaultCacheBudget = 512 << 20
 
 // A Cache holds what pipefs keeps between the opens of pipelines: blocks
 // fetched from remote objects, indexes derived from archives and streams
-// (zip directories, tar tables, gzip checkpoints, zstd frame tables, store
-// metadata), and per-process resources such as SDK clients and what remote
-// roots learned about their servers.
+// (tar tables, the DEFLATE checkpoints of gzip streams and zip members),
+// and resources such as SDK clients, what remote roots learned about their
+// servers, and the store of the memory: root.
 //
 // Derived data lives in one LRU bounded in bytes ([Cache.Get],
 // [Cache.Add]); resources live as long as the Cache ([Cache.Resource]). Two

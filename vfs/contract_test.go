@@ -105,13 +105,28 @@ func TestSchemeOptionsTyped(t *testing.T) {
 	if err := open("http://h/a.txt", nil); err != nil {
 		t.Fatal(err)
 	}
-	if want := "https x;http none"; strings.Join(seen, ";") != want {
+	// An entry of https's own wins over http's, for https only.
+	both := map[string]any{"http": &toyOptions{Tag: "h"}, "https": &toyOptions{Tag: "s"}}
+	if err := open("https://h/a.txt", both); err != nil {
+		t.Fatal(err)
+	}
+	if err := open("http://h/a.txt", both); err != nil {
+		t.Fatal(err)
+	}
+	// Schemes the program did not register, and nil values, are ignored:
+	// one configuration serves programs with different drivers.
+	if err := open("http://h/a.txt", map[string]any{"s3": 42, "gs": nil, "pipefs.other": "x", "test.file": nil}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "https x;http none;https s;http h;http none"; strings.Join(seen, ";") != want {
 		t.Errorf("roots saw %q, want %q", seen, want)
 	}
 	for name, schemes := range map[string]map[string]any{
 		"wrong type":      {"http": toyOptions{Tag: "not a pointer"}},
-		"alias key":       {"https": &toyOptions{}},
-		"unknown scheme":  {"s3": &toyOptions{}},
+		"alias wrong":     {"https": toyOptions{}},
+		"not a scheme":    {"no such": &toyOptions{}},
+		"typo":            {"htttp": &toyOptions{}},
+		"upper case":      {"HTTP": &toyOptions{}},
 		"takes none":      {"test.file": &toyOptions{}},
 		"another's value": {"http": &Options{}},
 	} {

@@ -117,7 +117,11 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 	if err != nil {
 		return nil, stageErr(p, 0, err)
 	}
-	loc, err := root.Open(ctx, p[0], r.env("", root.Scheme, o, lim))
+	scheme := root.Scheme
+	if _, ok := o.Schemes[p[0].Scheme]; ok {
+		scheme = p[0].Scheme // an entry of its own beside the root's (https beside http)
+	}
+	loc, err := root.Open(ctx, p[0], r.env("", scheme, o, lim))
 	if err != nil {
 		return nil, stageErr(p, 0, err)
 	}

@@ -23,11 +23,13 @@ type Options struct {
 	NoDetect bool
 
 	// Schemes holds the options of individual roots and adapters, keyed by
-	// the scheme they registered under: each scheme's package documents the
-	// type it reads (a *s3root.Options under "s3", a *httproot.Options
-	// under "http" for both http and https). Opening a pipeline fails with
-	// an error matching fs.ErrInvalid when a key is not a registered scheme
-	// that takes options, or when its value is not of that scheme's type.
+	// lower-case scheme: each scheme's package documents the type it reads
+	// (a *s3root.Options under "s3"). An entry under a root's scheme serves
+	// the other schemes it registered with too ("http" serves https, "s3"
+	// serves s3+http and s3+https) unless they have an entry of their own.
+	// Opening a pipeline fails with an error matching fs.ErrInvalid when a
+	// key is not a scheme, or when a registered scheme's value is not of
+	// its type; a scheme the program did not register is ignored.
 	Schemes map[string]any
 }
 

@@ -282,32 +282,41 @@ func (g *Registry) unknown(scheme string) error {
 		ErrUnknownScheme, scheme, registered)
 }
 
-// checkOptions checks that every key of o.Schemes is the scheme a root or
-// adapter registered under, and that it holds a value of that driver's
-// options type.
+// checkOptions checks the keys and values of o.Schemes: a key is a
+// lower-case scheme; the value of a registered scheme (nil aside) has the
+// type its driver declared; a registered scheme that takes no options has
+// none. A key that names a scheme nobody registered in g is ignored, so
+// that one configuration serves programs that import different drivers; a
+// key that is no scheme at all is an error.
 func (g *Registry) checkOptions(o *Options) error {
 	if o == nil {
 		return nil
 	}
 	for k, v := range o.Schemes {
+		if k != strings.ToLower(k) {
+			return fmt.Errorf("%w: Options.Schemes[%q]: keys are lower-case scheme names", fs.ErrInvalid, k)
+		}
 		var want any
 		g.mu.RLock()
 		r, a := g.roots[k], g.adapters[k]
 		g.mu.RUnlock()
 		switch {
-		case r != nil && r.Scheme != k:
-			return fmt.Errorf("%w: Options.Schemes[%q]: the options of %s go under %q", fs.ErrInvalid, k, k, r.Scheme)
 		case r != nil:
 			want = r.Options
 		case a != nil:
 			want = a.Options
+		case isScheme(k) && (IsVendorScheme(k) || SchemeSummary(k) != ""):
+			continue // a scheme this program does not use
 		default:
-			return fmt.Errorf("%w: Options.Schemes[%q]: %w %q", fs.ErrInvalid, k, ErrUnknownScheme, k)
+			return fmt.Errorf("%w: Options.Schemes[%q]: not a scheme", fs.ErrInvalid, k)
+		}
+		if v == nil {
+			continue
 		}
 		if want == nil {
 			return fmt.Errorf("%w: Options.Schemes[%q]: the %s scheme takes no options", fs.ErrInvalid, k, k)
 		}
-		if v != nil && reflect.TypeOf(v) != reflect.TypeOf(want) {
+		if reflect.TypeOf(v) != reflect.TypeOf(want) {
 			return fmt.Errorf("%w: Options.Schemes[%q] is a %T; the %s scheme reads a %T", fs.ErrInvalid, k, v, k, want)
 		}
 	}

@@ -163,7 +163,7 @@ var schemeRows = []schemeInfo{
 	{name: "file", role: roleRoot, authority: localHostAuthority, path: pathAbsolute, yields: KindAny,
 		pkg: module + "/roots/fileroot", summary: "local file or directory"},
 	{name: "memory", role: roleRoot, authority: keyAuthority, yields: KindAny,
-		pkg: module + "/roots/memroot", summary: "process-wide in-memory store"},
+		pkg: module + "/roots/memroot", summary: "in-memory store, one per vfs.Cache"},
 	{name: "http", role: roleRoot, authority: hostAuthority, query: true, yields: KindAny,
 		pkg: module + "/roots/httproot", summary: "file on a web server, read with range requests"},
 	{name: "https", role: roleRoot, authority: hostAuthority, query: true, yields: KindAny,

@@ -202,14 +202,15 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 	if o := vfs.SchemeOptions[*Options](env); o != nil {
 		spacing = o.Spacing
 	}
+	iopts := &inflate.Options{Spacing: spacing, Limits: lim, Cache: env.Cache}
 	key := ""
 	if env.URL != "" {
 		// The spacing is part of the key: an index is reused only by
 		// opens that ask for its spacing.
-		key = fmt.Sprintf("gzip\x00%s\x00%d\x00%d\x00%d", env.URL, info.Size(), info.ModTime().UnixNano(), spacing)
+		key = fmt.Sprintf("gzip\x00%s\x00%d\x00%d\x00%d", env.URL, info.Size(), info.ModTime().UnixNano(), iopts.EffectiveSpacing())
 	}
 	fr := &framer{src: src, size: info.Size(), maxName: lim.MaxNameLength}
-	s := inflate.New(src, data, fr, key, &inflate.Options{Spacing: spacing, Limits: lim, Cache: env.Cache})
+	s := inflate.New(src, data, fr, key, iopts)
 	mtime := h.ModTime
 	if mtime.IsZero() {
 		mtime = info.ModTime()

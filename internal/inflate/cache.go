@@ -27,7 +27,7 @@ func cached(c *vfs.Cache, key string, first int64) *Index {
 	if key == "" {
 		return newIndex(nil, "", first)
 	}
-	mu := c.Resource(indexLockKey{}, func() any { return new(indexLock) }).(*indexLock)
+	mu := lockOf(c)
 	mu.Lock()
 	defer mu.Unlock()
 	if v, ok := c.Get(indexKey(key)); ok {
@@ -38,13 +38,21 @@ func cached(c *vfs.Cache, key string, first int64) *Index {
 	return ix
 }
 
+func lockOf(c *vfs.Cache) *indexLock {
+	return c.Resource(indexLockKey{}, func() any { return new(indexLock) }).(*indexLock)
+}
+
 // grew counts n more window bytes of ix in its cache, while the cache
 // still holds it. Indexes in use by open streams stay usable after
-// eviction; later opens rebuild them.
+// eviction; later opens rebuild them. The index lock makes the check and
+// the growth one step: no new index can take ix's key in between.
 func (ix *Index) grew(n int64) {
 	if ix.c == nil {
 		return
 	}
+	mu := lockOf(ix.c)
+	mu.Lock()
+	defer mu.Unlock()
 	if v, ok := ix.c.Peek(indexKey(ix.key)); ok && v == ix {
 		ix.c.Grow(indexKey(ix.key), n)
 	}
@@ -55,6 +63,9 @@ func (ix *Index) forget() {
 	if ix.c == nil {
 		return
 	}
+	mu := lockOf(ix.c)
+	mu.Lock()
+	defer mu.Unlock()
 	if v, ok := ix.c.Peek(indexKey(ix.key)); ok && v == ix {
 		ix.c.Remove(indexKey(ix.key))
 	}

@@ -48,6 +48,10 @@ func (o *Options) specKnobs() specKnobs {
 	return o.spec
 }
 
+// EffectiveSpacing returns the checkpoint spacing o gives: DefaultSpacing
+// for 0, and at least 64 KiB. o may be nil.
+func (o *Options) EffectiveSpacing() int64 { return o.spacing() }
+
 func (o *Options) spacing() int64 {
 	if o == nil || o.Spacing == 0 {
 		return DefaultSpacing

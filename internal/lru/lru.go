@@ -13,7 +13,7 @@ import (
 
 // A Weighted is an LRU bounded by the total weight of its entries. It is
 // safe for concurrent use. An entry heavier than the whole budget is not
-// kept. OnEvict, when set before use, is called for each entry that leaves
+// kept, and does not evict the others. OnEvict, when set before use, is called for each entry that leaves
 // the cache, by eviction, Remove or Purge, with the cache's lock held: it
 // must not call back into the cache.
 type Weighted[K comparable, V any] struct {
@@ -68,6 +68,10 @@ func (c *Weighted[K, V]) Peek(key K) (v V, ok bool) {
 func (c *Weighted[K, V]) Add(key K, v V, w int64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if w > c.budget {
+		c.l.Remove(key) // the old value, if any, is replaced by nothing
+		return false
+	}
 	if old, ok := c.l.Peek(key); ok {
 		c.total -= old.w
 		c.l.Add(key, entry[V]{v, w}) // no eviction callback for a replacement
@@ -86,6 +90,10 @@ func (c *Weighted[K, V]) Grow(key K, delta int64) bool {
 	defer c.mu.Unlock()
 	e, ok := c.l.Peek(key)
 	if !ok {
+		return false
+	}
+	if e.w+delta > c.budget {
+		c.l.Remove(key)
 		return false
 	}
 	e.w += delta

@@ -30,9 +30,14 @@ func TestWeighted(t *testing.T) {
 	} else {
 		t.Fatal("c evicted by its own growth while a was older")
 	}
-	if c.Add("huge", 0, 11) || c.Len() != 0 {
-		t.Fatalf("an entry over the whole budget was kept, or kept others: len %d", c.Len())
+	if c.Add("huge", 0, 11) || c.Len() != 1 || c.Weight() != 5 {
+		t.Fatalf("an entry over the whole budget was kept, or evicted others: len %d", c.Len())
 	}
+	c.Add("g", 0, 2)
+	if c.Grow("g", 9) || c.Len() != 1 || c.Weight() != 5 {
+		t.Fatalf("an entry grown over the whole budget was kept, or evicted others: len %d", c.Len())
+	}
+	c.Remove("c")
 	c.Add("x", 1, 3)
 	c.Add("x", 2, 5) // replace: no eviction callback, weight replaced
 	if v, _ := c.Get("x"); v != 2 || c.Weight() != 5 {
