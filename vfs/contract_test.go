@@ -191,7 +191,7 @@ func TestCachesAreSeparate(t *testing.T) {
 	if _, ok := a.Get(key{1}); ok || a.Size() != 95 {
 		t.Errorf("budget not kept: size %d", a.Size())
 	}
-	if DefaultCache() != DefaultCache() || (&Options{}).cache() != DefaultCache() {
+	if (&Options{}).cache() != DefaultCache() || (*Options)(nil).cache() != DefaultCache() {
 		t.Error("nil Options.Cache is not the one default cache")
 	}
 }

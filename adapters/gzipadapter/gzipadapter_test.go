@@ -3,7 +3,6 @@ package gzipadapter_test
 import (
 	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	stdgzip "compress/gzip"
 	"context"
 	"encoding/binary"
@@ -427,7 +426,7 @@ func TestLazySize(t *testing.T) {
 // slack must saturate, not overflow into a refusal of every stream.
 func TestNoRatioLimit(t *testing.T) {
 	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
+	zw := stdgzip.NewWriter(&buf)
 	zw.Write(bytes.Repeat([]byte("pipefs "), 100000))
 	zw.Close()
 	got, err := readAll(t, buf.Bytes(), &vfs.Options{Limits: vfs.Limits{MaxRatio: -1}})
