@@ -61,6 +61,8 @@
 //     reads cost.
 //   - [Versioned]: a Tree that is a store with a history (OCDBT,
 //     Icechunk), for "pipefs log".
+//   - [Omitter]: a Tree that leaves out entries it cannot expose, and says
+//     which.
 //   - As(any) bool: a Tree or Blob that gives a caller a value of its own
 //     (an archive's header table, a remote root's SDK client) through
 //     vfs.FS.As and vfs.File.As.
@@ -177,4 +179,19 @@ type Version struct {
 	Time    time.Time // when it was committed
 	Keys    int64     // the number of keys, or -1 when the store does not say
 	Message string    // the commit message, if the store keeps one
+}
+
+// An Omitter is a Tree that leaves out entries it cannot expose, such as a
+// member whose name is not a valid io/fs name (a NUL, an absolute path, a
+// ".." element). Omitted lists them, so that a caller reports them instead
+// of losing them silently.
+type Omitter interface {
+	Omitted(ctx context.Context) ([]Omission, error)
+}
+
+// An Omission is one entry an Omitter left out.
+type Omission struct {
+	Name   string // the name as the container stores it
+	Offset int64  // where its entry starts in the container; -1 if unknown
+	Reason string // why it is left out, for people
 }
