@@ -69,10 +69,25 @@
 // \"abcd\"". Checks that open a pipeline or a file per name sample a big
 // tree rather than visiting every name.
 //
+// # Checking a file location
+//
+// An adapter that yields a file (gzip:, byte-range:, json:, ...) is
+// checked by [RunFile], on the bytes the file must hold; it runs the same
+// Read, ReadAt, Seek, context and Close checks on that one file. Such an
+// adapter is also checked by Run on a pipeline that ends in a container
+// after it, such as "a.tar.xz|pipefs.xz:|pipefs.tar:".
+//
 // # Fixtures
 //
 // [MapFiles] writes files into the memory root under a prefix of their own
 // and removes them when the test ends. [ZipBytes] and [ZipBytesFunc] build
 // zip archives with archive/zip. [TreeFS] views a driver.Tree that a test
 // holds directly as an fs.FS.
+//
+// [Fixture] finds a file of the shared fixtures (../shared/fixtures beside
+// the repository) and [NeedTool] a program such as bsdtar. When either is
+// missing the test skips, except in CI (the environment variable CI is set,
+// see [InCI]), where it fails: CI provides everything, so a missing
+// fixture or tool there is a broken setup, not a reason to pass.
+// [Unavailable] does the same for anything else a test needs.
 package fstest
