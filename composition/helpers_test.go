@@ -25,20 +25,10 @@ import (
 	_ "github.com/pipefs/pipefs" // the local roots and every adapter
 )
 
-// fixtures is the shared fixture directory, beside the repository.
-const fixtures = "../../shared/fixtures"
-
 // fixtureFS returns the shared fixtures as an fs.FS.
 func fixtureFS(t testing.TB) fs.FS {
 	t.Helper()
-	dir, err := filepath.Abs(fixtures)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("shared fixtures not found: %v", err)
-	}
-	return os.DirFS(dir)
+	return os.DirFS(fstest.Fixture(t, "."))
 }
 
 // server serves the shared fixtures over HTTP on loopback: the fixture
@@ -190,12 +180,7 @@ func readArrayOpts(t testing.TB, pipeline, child string, o *vfs.Options) []byte 
 // absFixture returns the absolute slash path of a shared fixture.
 func absFixture(t testing.TB, rel string) string {
 	t.Helper()
-	fixtureFS(t)
-	p, err := filepath.Abs(filepath.Join(fixtures, rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return filepath.ToSlash(p)
+	return filepath.ToSlash(fstest.Fixture(t, rel))
 }
 
 // localFiles opens "file:FIXTURES/"+rel (a pipeline relative to the

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io/fs"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -22,16 +21,10 @@ import (
 )
 
 // fixtures is the shared fixture directory, beside the repository.
-const fixtures = "../../../shared/fixtures/icechunk"
-
 // fixture returns the absolute path of a fixture repository.
 func fixture(t testing.TB, name string) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join(fixtures, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return fstest.Fixture(t, "icechunk/"+name)
 }
 
 // base opens a fixture repository's directory as a driver.Tree.

@@ -22,18 +22,9 @@ import (
 	"github.com/pipefs/pipefs/vfs"
 )
 
-const fixtures = "../../../shared/fixtures/icechunk"
-
 func fixture(t testing.TB, name string) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join(fixtures, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("fixture %s: %v (the fixtures live in ../shared beside the repository)", name, err)
-	}
-	return p
+	return fstest.Fixture(t, "icechunk/"+name)
 }
 
 var repos = []string{"test-repo-v1", "test-repo-v2", "test-repo-v2-migrated"}

@@ -17,11 +17,7 @@ import (
 
 func fixture(t testing.TB, rel string) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("../../../shared/fixtures/n5", rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return filepath.ToSlash(p)
+	return filepath.ToSlash(fstest.Fixture(t, "n5/"+rel))
 }
 
 // TestGolden reads TensorStore's five golden datasets: C view [4, 5] with

@@ -27,21 +27,11 @@ import (
 	"github.com/pipefs/pipefs/vfs"
 )
 
-// fixtureDir is the shared OCDBT fixture directory, beside the repository.
-const fixtureDir = "../../../shared/fixtures/ocdbt"
-
-// fixture returns the absolute path of a fixture, skipping the test when
-// the shared fixtures are not checked out.
+// fixture returns the absolute slash path of a shared OCDBT fixture (see
+// fstest.Fixture for when it is missing).
 func fixture(t testing.TB, name string) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join(fixtureDir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("fixture missing: %v", err)
-	}
-	return filepath.ToSlash(p)
+	return filepath.ToSlash(fstest.Fixture(t, "ocdbt/"+name))
 }
 
 // readDirFiles returns the files under dir, keyed by slash path.

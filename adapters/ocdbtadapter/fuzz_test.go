@@ -11,7 +11,7 @@ import (
 func fuzzSeeds(f *testing.F) {
 	ctx := context.Background()
 	for _, db := range []string{"files_min_arity", "files_high_arity", "ome_zarr_simple_0.5", "multi_version_low_arity"} {
-		files := loadDir(f, fixtures+"/"+db+".ocdbt")
+		files := loadDir(f, db+".ocdbt")
 		body, err := decodeEnvelope(files["manifest.ocdbt"], magicManifest, "manifest")
 		if err != nil {
 			f.Fatal(err)

@@ -10,11 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
-
-// fixtures is the shared fixture directory, beside the repository.
-const fixtures = "../../../shared/fixtures/ocdbt"
 
 // memTree is a driver.Tree over a map of file contents.
 type memTree map[string][]byte
@@ -43,9 +41,11 @@ func (m memTree) OpenBlob(ctx context.Context, name string) (driver.Blob, error)
 	return driver.BytesBlob(b, &driver.FileInfo{FName: filepath.Base(name), FSize: int64(len(b)), FMode: 0o444}), nil
 }
 
-// loadDir reads every file under dir into a memTree.
-func loadDir(t testing.TB, dir string) memTree {
+// loadDir reads every file under the shared OCDBT fixture name into a
+// memTree.
+func loadDir(t testing.TB, name string) memTree {
 	t.Helper()
+	dir := fstest.Fixture(t, "ocdbt/"+name)
 	m := memTree{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -60,7 +60,7 @@ func loadDir(t testing.TB, dir string) memTree {
 		return nil
 	})
 	if err != nil {
-		t.Skipf("fixture missing: %v", err)
+		t.Fatalf("reading fixture %s: %v", name, err)
 	}
 	return m
 }

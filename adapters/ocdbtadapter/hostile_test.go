@@ -228,7 +228,7 @@ func TestCorruptFixtures(t *testing.T) {
 	}
 	for _, db := range []string{"files_min_arity", "files_high_arity", "multi_version_low_arity"} {
 		t.Run(db, func(t *testing.T) {
-			orig := loadDir(t, fixtures+"/"+db+".ocdbt")
+			orig := loadDir(t, db+".ocdbt")
 			man := orig["manifest.ocdbt"]
 			for n := range len(man) {
 				files := maps.Clone(orig)
@@ -248,7 +248,7 @@ func TestCorruptFixtures(t *testing.T) {
 		})
 	}
 	t.Run("files_min_arity/data", func(t *testing.T) {
-		orig := loadDir(t, fixtures+"/files_min_arity.ocdbt")
+		orig := loadDir(t, "files_min_arity.ocdbt")
 		const name = "d/f6d9da936d3f6f58b667ca9d54a38667"
 		data := orig[name]
 		const values = 9 // a, b, c: 3 bytes each at offsets 0, 3, 6

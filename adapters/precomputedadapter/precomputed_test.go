@@ -15,10 +15,7 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	dir, err := filepath.Abs("../../../shared/fixtures/precomputed/one_channel")
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := fstest.Fixture(t, "precomputed/one_channel")
 	fstest.Run(t, fstest.Case{Pipeline: "file:" + filepath.ToSlash(dir) + "/|neuroglancer-precomputed:",
 		Files: map[string][]byte{},
 	})
@@ -26,11 +23,7 @@ func TestConformance(t *testing.T) {
 
 func fixture(t testing.TB, rel string) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("../../../shared/fixtures/precomputed", rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return filepath.ToSlash(p)
+	return filepath.ToSlash(fstest.Fixture(t, "precomputed/"+rel))
 }
 
 // TestPrecomputed checks the info-only fixtures and reads a chunk written

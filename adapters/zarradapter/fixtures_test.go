@@ -10,20 +10,15 @@ import (
 	"github.com/pipefs/pipefs/adapters/array"
 	_ "github.com/pipefs/pipefs/adapters/zarradapter"
 	_ "github.com/pipefs/pipefs/adapters/zipadapter"
+	"github.com/pipefs/pipefs/fstest"
 	_ "github.com/pipefs/pipefs/roots/fileroot"
 	"github.com/pipefs/pipefs/vfs"
 )
 
-const fixtures = "../../../shared/fixtures"
-
-// fixture returns the absolute path of a shared fixture.
+// fixture returns the absolute slash path of a shared fixture.
 func fixture(t testing.TB, rel string) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join(fixtures, rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return filepath.ToSlash(p)
+	return filepath.ToSlash(fstest.Fixture(t, rel))
 }
 
 // sha16 is the first 16 hex digits of the SHA-256 of b, as ARRAYS.md

@@ -18,7 +18,7 @@ func mustZstd(t testing.TB, b []byte) []byte {
 
 // seedVectors adds the numcodecs vectors of dir to f's corpus.
 func seedVectors(f *testing.F, dir string) {
-	names, _ := filepath.Glob(filepath.Join(numcodecsDir, dir, "codec.*", "encoded.*.dat"))
+	names, _ := filepath.Glob(filepath.Join(numcodecsDir(f), dir, "codec.*", "encoded.*.dat"))
 	for _, n := range names {
 		if b, err := os.ReadFile(n); err == nil && len(b) <= 4096 {
 			f.Add(b)

@@ -6,9 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/pipefs/pipefs/fstest"
 )
 
-const numcodecsDir = "../../../shared/fixtures/codecs/numcodecs"
+// numcodecsDir returns the directory of the shared numcodecs test vectors.
+func numcodecsDir(t testing.TB) string {
+	t.Helper()
+	return fstest.Fixture(t, "codecs/numcodecs")
+}
 
 // npyData returns the data bytes of a .npy file: everything after the
 // magic, the version, the header length and the header.
@@ -36,13 +42,14 @@ func npyData(t *testing.T, name string) []byte {
 // checkVectors decodes every encoded.MM.dat under dir/codec.NN and compares
 // it with dir/array.MM.npy.
 func checkVectors(t *testing.T, dir string, decode func([]byte, int) ([]byte, error)) {
-	encoded, err := filepath.Glob(filepath.Join(numcodecsDir, dir, "codec.*", "encoded.*.dat"))
+	vectors := numcodecsDir(t)
+	encoded, err := filepath.Glob(filepath.Join(vectors, dir, "codec.*", "encoded.*.dat"))
 	if err != nil || len(encoded) == 0 {
 		t.Fatalf("no vectors under %s (%v)", dir, err)
 	}
 	for _, name := range encoded {
 		mm := filepath.Base(name)[len("encoded.") : len("encoded.")+2]
-		want := npyData(t, filepath.Join(numcodecsDir, dir, "array."+mm+".npy"))
+		want := npyData(t, filepath.Join(vectors, dir, "array."+mm+".npy"))
 		src, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
