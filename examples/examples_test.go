@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pipefs/pipefs/fstest"
 )
 
 var examples = []string{"cat", "localzip", "serve", "templates", "walk"}
@@ -25,10 +27,7 @@ func build(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds programs with the go tool")
 	}
-	gotool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool in PATH")
-	}
+	gotool := fstest.NeedTool(t, "go")
 	bin := t.TempDir()
 	args := []string{"build", "-o", bin + string(filepath.Separator)}
 	for _, e := range examples {
@@ -49,7 +48,7 @@ func demo(t *testing.T) string {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(abs); err != nil {
-		t.Skipf("no demo archive: %v", err)
+		t.Fatalf("testdata/demo.zip, part of the repository, is missing: %v", err)
 	}
 	return "file:" + (&url.URL{Path: filepath.ToSlash(abs)}).EscapedPath()
 }
@@ -241,10 +240,7 @@ func deps(t *testing.T, pkg string) []string {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	gotool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool in PATH")
-	}
+	gotool := fstest.NeedTool(t, "go")
 	out, err := exec.Command(gotool, "list", "-deps", pkg).Output()
 	if err != nil {
 		t.Fatalf("go list -deps %s: %v", pkg, err)

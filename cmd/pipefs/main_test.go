@@ -485,7 +485,7 @@ func TestStatZipHeader(t *testing.T) {
 	zipURL := site(t, "cli/statzip")
 	out := mustRun(t, "stat", zipURL+"|zip:docs/guide.md")
 	if !strings.Contains(out, "Header:   *zip.FileHeader\n") {
-		t.Skipf("the zip adapter does not expose a *zip.FileHeader:\n%s", out)
+		t.Fatalf("stat does not show the *zip.FileHeader that the zip adapter exposes:\n%s", out)
 	}
 	for _, want := range []string{
 		`\n  Name: +docs/guide\.md\n`,
