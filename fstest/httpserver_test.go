@@ -3,6 +3,8 @@ package fstest_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
+	"errors"
 	"io"
 	"net/http"
 	"testing"
@@ -100,11 +102,26 @@ func TestHTTPServerFaults(t *testing.T) {
 	if _, b, _ := get(t, s, "f", nil); string(b) != "changed" {
 		t.Errorf("change: %q", b)
 	}
-	s.Inject(fstest.Fault{Kind: fstest.FaultDelay, Delay: 50 * time.Millisecond})
-	start := time.Now()
-	get(t, s, "f", nil)
-	if time.Since(start) < 50*time.Millisecond {
-		t.Errorf("delay: answered in %v", time.Since(start))
+	// A delay of an hour: the request is logged but not answered before
+	// the client gives up, and the next one is answered.
+	s.Inject(fstest.Fault{Kind: fstest.FaultDelay, Delay: time.Hour})
+	before := s.Requests()
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		for s.Requests() == before {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL()+"/f", nil)
+	if resp, err := s.Client().Do(req); !errors.Is(err, context.Canceled) {
+		if err == nil {
+			resp.Body.Close()
+		}
+		t.Errorf("delay: request cancelled while the server waits: error = %v, want context.Canceled", err)
+	}
+	if _, b, err := get(t, s, "f", nil); err != nil || string(b) != "changed" {
+		t.Errorf("after the delayed request: %q, %v; want \"changed\"", b, err)
 	}
 	s.Inject(fstest.Fault{Kind: fstest.FaultStatus, Times: 2, Path: "f"})
 	for i, want := range []int{503, 503, 200} {
