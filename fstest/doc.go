@@ -33,7 +33,9 @@
 //   - contents: every expected file reads back its bytes through ReadFile,
 //     fs.ReadFile and Open+Read; Stat gives its size, name and kind; every
 //     expected directory lists its expected children, with entries whose
-//     Info agrees; with [Case.Exhaustive], the tree holds nothing else.
+//     Info agrees (but for the size of a symbolic link's entry, which
+//     describes the link, as fs.DirEntry says); with [Case.Exhaustive], the
+//     tree holds nothing else.
 //   - readat: io.ReaderAt on one shared *vfs.File: edge cases (zero
 //     length, across the end, at and past the end, negative offset), then
 //     goroutines reading at random offsets (from a fixed seed) while
