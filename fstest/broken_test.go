@@ -34,15 +34,16 @@ var bugs = []struct {
 	saying string   // a substring of the log
 }{
 	{"none", nil, ""},
-	{"readat-ignores-offset", []string{"testfs", "readat", "seek"}, `ReadAt(12, 1) = "h"`},
-	{"readat-short-nil", []string{"readat"}, "want io.EOF after a short read"},
-	{"readat-wrapped-eof", []string{"readat"}, "want io.EOF after a short read"},
-	{"readat-partial", []string{"readat"}, "a short read needs an error"},
+	{"readat-ignores-offset", []string{"testfs", "readat", "seek", "file/read", "file/readat", "file/seek", "file/url"}, `ReadAt(12, 1) = "h"`},
+	{"readat-short-nil", []string{"readat", "file/readat"}, "want io.EOF after a short read"},
+	{"readat-wrapped-eof", []string{"readat", "file/read", "file/readat"}, "want io.EOF after a short read"},
+	{"readat-partial", []string{"readat", "file/readat"}, "a short read needs an error"},
 	{"stat-size", []string{"testfs", "contents"}, `Stat("hello.txt").Size() = 14, want 13`},
 	{"phantom-entry", []string{"testfs", "contents", "url"}, `the tree lists "ghost", which the exhaustive case does not expect`},
 	{"missing-untyped", []string{"errors"}, "want errors.Is(err, file does not exist)"},
 	{"lists-files", []string{"errors"}, `ReadDir("hello.txt") error = nil`},
 	{"unsorted", []string{"testfs"}, "testing/fstest.TestFS"},
+	{"blob-size", []string{"file/stat"}, `Stat().Size() = 5001, want 5000`},
 	{"root-ignores-path", []string{"url"}, `vfs.OpenFile(URL("hello.txt") = "pipefs.broken:/hello.txt") error = `},
 }
 
@@ -97,7 +98,8 @@ func TestKitCatchesBugs(t *testing.T) {
 	}
 }
 
-// TestBrokenChild is the child of TestKitCatchesBugs.
+// TestBrokenChild is the child of TestKitCatchesBugs: Run on the tree,
+// then RunFile, as the subtest "file", on one of its files.
 func TestBrokenChild(t *testing.T) {
 	bug := os.Getenv(brokenEnv)
 	if bug == "" {
@@ -117,6 +119,13 @@ func TestBrokenChild(t *testing.T) {
 		Options:    &vfs.Options{Registry: reg},
 		Files:      brokenFiles,
 		Exhaustive: true,
+	})
+	t.Run("file", func(t *testing.T) {
+		fstest.RunFile(t, fstest.FileCase{
+			Pipeline: "pipefs.broken:/d/b.txt",
+			Options:  &vfs.Options{Registry: reg},
+			Data:     brokenFiles["d/b.txt"],
+		})
 	})
 }
 
@@ -164,6 +173,14 @@ func (t *brokenTree) OpenBlob(ctx context.Context, name string) (driver.Blob, er
 type brokenBlob struct {
 	driver.Blob
 	bug string
+}
+
+func (b *brokenBlob) Stat() fs.FileInfo {
+	info := b.Blob.Stat()
+	if b.bug == "blob-size" && info.Name() == "b.txt" {
+		return &driver.FileInfo{FName: info.Name(), FSize: info.Size() + 1, FMode: info.Mode(), FModTime: info.ModTime()}
+	}
+	return info
 }
 
 func (b *brokenBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
