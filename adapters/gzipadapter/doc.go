@@ -17,6 +17,13 @@
 // included), and a member whose CRC-32 or ISIZE differs from its data are
 // errors matching driver.ErrCorrupt.
 //
+// Any number of members decodes in time linear in the input and in
+// bounded memory: member trailers and headers are read through the
+// decoder's input buffer, and the index holds a point per spacing of
+// input or output, not one per member. The 4,000,000 empty members of the
+// Go CVE-2022-30631 input, gzipped once more, read through "|gzip:|gzip:"
+// in a few seconds (BenchmarkManyMembersNested).
+//
 // # Size and the first pass
 //
 // The decompressed size is not in the file: ISIZE is the size of one
