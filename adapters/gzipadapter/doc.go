@@ -17,6 +17,11 @@
 // included), and a member whose CRC-32 or ISIZE differs from its data are
 // errors matching driver.ErrCorrupt.
 //
+// Only wrong bytes are corrupt: a read stopped by its context returns the
+// context's error, and an error of the input (an I/O error, a failing
+// outer decoder) is returned unchanged, wherever it stops the decoder,
+// in the DEFLATE data, a trailer or the next header.
+//
 // Any number of members decodes in time linear in the input and in
 // bounded memory: member trailers and headers are read through the
 // decoder's input buffer, and the index holds a point per spacing of

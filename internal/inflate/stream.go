@@ -419,6 +419,13 @@ func (c *cursor) memberEnd() error {
 		c.settle()
 	}
 	s := c.s
+	if ctx := c.rd.Ctx; ctx != nil {
+		// A stream of many small members is stopped between them, even
+		// when its input does not look at the context.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
 	end := c.consumed()
 	next, more, err := s.framer.Next(c.rd.Ctx, c.br, c.member, end, c.crc, c.mout)
 	if err != nil {
