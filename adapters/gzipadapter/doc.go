@@ -29,6 +29,21 @@
 // Go CVE-2022-30631 input, gzipped once more, read through "|gzip:|gzip:"
 // in a few seconds (BenchmarkManyMembersNested).
 //
+// # BGZF
+//
+// A file whose first member carries the BC subfield of BGZF (bgzip of
+// htslib, the blocked gzip of genomics: BAM, tabix-indexed VCF and BED)
+// is read through its block table, with no index to build: the first
+// Stat().Size() or ReadAt walks the members by their BSIZE, reading only
+// each header and ISIZE trailer, which gives the size without decoding
+// anything, and a ReadAt then decodes only the blocks (at most 64 KiB
+// each) that it covers, with one read of the input per block, checking
+// each block's CRC-32 and ISIZE. The block decoded last is kept for the
+// next read. A file that turns out not to be BGZF throughout (a member
+// without BC, a block past the end of the input, an ISIZE over 64 KiB) is
+// read as any gzip stream. Streaming (io.Copy) decodes it forward as any
+// gzip stream.
+//
 // # Size and the first pass
 //
 // The decompressed size is not in the file: ISIZE is the size of one

@@ -21,3 +21,13 @@ var Open = open
 func BlobIndexStats(b driver.Blob) (int, int64) {
 	return b.(*blob).s.Index().Stats()
 }
+
+// BGZFDecoded reports how many BGZF blocks a blob that Open returned has
+// decoded through its block table, or -1 when it is not read as BGZF.
+func BGZFDecoded(b driver.Blob) int64 {
+	z := b.(*blob).bgzf
+	if z == nil || z.known() < 0 {
+		return -1
+	}
+	return z.decoded.Load()
+}

@@ -248,16 +248,36 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 	if mtime.IsZero() {
 		mtime = info.ModTime()
 	}
+	var z *bgzf
+	if _, ok := bgzfBlockSize(h.Extra); ok {
+		z = newBGZF(src, info.Size(), lim, lim.MaxNameLength)
+	}
 	size := func(ctx context.Context) (int64, error) {
+		if z != nil {
+			ok, err := z.table(ctx)
+			if err != nil {
+				return 0, err
+			}
+			if ok {
+				return z.Size(), nil
+			}
+		}
 		n, err := s.Size(ctx)
 		if errors.Is(err, driver.ErrCorrupt) || errors.Is(err, driver.ErrLimit) {
 			s.Forget() // a bad stream's partial index is not kept
 		}
 		return n, err
 	}
+	known := func() int64 {
+		if n := z.known(); n >= 0 {
+			return n
+		}
+		return s.Index().Size()
+	}
 	b := &blob{
 		s:     s,
-		info:  lazysize.New(ctx, outputName(h.Name, info.Name()), info.Mode(), mtime, h, size, s.Index().Size, lim.MaxFileSize),
+		bgzf:  z,
+		info:  lazysize.New(ctx, outputName(h.Name, info.Name()), info.Mode(), mtime, h, size, known, lim.MaxFileSize),
 		csize: driver.CompressedSize(src),
 	}
 	return driver.Location{Blob: b}, nil
@@ -286,6 +306,7 @@ func safeName(s string) bool {
 // blob is the decompressed stream.
 type blob struct {
 	s     *inflate.Stream
+	bgzf  *bgzf // for a first member with the BGZF BC subfield, else nil
 	info  *lazysize.Info
 	csize int64
 }
@@ -300,6 +321,18 @@ var (
 func (b *blob) Stat() fs.FileInfo { return b.info }
 
 func (b *blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	if b.bgzf != nil {
+		if off < 0 {
+			return b.s.ReadAt(ctx, p, off) // the stream's error
+		}
+		ok, err := b.bgzf.table(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			return b.bgzf.ReadAt(ctx, p, off)
+		}
+	}
 	return b.s.ReadAt(ctx, p, off)
 }
 
