@@ -87,8 +87,8 @@ func (z *bgzf) table(ctx context.Context) (bool, error) {
 		if z.size-off < int64(len(hdr))+10 {
 			return fail()
 		}
-		if _, err := z.src.ReadAt(ctx, hdr[:], off); err != nil {
-			return false, readErr(err, off)
+		if err := z.read(ctx, hdr[:], off); err != nil {
+			return false, err
 		}
 		if hdr[0] != 0x1f || hdr[1] != 0x8b || hdr[2] != 8 || hdr[3]&flagExtra == 0 {
 			return fail()
@@ -96,8 +96,8 @@ func (z *bgzf) table(ctx context.Context) (bool, error) {
 		extra := hdr[12:]
 		if xlen := int(binary.LittleEndian.Uint16(hdr[10:12])); xlen != len(extra) {
 			extra = make([]byte, xlen)
-			if _, err := z.src.ReadAt(ctx, extra, off+12); err != nil {
-				return false, readErr(err, off+12)
+			if err := z.read(ctx, extra, off+12); err != nil {
+				return false, err
 			}
 		}
 		bsize, ok := bgzfBlockSize(extra)
@@ -105,8 +105,8 @@ func (z *bgzf) table(ctx context.Context) (bool, error) {
 			return fail()
 		}
 		var isize [4]byte
-		if _, err := z.src.ReadAt(ctx, isize[:], off+bsize-4); err != nil {
-			return false, readErr(err, off+bsize-4)
+		if err := z.read(ctx, isize[:], off+bsize-4); err != nil {
+			return false, err
 		}
 		n := int64(binary.LittleEndian.Uint32(isize[:]))
 		if n > bgzfMaxBlock {
@@ -127,11 +127,16 @@ func (z *bgzf) table(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// readErr turns the end of the input inside a header into corruption;
-// other errors are the input's.
-func readErr(err error, off int64) error {
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return driver.Corruptf("BGZF block at %d is truncated", off)
+// read fills p from the input at off. The input ending first is
+// corruption (the walk checked the sizes against the input's size); other
+// errors are the input's.
+func (z *bgzf) read(ctx context.Context, p []byte, off int64) error {
+	n, err := z.src.ReadAt(ctx, p, off)
+	switch {
+	case n == len(p):
+		return nil
+	case err == io.EOF || err == nil:
+		return driver.Corruptf("BGZF input ends at %d, before its size %d", off+int64(n), z.size)
 	}
 	return err
 }
@@ -206,8 +211,8 @@ func (z *bgzf) decode(ctx context.Context, i int) ([]byte, error) {
 	}
 	off := z.coff[i]
 	in := make([]byte, z.coff[i+1]-off)
-	if _, err := z.src.ReadAt(ctx, in, off); err != nil {
-		return nil, readErr(err, off)
+	if err := z.read(ctx, in, off); err != nil {
+		return nil, err
 	}
 	z.decoded.Add(1)
 	hl, err := parseHeader(bufio.NewReader(bytes.NewReader(in)), off, z.maxName, nil)

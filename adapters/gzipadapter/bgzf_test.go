@@ -10,6 +10,7 @@ import (
 
 	"github.com/pipefs/pipefs/adapters/gzipadapter"
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // gzipDC decodes the file at path with the gzip tool.
@@ -96,6 +97,12 @@ func TestBGZF(t *testing.T) {
 		}
 	}
 
+	// A source may return io.EOF with a read that reaches its end.
+	b0 := openBlob(t, eofBlob{bytesBlob("b.gz", gz)})
+	if got, err := readBlob(ctx, b0); err != nil || string(got) != string(want) || gzipadapter.BGZFDecoded(b0) != 3 {
+		t.Errorf("read through a source that returns io.EOF with its last bytes: %d bytes, %v, %d blocks decoded; want %d bytes in 3 blocks", len(got), err, gzipadapter.BGZFDecoded(b0), len(want))
+	}
+
 	// A flipped byte in a block's data is caught by that block.
 	bad := append([]byte(nil), gz...)
 	bad[len(bad)/2] ^= 0x40
@@ -115,4 +122,16 @@ func TestBGZF(t *testing.T) {
 	if d := gzipadapter.BGZFDecoded(b); d != -1 {
 		t.Errorf("BGZF blocks then a gzip member: read as BGZF (%d blocks)", d)
 	}
+}
+
+// eofBlob returns io.EOF with the reads that reach its end, as
+// io.ReaderAt allows.
+type eofBlob struct{ driver.Blob }
+
+func (b eofBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	n, err := b.Blob.ReadAt(ctx, p, off)
+	if err == nil && off+int64(n) == b.Stat().Size() {
+		err = io.EOF
+	}
+	return n, err
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -70,6 +71,10 @@ func TestErrorsPassThrough(t *testing.T) {
 	// Empty members: most reads of the source are for headers.
 	empties, emptiesNested := manyMembers(100_000, nil)
 
+	bgz, err := os.ReadFile("testdata/bgzf-blocks.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
 	type stack struct {
 		name string
 		// build returns the blob to read, and the failing blob in it,
@@ -87,6 +92,10 @@ func TestErrorsPassThrough(t *testing.T) {
 		}},
 		{"nested/between", func() (driver.Blob, *failingBlob) {
 			f := &failingBlob{Blob: openBlob(t, bytesBlob("m.gz.gz", nested))}
+			return openBlob(t, f), f
+		}},
+		{"bgzf", func() (driver.Blob, *failingBlob) {
+			f := &failingBlob{Blob: bytesBlob("b.gz", bgz)}
 			return openBlob(t, f), f
 		}},
 		{"empty", func() (driver.Blob, *failingBlob) {
@@ -121,11 +130,24 @@ func TestErrorsPassThrough(t *testing.T) {
 			return nil, err
 		}},
 	}
+	// The small BGZF fixture is streamed in one read.
+	failAfter := func(stack string) int {
+		if stack == "bgzf" {
+			return 0
+		}
+		return 5
+	}
 	for _, st := range stacks {
 		for _, rd := range reads {
 			t.Run(st.name+"/"+rd.name+"/ok", func(t *testing.T) {
 				b, _ := st.build()
 				got, err := rd.read(context.Background(), b)
+				if st.name == "bgzf" {
+					if want := oracle(t, bgz); err != nil || (got != nil && string(got) != string(want)) {
+						t.Fatalf("read %d bytes, %v; want %d bytes", len(got), err, len(want))
+					}
+					return
+				}
 				if strings.HasPrefix(st.name, "empty") {
 					if err != nil || len(got) != 0 {
 						t.Fatalf("read %d bytes, %v; want none", len(got), err)
@@ -140,7 +162,7 @@ func TestErrorsPassThrough(t *testing.T) {
 				b, f := st.build()
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
-				f.armed, f.failAfter, f.cancel = true, 5, cancel
+				f.armed, f.failAfter, f.cancel = true, failAfter(st.name), cancel
 				_, err := rd.read(ctx, b)
 				if !errors.Is(err, context.Canceled) || errors.Is(err, vfs.ErrCorrupt) {
 					t.Fatalf("read cancelled after %d source reads: %v; want context.Canceled, not ErrCorrupt", f.failAfter, err)
@@ -148,7 +170,7 @@ func TestErrorsPassThrough(t *testing.T) {
 			})
 			t.Run(st.name+"/"+rd.name+"/ioerror", func(t *testing.T) {
 				b, f := st.build()
-				f.armed, f.failAfter, f.err = true, 5, errDisk
+				f.armed, f.failAfter, f.err = true, failAfter(st.name), errDisk
 				_, err := rd.read(context.Background(), b)
 				if !errors.Is(err, errDisk) || errors.Is(err, vfs.ErrCorrupt) {
 					t.Fatalf("read with a source failing after %d reads: %v; want %v, not ErrCorrupt", f.failAfter, err, errDisk)
