@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math/rand/v2"
 	"sync/atomic"
 	"testing"
 
@@ -133,5 +134,47 @@ func TestManyMembersNested(t *testing.T) {
 	})
 	if allocs > 2000 {
 		t.Errorf("reading %d members made %.0f allocations; want a bound independent of the members", n, allocs)
+	}
+}
+
+// TestManyMembersRandomReads reads at random offsets of a stream whose
+// members with data lie between runs of empty ones, with the smallest
+// spacing: the index has a point every 64 KiB of input or output, so
+// reads resume at checkpoints inside members whose start it does not
+// hold, and across runs of empty members.
+func TestManyMembersRandomReads(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var gz []byte
+	for range 40 {
+		gz = append(gz, bytes.Repeat(emptyMember, rng.IntN(5000))...)
+		b := make([]byte, rng.IntN(300<<10))
+		for i := range b {
+			b[i] = byte('a' + rng.IntN(8))
+		}
+		gz = append(gz, gzipBytes(b)...)
+	}
+	want := oracle(t, gz)
+	o := &vfs.Options{Schemes: map[string]any{"gzip": &gzipadapter.Options{Spacing: 64 << 10}}}
+	loc, err := gzipadapter.Open(context.Background(), bytesBlob("r.gz", gz), vfs.SubURL{}, vfs.NewEnv("", "gzip", o))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := loc.Blob
+	if n := b.Stat().Size(); n != int64(len(want)) {
+		t.Fatalf("size %d; want %d", n, len(want))
+	}
+	pts, _ := gzipadapter.BlobIndexStats(b)
+	if max := (len(gz)+len(want))/(64<<10) + 1; pts > max || pts < len(want)/(128<<10) {
+		t.Errorf("%d points for %d bytes of input and %d of output; want about one per 64 KiB, at most %d", pts, len(gz), len(want), max)
+	}
+	for range 200 {
+		off := rng.IntN(len(want))
+		p := make([]byte, min(rng.IntN(8<<10)+1, len(want)-off))
+		if n, err := b.ReadAt(context.Background(), p, int64(off)); n != len(p) || (err != nil && err != io.EOF) {
+			t.Fatalf("ReadAt(%d bytes at %d) = %d, %v", len(p), off, n, err)
+		}
+		if !bytes.Equal(p, want[off:off+len(p)]) {
+			t.Fatalf("ReadAt(%d bytes at %d) differs", len(p), off)
+		}
 	}
 }
