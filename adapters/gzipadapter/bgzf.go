@@ -21,6 +21,11 @@ import (
 // ISIZE fit 16 bits plus one).
 const bgzfMaxBlock = 1 << 16
 
+// bgzfTableMin is the number of blocks with output beyond which the
+// table must average 1 KiB of output per block: it costs 24 bytes per
+// block, so at most about 2.5% of the output.
+const bgzfTableMin = 1024
+
 // bgzfBlockSize returns the total size of a BGZF block (BSIZE+1) from
 // the FEXTRA field of its header, and whether the field has the BC
 // subfield.
@@ -51,7 +56,8 @@ type bgzf struct {
 	mu     sync.Mutex
 	walked bool    // the walk ended: ok tells how
 	ok     bool    // every member is a BGZF block and the table is served
-	coff   []int64 // input offset of each block, then the input size
+	coff   []int64 // input offset of each block with output
+	cend   []int64 // input offset of its end
 	uoff   []int64 // output offset of each block, then the output size
 
 	cmu     sync.Mutex
@@ -76,7 +82,7 @@ func (z *bgzf) table(ctx context.Context) (bool, error) {
 	if z.walked {
 		return z.ok, nil
 	}
-	var coff, uoff []int64
+	var coff, cend, uoff []int64
 	var out int64
 	var hdr [18]byte // the fixed header, XLEN and the usual 6-byte FEXTRA
 	fail := func() (bool, error) {
@@ -112,7 +118,16 @@ func (z *bgzf) table(ctx context.Context) (bool, error) {
 		if n > bgzfMaxBlock {
 			return fail()
 		}
-		coff, uoff = append(coff, off), append(uoff, out)
+		if n > 0 {
+			// Empty blocks (the last one, flushes) need no entry.
+			coff, cend, uoff = append(coff, off), append(cend, off+bsize), append(uoff, out)
+			if len(coff) > bgzfTableMin && int64(len(coff)) > out>>10 {
+				// Blocks of less than 1 KiB on average: not what bgzip
+				// writes. The general reader indexes them in memory
+				// bounded by its spacing, not by the number of blocks.
+				return fail()
+			}
+		}
 		off += bsize
 		out += n
 		if out > z.lim.MaxFileSize {
@@ -122,7 +137,7 @@ func (z *bgzf) table(ctx context.Context) (bool, error) {
 			return false, driver.Limitf("decompressed size exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", z.lim.MaxRatio, z.rootSize)
 		}
 	}
-	z.coff, z.uoff = append(coff, z.size), append(uoff, out)
+	z.coff, z.cend, z.uoff = coff, cend, append(uoff, out)
 	z.walked, z.ok = true, true
 	return true, nil
 }
@@ -210,7 +225,7 @@ func (z *bgzf) decode(ctx context.Context, i int) ([]byte, error) {
 		return nil, err
 	}
 	off := z.coff[i]
-	in := make([]byte, z.coff[i+1]-off)
+	in := make([]byte, z.cend[i]-off)
 	if err := z.read(ctx, in, off); err != nil {
 		return nil, err
 	}

@@ -1,8 +1,13 @@
 package gzipadapter_test
 
 import (
+	"bytes"
+	"compress/flate"
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"os/exec"
@@ -134,4 +139,49 @@ func (b eofBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 		err = io.EOF
 	}
 	return n, err
+}
+
+// bgzfBlock returns data as one BGZF block, compressed with w.
+func bgzfBlock(w *flate.Writer, data []byte) []byte {
+	var z bytes.Buffer
+	w.Reset(&z)
+	w.Write(data)
+	w.Close()
+	b := []byte{0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, 0xff, 6, 0, 'B', 'C', 2, 0, 0, 0}
+	b = append(b, z.Bytes()...)
+	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(data))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(data)))
+	binary.LittleEndian.PutUint16(b[16:], uint16(len(b)-1))
+	return b
+}
+
+// TestBGZFSmallBlocks: blocks of a few bytes would make the block table
+// as large as the input; such a file is read as any gzip stream, whose
+// index is bounded by its spacing. Empty blocks take no table entry.
+func TestBGZFSmallBlocks(t *testing.T) {
+	w, _ := flate.NewWriter(nil, flate.BestCompression)
+	var small, sparse []byte
+	for i := range 2000 {
+		small = append(small, bgzfBlock(w, fmt.Appendf(nil, "%d\n", i))...)
+	}
+	sparse = append(sparse, bgzfBlock(w, bytes.Repeat([]byte("x"), 60000))...)
+	for range 5000 {
+		sparse = append(sparse, bgzfBlock(w, nil)...)
+	}
+	sparse = append(sparse, bgzfBlock(w, bytes.Repeat([]byte("y"), 60000))...)
+	for _, c := range []struct {
+		name string
+		gz   []byte
+		bgzf bool
+	}{{"small", small, false}, {"sparse", sparse, true}} {
+		want := oracle(t, c.gz)
+		b := openBlob(t, bytesBlob(c.name+".gz", c.gz))
+		got, err := readBlob(context.Background(), b)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: read %d bytes, %v; want %d", c.name, len(got), err, len(want))
+		}
+		if d := gzipadapter.BGZFDecoded(b); (d >= 0) != c.bgzf {
+			t.Errorf("%s: %d BGZF blocks decoded (-1: read as gzip); want BGZF %v", c.name, d, c.bgzf)
+		}
+	}
 }
