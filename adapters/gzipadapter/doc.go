@@ -41,8 +41,12 @@
 // each block's CRC-32 and ISIZE. The block decoded last is kept for the
 // next read. A file that turns out not to be BGZF throughout (a member
 // without BC, a block past the end of the input, an ISIZE over 64 KiB) is
-// read as any gzip stream. Streaming (io.Copy) decodes it forward as any
-// gzip stream.
+// read as any gzip stream, and so is one whose blocks hold less than
+// 1 KiB of output on average past the first 1024 (the table costs 24
+// bytes per block with output; bgzip writes blocks of 65280 bytes). The
+// table is the open file's own, not cached: walking it reads three small
+// ranges per block. Streaming (io.Copy) decodes a BGZF file forward as
+// any gzip stream.
 //
 // # Size and the first pass
 //
