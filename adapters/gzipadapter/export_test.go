@@ -1,6 +1,9 @@
 package gzipadapter
 
-import "github.com/pipefs/pipefs/vfs"
+import (
+	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
+)
 
 // IndexStats reports the checkpoints of an opened gzip file.
 func IndexStats(f *vfs.File) (int, int64) {
@@ -9,4 +12,22 @@ func IndexStats(f *vfs.File) (int, int64) {
 		return b.s.Index().Stats()
 	}
 	return 0, 0
+}
+
+// Open is the adapter's open, for tests that stack blobs by hand.
+var Open = open
+
+// BlobIndexStats reports the checkpoints of a blob that Open returned.
+func BlobIndexStats(b driver.Blob) (int, int64) {
+	return b.(*blob).s.Index().Stats()
+}
+
+// BGZFDecoded reports how many BGZF blocks a blob that Open returned has
+// decoded through its block table, or -1 when it is not read as BGZF.
+func BGZFDecoded(b driver.Blob) int64 {
+	z := b.(*blob).bgzf
+	if z == nil || z.known() < 0 {
+		return -1
+	}
+	return z.decoded.Load()
 }

@@ -54,53 +54,76 @@ var errNotGzip = errors.New("not a gzip member")
 // MTIME is unset.
 func readHeader(ctx context.Context, src driver.Blob, off, size int64, maxName int) (*gzip.Header, int64, error) {
 	sr := io.NewSectionReader(driver.ReaderAt(ctx, src), off, size-off)
-	br := bufio.NewReaderSize(sr, 512)
-	crc := crc32.NewIEEE()
+	h := new(gzip.Header)
+	n, err := parseHeader(bufio.NewReaderSize(sr, 512), off, maxName, h)
+	if err != nil {
+		return nil, 0, err
+	}
+	return h, off + n, nil
+}
+
+// parseHeader reads the member header at offset off of the input from br
+// and returns its length. It fills h, if not nil; with h nil, the name and
+// comment are checked and skipped. It returns errNotGzip when the input
+// ends or holds something else than a gzip magic number at off, and the
+// errors of br unchanged.
+func parseHeader(br *bufio.Reader, off int64, maxName int, h *gzip.Header) (int64, error) {
+	var crc uint32
 	var n int64
 	read := func(p []byte) error {
 		k, err := io.ReadFull(br, p)
 		n += int64(k)
-		crc.Write(p[:k])
+		crc = crc32.Update(crc, crc32.IEEETable, p[:k])
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			return driver.Corruptf("gzip header at %d is truncated", off)
 		}
 		return err
 	}
-	var fixed [10]byte
-	if err := read(fixed[:]); err != nil {
-		if n < 3 {
-			return nil, 0, errNotGzip
+	fixed, err := br.Peek(10)
+	if len(fixed) < 2 || fixed[0] != 0x1f || fixed[1] != 0x8b {
+		if err == nil || err == io.EOF {
+			return 0, errNotGzip
 		}
-		return nil, 0, err
+		return 0, err
 	}
-	if fixed[0] != 0x1f || fixed[1] != 0x8b {
-		return nil, 0, errNotGzip
+	if err == io.EOF {
+		return 0, driver.Corruptf("gzip header at %d is truncated", off)
 	}
+	if err != nil {
+		return 0, err
+	}
+	n, crc = 10, crc32.Update(0, crc32.IEEETable, fixed)
 	if fixed[2] != 8 {
-		return nil, 0, driver.Corruptf("gzip member at %d: compression method %d, want 8 (deflate)", off, fixed[2])
+		return 0, driver.Corruptf("gzip member at %d: compression method %d, want 8 (deflate)", off, fixed[2])
 	}
 	flg := fixed[3]
 	if flg&flagReserve != 0 {
-		return nil, 0, driver.Corruptf("gzip member at %d: reserved flag bits %#02x set", off, flg&flagReserve)
+		return 0, driver.Corruptf("gzip member at %d: reserved flag bits %#02x set", off, flg&flagReserve)
 	}
-	h := &gzip.Header{OS: fixed[9]}
-	if t := binary.LittleEndian.Uint32(fixed[4:8]); t != 0 {
-		h.ModTime = time.Unix(int64(t), 0)
+	if h != nil {
+		h.OS = fixed[9]
+		if t := binary.LittleEndian.Uint32(fixed[4:8]); t != 0 {
+			h.ModTime = time.Unix(int64(t), 0)
+		}
 	}
+	br.Discard(10)
 	if flg&flagExtra != 0 {
 		var xl [2]byte
 		if err := read(xl[:]); err != nil {
-			return nil, 0, err
+			return 0, err
 		}
 		// FEXTRA is at most 64 KiB by construction (a 16-bit length).
-		h.Extra = make([]byte, binary.LittleEndian.Uint16(xl[:]))
-		if err := read(h.Extra); err != nil {
-			return nil, 0, err
+		extra := make([]byte, binary.LittleEndian.Uint16(xl[:]))
+		if err := read(extra); err != nil {
+			return 0, err
+		}
+		if h != nil {
+			h.Extra = extra
 		}
 	}
 	zstring := func(what string) (string, error) {
 		var b []byte
-		for {
+		for i := 0; ; i++ {
 			c, err := br.ReadByte()
 			if err != nil {
 				if err == io.EOF {
@@ -109,15 +132,17 @@ func readHeader(ctx context.Context, src driver.Blob, off, size int64, maxName i
 				return "", err
 			}
 			n++
-			crc.Write([]byte{c})
+			crc = crc32.Update(crc, crc32.IEEETable, []byte{c})
 			if c == 0 {
 				break
 			}
 			// Cap what the header can make us hold.
-			if len(b) >= maxName {
+			if i >= maxName {
 				return "", driver.Limitf("gzip %s at %d is longer than Limits.MaxNameLength (%d)", what, off, maxName)
 			}
-			b = append(b, c)
+			if h != nil {
+				b = append(b, c)
+			}
 		}
 		if utf8.Valid(b) {
 			return string(b), nil
@@ -128,42 +153,49 @@ func readHeader(ctx context.Context, src driver.Blob, off, size int64, maxName i
 		}
 		return string(r), nil
 	}
-	var err error
 	if flg&flagName != 0 {
-		if h.Name, err = zstring("name"); err != nil {
-			return nil, 0, err
+		name, err := zstring("name")
+		if err != nil {
+			return 0, err
+		}
+		if h != nil {
+			h.Name = name
 		}
 	}
 	if flg&flagComment != 0 {
-		if h.Comment, err = zstring("comment"); err != nil {
-			return nil, 0, err
+		comment, err := zstring("comment")
+		if err != nil {
+			return 0, err
+		}
+		if h != nil {
+			h.Comment = comment
 		}
 	}
 	if flg&flagHCRC != 0 {
-		want := uint16(crc.Sum32())
+		want := uint16(crc)
 		var hc [2]byte
 		if err := read(hc[:]); err != nil {
-			return nil, 0, err
+			return 0, err
 		}
 		if got := binary.LittleEndian.Uint16(hc[:]); got != want {
-			return nil, 0, driver.Corruptf("gzip member at %d: header CRC %04x, computed %04x", off, got, want)
+			return 0, driver.Corruptf("gzip member at %d: header CRC %04x, computed %04x", off, got, want)
 		}
 	}
-	return h, off + n, nil
+	return n, nil
 }
 
 // framer checks member trailers and finds the next member.
 type framer struct {
-	src     driver.Blob
 	size    int64
 	maxName int
 }
 
-func (f *framer) Next(ctx context.Context, i int, end int64, crc uint32, size int64) (int64, bool, error) {
-	var tr [8]byte
-	n, err := f.src.ReadAt(ctx, tr[:], end)
-	if n < len(tr) {
-		if err == nil || err == io.EOF {
+// Next reads the trailer of member i and the header after it from r,
+// which reads the input from end.
+func (f *framer) Next(ctx context.Context, r *bufio.Reader, i int, end int64, crc uint32, size int64) (int64, bool, error) {
+	tr, err := r.Peek(8)
+	if err != nil {
+		if err == io.EOF {
 			err = driver.Corruptf("gzip member %d: trailer at %d is truncated", i, end)
 		}
 		return 0, false, err
@@ -174,18 +206,19 @@ func (f *framer) Next(ctx context.Context, i int, end int64, crc uint32, size in
 	if got := binary.LittleEndian.Uint32(tr[4:]); got != uint32(size) {
 		return 0, false, driver.Corruptf("gzip member %d: data is %d bytes, the trailer says %d (mod 2^32)", i, size, got)
 	}
+	r.Discard(8)
 	next := end + 8
 	if next == f.size {
 		return 0, false, nil
 	}
-	_, data, err := readHeader(ctx, f.src, next, f.size, f.maxName)
+	n, err := parseHeader(r, next, f.maxName, nil)
 	if err == errNotGzip {
 		return 0, false, driver.Corruptf("trailing garbage at %d after gzip member %d", next, i)
 	}
 	if err != nil {
 		return 0, false, err
 	}
-	return data, true, nil
+	return next + n, true, nil
 }
 
 func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
@@ -209,22 +242,42 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 		// opens that ask for its spacing.
 		key = fmt.Sprintf("gzip\x00%s\x00%d\x00%d\x00%d", env.URL, info.Size(), info.ModTime().UnixNano(), iopts.EffectiveSpacing())
 	}
-	fr := &framer{src: src, size: info.Size(), maxName: lim.MaxNameLength}
+	fr := &framer{size: info.Size(), maxName: lim.MaxNameLength}
 	s := inflate.New(src, data, fr, key, iopts)
 	mtime := h.ModTime
 	if mtime.IsZero() {
 		mtime = info.ModTime()
 	}
+	var z *bgzf
+	if _, ok := bgzfBlockSize(h.Extra); ok {
+		z = newBGZF(src, info.Size(), lim, lim.MaxNameLength)
+	}
 	size := func(ctx context.Context) (int64, error) {
+		if z != nil {
+			ok, err := z.table(ctx)
+			if err != nil {
+				return 0, err
+			}
+			if ok {
+				return z.Size(), nil
+			}
+		}
 		n, err := s.Size(ctx)
 		if errors.Is(err, driver.ErrCorrupt) || errors.Is(err, driver.ErrLimit) {
 			s.Forget() // a bad stream's partial index is not kept
 		}
 		return n, err
 	}
+	known := func() int64 {
+		if n := z.known(); n >= 0 {
+			return n
+		}
+		return s.Index().Size()
+	}
 	b := &blob{
 		s:     s,
-		info:  lazysize.New(ctx, outputName(h.Name, info.Name()), info.Mode(), mtime, h, size, s.Index().Size, lim.MaxFileSize),
+		bgzf:  z,
+		info:  lazysize.New(ctx, outputName(h.Name, info.Name()), info.Mode(), mtime, h, size, known, lim.MaxFileSize),
 		csize: driver.CompressedSize(src),
 	}
 	return driver.Location{Blob: b}, nil
@@ -253,6 +306,7 @@ func safeName(s string) bool {
 // blob is the decompressed stream.
 type blob struct {
 	s     *inflate.Stream
+	bgzf  *bgzf // for a first member with the BGZF BC subfield, else nil
 	info  *lazysize.Info
 	csize int64
 }
@@ -267,6 +321,18 @@ var (
 func (b *blob) Stat() fs.FileInfo { return b.info }
 
 func (b *blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	if b.bgzf != nil {
+		if off < 0 {
+			return b.s.ReadAt(ctx, p, off) // the stream's error
+		}
+		ok, err := b.bgzf.table(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			return b.bgzf.ReadAt(ctx, p, off)
+		}
+	}
 	return b.s.ReadAt(ctx, p, off)
 }
 

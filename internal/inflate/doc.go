@@ -15,6 +15,15 @@
 // driver.Streamer): one decoder read forward from an offset, which records
 // checkpoints and, at the end, the stream's size.
 //
+// A member's start is a checkpoint without a window when it lies Spacing
+// bytes of output or of input past the last one, so the index grows with
+// the data, never with the number of members: a million empty gzip
+// members cost a point per Spacing bytes of their headers. The [Framer]
+// reads each member's trailer and the next header through the decoder's
+// own input buffer, so crossing a member boundary reads nothing twice,
+// and a stream of members inside another decompressed stream reads that
+// stream once, forward, in time linear in its size.
+//
 // The checkpoints of github.com/klauspost/compress/flate v1.20.3 report a
 // wrong compressed offset once a stream has passed a stored block (the
 // stored-block path counts its buffered bytes twice). This package keeps

@@ -1,6 +1,7 @@
 package inflate
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"sort"
@@ -74,8 +75,15 @@ type Framer interface {
 	// and the size of its output. It checks them against what the
 	// container declares, and returns the offset of the next member's
 	// DEFLATE data, or more == false at the end of the stream. Errors
-	// should match driver.ErrCorrupt for bad data.
-	Next(ctx context.Context, i int, end int64, crc uint32, size int64) (next int64, more bool, err error)
+	// should match driver.ErrCorrupt for bad data, and be the errors of
+	// the input (its context's error included) unchanged otherwise.
+	//
+	// r reads the input forward from end, through the decoder's buffer:
+	// a framer that reads the trailer and the next header from r costs no
+	// extra read of the input, which matters when the input is itself
+	// decompressed and a read behind its decoder resumes at a checkpoint.
+	// The decoder resumes at next whatever Next consumed of r.
+	Next(ctx context.Context, r *bufio.Reader, i int, end int64, crc uint32, size int64) (next int64, more bool, err error)
 }
 
 // A point is a place decoding can resume at.
@@ -95,20 +103,19 @@ type Index struct {
 	c   *vfs.Cache // the cache that holds it, nil for a private index
 	key string
 
-	mu      sync.Mutex
-	points  []point // sorted by out; points[0] starts member 0
-	members []int64 // output offset of each known member's start
-	size    int64   // total output size, -1 until the end was reached
-	bytes   int64   // window bytes held
+	mu         sync.Mutex
+	points     []point // sorted by out; points[0] starts member 0
+	lastMember int     // the last member whose start was seen
+	size       int64   // total output size, -1 until the end was reached
+	bytes      int64   // window bytes held
 }
 
 func newIndex(c *vfs.Cache, key string, first int64) *Index {
 	return &Index{
-		c:       c,
-		key:     key,
-		points:  []point{{in: first, memberIn: first}},
-		members: []int64{0},
-		size:    -1,
+		c:      c,
+		key:    key,
+		points: []point{{in: first, memberIn: first}},
+		size:   -1,
 	}
 }
 
@@ -135,20 +142,24 @@ func (ix *Index) wantAfter(spacing int64) int64 {
 	return ix.points[len(ix.points)-1].out + spacing
 }
 
-// add appends p if it is still wanted (spacing past the last point, or a
-// new member's start) and reports whether it did.
+// add appends p if it is still wanted and reports whether it did. A
+// checkpoint inside a member is wanted spacing bytes of output past the
+// last point. A member's start is wanted when it is spacing bytes of
+// output or of input past the last point: a stream of a million empty
+// members gets one point per spacing bytes of input, not one per member,
+// so the index stays proportional to the data.
 func (ix *Index) add(p point, spacing int64) bool {
 	ix.mu.Lock()
 	last := ix.points[len(ix.points)-1]
 	ok := false
 	switch {
 	case p.window == nil && p.mout == 0:
-		// A member start: wanted when the member is new.
-		if p.member == len(ix.members) && p.out >= last.out {
-			ix.members = append(ix.members, p.out)
-			ok = true
+		// A member start, seen first by the decoder at the frontier.
+		if p.member == ix.lastMember+1 && p.out >= last.out {
+			ix.lastMember = p.member
+			ok = p.out >= last.out+spacing || p.in >= last.in+spacing
 		}
-	case p.member == len(ix.members)-1 && p.out >= last.out+spacing:
+	case p.member == ix.lastMember && p.out >= last.out+spacing:
 		ok = true
 	}
 	if ok {

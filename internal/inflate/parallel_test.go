@@ -1,6 +1,7 @@
 package inflate
 
 import (
+	"bufio"
 	"bytes"
 	stdflate "compress/flate"
 	"context"
@@ -44,7 +45,7 @@ type rawMembers struct {
 	sizes []int64
 }
 
-func (m *rawMembers) Next(_ context.Context, i int, end int64, crc uint32, size int64) (int64, bool, error) {
+func (m *rawMembers) Next(_ context.Context, _ *bufio.Reader, i int, end int64, crc uint32, size int64) (int64, bool, error) {
 	if i >= len(m.ends) || end != m.ends[i] || crc != m.crcs[i] || size != m.sizes[i] {
 		return 0, false, driver.Corruptf("member %d does not match", i)
 	}

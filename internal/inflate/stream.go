@@ -96,7 +96,7 @@ type memberFramer struct {
 	checkCRC   bool
 }
 
-func (m *memberFramer) Next(_ context.Context, _ int, end int64, crc uint32, size int64) (int64, bool, error) {
+func (m *memberFramer) Next(_ context.Context, _ *bufio.Reader, _ int, end int64, crc uint32, size int64) (int64, bool, error) {
 	switch {
 	case size != m.usize:
 		return 0, false, driver.Corruptf("DEFLATE stream ends after %d bytes, declared %d", size, m.usize)
@@ -264,6 +264,7 @@ type cursor struct {
 	br      *bufio.Reader
 	fr      io.ReadCloser
 	scratch []byte
+	eob     flate.ReaderOpt // flate.WithEobCallback(c.onEOB), made once
 
 	member   int
 	memberIn int64  // input offset of the member's DEFLATE data
@@ -315,14 +316,17 @@ func (c *cursor) restart(mout, in int64, bit uint8, window []byte) error {
 	cp := flate.InflateCheckpoint{UncompressedOffset: mout, CompressedOffset: in, BitOffset: bit, Window: window}
 	c.drift = 0
 	c.want = c.s.ix.wantAfter(c.s.spacing)
+	if c.eob == nil {
+		c.eob = flate.WithEobCallback(c.onEOB)
+	}
 	if c.fr == nil {
-		c.fr = flate.NewReaderOpts(c.br, flate.WithResumeFrom(cp), flate.WithEobCallback(c.onEOB))
+		c.fr = flate.NewReaderOpts(c.br, flate.WithResumeFrom(cp), c.eob)
 		return nil
 	}
 	if err := c.fr.(resetter).ResetCP(c.br, cp); err != nil {
 		return translate(err)
 	}
-	apply(flate.WithEobCallback(c.onEOB), c.fr)
+	apply(c.eob, c.fr)
 	return nil
 }
 
@@ -415,8 +419,15 @@ func (c *cursor) memberEnd() error {
 		c.settle()
 	}
 	s := c.s
+	if ctx := c.rd.Ctx; ctx != nil {
+		// A stream of many small members is stopped between them, even
+		// when its input does not look at the context.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
 	end := c.consumed()
-	next, more, err := s.framer.Next(c.rd.Ctx, c.member, end, c.crc, c.mout)
+	next, more, err := s.framer.Next(c.rd.Ctx, c.br, c.member, end, c.crc, c.mout)
 	if err != nil {
 		return err
 	}
@@ -430,9 +441,11 @@ func (c *cursor) memberEnd() error {
 	c.member++
 	c.memberIn, c.mout, c.crc = next, 0, 0
 	s.ix.add(point{out: c.out, in: next, member: c.member, memberIn: next}, s.spacing)
-	if skip := next - end; skip <= int64(c.br.Buffered()) {
-		c.br.Discard(int(skip))
-	} else {
+	switch cur := c.consumed(); {
+	case next == cur:
+	case next > cur && next-cur <= int64(c.br.Buffered()):
+		c.br.Discard(int(next - cur))
+	default:
 		c.rd.Pos = next
 		c.br.Reset(&c.rd)
 	}

@@ -18,3 +18,7 @@ pigz -c -C 'a comment' hello.txt > comment.gz
 : > empty
 gzip -c empty > empty.gz
 rm -f hello.txt second.gz random.bin empty seq.txt
+# BGZF (bgzip from htslib, Debian package tabix): 65280-byte blocks with
+# the BC subfield, and the 28-byte empty block that ends every file.
+(seq 1 4000; yes 'pipefs bgzf fixture' | head -c 150000; seq 4000 6000) | bgzip -c > bgzf-blocks.gz
+: | bgzip -c > bgzf-empty.gz
