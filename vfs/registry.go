@@ -68,12 +68,14 @@ type Env struct {
 	URL string
 	// Key names the bytes of the input, for what a driver caches across
 	// opens (an archive's index, a stream's checkpoints): URL, then the
-	// versions of the blobs the input was read from, as their
-	// driver.Fingerprinter gives them, or the size and modification time
-	// of a blob that gives none. A replaced object gets a new Key, so it
-	// never meets an index of the old one. It is "" when URL is "", and
-	// URL alone from NewEnv; a directory input adds no version, so a
-	// driver that reads a tree validates what it keeps itself.
+	// version of every blob the input was read from that names one
+	// (driver.Fingerprinter). A blob that names none inherits the versions
+	// of the blobs it was derived from (an archive member, a decompressed
+	// stream), or, derived from none, counts by its size and modification
+	// time. A replaced object gets a new Key, so it never meets an index
+	// of the old one. Key is "" when URL is "", and URL alone from NewEnv;
+	// a directory input adds no version, so a driver that reads a tree
+	// validates what it keeps of it itself.
 	Key string
 	// Limits are the limits in effect, as Limits.Effective gives them:
 	// defaults filled in, and a field set to "no limit" at the largest

@@ -38,7 +38,9 @@
 // io.SectionReader and friends. Before trusting Stat().Size() of a
 // decompressed input, check [SizeKnower]: its size may cost a full decode.
 // An adapter's errors need no sub-URL or path: the engine wraps them in an
-// *fs.PathError whose cause, a *vfs.StageError, names the sub-URL.
+// *fs.PathError whose cause, a *vfs.StageError, names the sub-URL. What an
+// adapter keeps in env.Cache across opens (an index of its input) is keyed
+// by env.Key, which changes when the input's object is replaced.
 // Package fstest holds the conformance kit (fstest.Run) every driver that
 // yields a tree runs.
 //
