@@ -55,10 +55,11 @@ type ETagStyle int
 
 // The validator styles of SetETagStyle.
 const (
-	StrongETag  ETagStyle = iota // a strong ETag and Last-Modified (the default)
-	WeakETag                     // a weak ETag (W/"...") and Last-Modified
-	NoETag                       // Last-Modified only
-	NoValidator                  // neither ETag nor Last-Modified
+	StrongETag     ETagStyle = iota // a strong ETag and Last-Modified (the default)
+	WeakETag                        // a weak ETag (W/"...") and Last-Modified
+	NoETag                          // Last-Modified only
+	NoValidator                     // neither ETag nor Last-Modified
+	StrongETagOnly                  // a strong ETag and no Last-Modified
 )
 
 // HTTPRequest is one logged request.
@@ -355,13 +356,13 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	h := w.Header()
 	switch style {
-	case StrongETag:
+	case StrongETag, StrongETagOnly:
 		h.Set("ETag", f.etag)
 	case WeakETag:
 		h.Set("ETag", "W/"+f.etag)
 	}
 	mod := f.mod
-	if style == NoValidator {
+	if style == NoValidator || style == StrongETagOnly {
 		mod = time.Time{}
 	}
 	if ignoreRange || gz {
@@ -406,9 +407,9 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
 // gzip fault, which does not go through http.ServeContent.
 func checkPreconditions(w http.ResponseWriter, r *http.Request, f *httpFile, style ETagStyle) bool {
 	if im := r.Header.Get("If-Match"); im != "" {
-		return style == StrongETag && (im == "*" || strings.Contains(im, f.etag))
+		return (style == StrongETag || style == StrongETagOnly) && (im == "*" || strings.Contains(im, f.etag))
 	}
-	if ius := r.Header.Get("If-Unmodified-Since"); ius != "" && style != NoValidator {
+	if ius := r.Header.Get("If-Unmodified-Since"); ius != "" && style != NoValidator && style != StrongETagOnly {
 		t, err := http.ParseTime(ius)
 		return err != nil || !f.mod.Truncate(time.Second).After(t)
 	}

@@ -130,3 +130,27 @@ func TestHTTPServerFaults(t *testing.T) {
 		}
 	}
 }
+
+// StrongETagOnly sends a strong ETag that changes with the content and no
+// Last-Modified, and honours If-Match.
+func TestHTTPServerStrongETagOnly(t *testing.T) {
+	s := fstest.NewHTTPServer(t, map[string][]byte{"f": []byte("old!")})
+	s.SetETagStyle(fstest.StrongETagOnly)
+	resp, _, err := get(t, s, "f", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	etag := resp.Header.Get("ETag")
+	if etag == "" || etag[0] != '"' || resp.Header.Get("Last-Modified") != "" {
+		t.Fatalf("ETag %q, Last-Modified %q: want a strong ETag and no Last-Modified", etag, resp.Header.Get("Last-Modified"))
+	}
+	s.Set("f", []byte("new!"))
+	resp, b, err := get(t, s, "f", map[string]string{"If-Match": etag})
+	if err != nil || resp.StatusCode != http.StatusPreconditionFailed {
+		t.Fatalf("If-Match the old ETag after Set: %v %q %v, want 412", resp.StatusCode, b, err)
+	}
+	resp, b, err = get(t, s, "f", nil)
+	if err != nil || string(b) != "new!" || resp.Header.Get("ETag") == etag || resp.Header.Get("Last-Modified") != "" {
+		t.Fatalf("after Set: %q ETag %q Last-Modified %q %v", b, resp.Header.Get("ETag"), resp.Header.Get("Last-Modified"), err)
+	}
+}

@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -76,6 +78,9 @@ type result struct {
 	loc  driver.Location
 	info fs.FileInfo // of the final location when already known
 	res  *resources
+	// versions are the fingerprints of the blobs adapters have read so
+	// far, oldest first, for Env.Key.
+	versions []string
 }
 
 // clean returns the fs name of a Location path.
@@ -238,7 +243,45 @@ func (r *result) kindOf(ctx context.Context, loc *driver.Location) (isDir bool, 
 // env returns the Env of a driver registered under scheme, opened over
 // the input that url names.
 func (r *result) env(url, scheme string, o *Options, lim Limits) *Env {
-	return &Env{URL: url, Limits: lim, Cache: o.cache(), Options: o, scheme: o.Schemes[scheme]}
+	return &Env{URL: url, Key: r.key(url), Limits: lim, Cache: o.cache(), Options: o, scheme: o.Schemes[scheme]}
+}
+
+// read notes that an adapter reads blob b: its fingerprint joins the
+// versions that Env.Key holds. A blob that gives none inherits the version
+// of the blobs it was read from (an archive member, a decompressed
+// stream); one read from none (the first blob, or a file of a directory
+// tree) is known by its size and modification time.
+func (r *result) read(b driver.Blob) {
+	var v string
+	if f, ok := b.(driver.Fingerprinter); ok {
+		v = f.Fingerprint()
+	}
+	if v == "" && len(r.versions) == 0 {
+		info := b.Stat()
+		v = "mtime " + info.ModTime().UTC().Format(time.RFC3339Nano)
+		// The size of a stream known only once decoded is not asked for.
+		if k, ok := info.(driver.SizeKnower); !ok || k.SizeKnown() {
+			v += " size " + strconv.FormatInt(info.Size(), 10)
+		}
+	}
+	if v != "" {
+		r.versions = append(r.versions, v)
+	}
+}
+
+// key returns the Env.Key of the input that url names, read from the blobs
+// whose versions r holds.
+func (r *result) key(url string) string {
+	if url == "" {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(url)
+	for _, v := range r.versions {
+		b.WriteByte(0)
+		b.WriteString(strconv.Quote(v))
+	}
+	return b.String()
 }
 
 // openAdapter opens sub-URL i over loc, the location of sub-URL i-1.
@@ -266,6 +309,8 @@ func (r *result) openAdapter(ctx context.Context, reg *Registry, o *Options, i i
 		if berr != nil {
 			return driver.Location{}, stageErr(r.p, i-1, berr)
 		}
+		r.read(b)
+		env.Key = r.key(env.URL)
 		out, err = a.OpenFile(ctx, b, u, env)
 	}
 	if err != nil {

@@ -64,9 +64,19 @@ func (a *Adapter) Input() Kind {
 // its input.
 type Env struct {
 	// URL is the canonical pipeline of the input, every sub-URL before the
-	// one being opened ("" for a root). Drivers key what they cache by it,
-	// together with the input's version.
+	// one being opened ("" for a root). It names the input in messages.
 	URL string
+	// Key names the bytes of the input, for what a driver caches across
+	// opens (an archive's index, a stream's checkpoints): URL, then the
+	// version of every blob the input was read from that names one
+	// (driver.Fingerprinter). A blob that names none inherits the versions
+	// of the blobs it was derived from (an archive member, a decompressed
+	// stream), or, derived from none, counts by its size and modification
+	// time. A replaced object gets a new Key, so it never meets an index
+	// of the old one. Key is "" when URL is "", and URL alone from NewEnv;
+	// a directory input adds no version, so a driver that reads a tree
+	// validates what it keeps of it itself.
+	Key string
 	// Limits are the limits in effect, as Limits.Effective gives them:
 	// defaults filled in, and a field set to "no limit" at the largest
 	// value of its type, so a driver compares against them directly.
@@ -359,10 +369,10 @@ func parseAdapter(s string) (SubURL, error) {
 // NewEnv returns the Env that the engine gives a driver opened over the
 // input that url names, under o (nil means defaults). It is for calling a
 // driver's Open directly, as its tests do; the options of scheme are the
-// driver's own, unchecked.
+// driver's own, unchecked. Its Key is url, with no version.
 func NewEnv(url, scheme string, o *Options) *Env {
 	if o == nil {
 		o = new(Options)
 	}
-	return &Env{URL: url, Limits: o.limits(), Cache: o.cache(), Options: o, scheme: o.Schemes[scheme]}
+	return &Env{URL: url, Key: url, Limits: o.limits(), Cache: o.cache(), Options: o, scheme: o.Schemes[scheme]}
 }

@@ -74,9 +74,9 @@
 // ends), so a gzip inside another decompressed stream (x.gz.gz, a .gz in
 // a .tar.gz) runs the outer stream's pass at open.
 //
-// The index is cached in the pipeline's vfs.Cache, keyed by the canonical
-// pipeline of the input with its size and modification time and the
-// checkpoint spacing, so later opens of the same data with the same
+// The index is cached in the pipeline's vfs.Cache, keyed by the input's
+// vfs.Env.Key (its canonical pipeline and version: ETag, generation, inode)
+// with its size and modification time and the checkpoint spacing, so later opens of the same data with the same
 // spacing reuse it; it counts against the cache's byte budget. On a remote
 // input the pass reads the whole compressed object once, through the
 // input's own caching.

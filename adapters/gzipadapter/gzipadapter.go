@@ -237,10 +237,10 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 	}
 	iopts := &inflate.Options{Spacing: spacing, Limits: lim, Cache: env.Cache}
 	key := ""
-	if env.URL != "" {
+	if env.Key != "" {
 		// The spacing is part of the key: an index is reused only by
 		// opens that ask for its spacing.
-		key = fmt.Sprintf("gzip\x00%s\x00%d\x00%d\x00%d", env.URL, info.Size(), info.ModTime().UnixNano(), iopts.EffectiveSpacing())
+		key = fmt.Sprintf("gzip\x00%s\x00%d\x00%d\x00%d", env.Key, info.Size(), info.ModTime().UnixNano(), iopts.EffectiveSpacing())
 	}
 	fr := &framer{size: info.Size(), maxName: lim.MaxNameLength}
 	s := inflate.New(src, data, fr, key, iopts)

@@ -21,11 +21,12 @@ const (
 )
 
 // A cacheKey names the bytes of an archive and the limits its index was
-// built under: the canonical pipeline of the archive file, its size and
-// modification time (a fingerprint, so that a rewritten local file is
-// scanned again), and the limits that change what a scan returns.
+// built under: the vfs.Env.Key of the archive file (its canonical pipeline
+// and the version of the object it is read from, so that a replaced object
+// is scanned again), its size and modification time, and the limits that
+// change what a scan returns.
 type cacheKey struct {
-	url        string
+	url        string // vfs.Env.Key
 	size       int64
 	mtime      int64 // UnixNano, 0 when the blob has no time
 	maxEntries int

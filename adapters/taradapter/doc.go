@@ -44,8 +44,9 @@
 // the adapter does no I/O) scans the archive once; later calls are binary
 // searches in a sorted slice. The pipefs.tar: adapter shares indexes
 // among the pipelines opened with the same vfs.Cache: they are entries of
-// the cache, keyed by the canonical pipeline of
-// the archive file, its size and modification time, and the limits that
+// the cache, keyed by the vfs.Env.Key of the archive file (its canonical
+// pipeline and version: ETag, generation, inode), its size and
+// modification time, and the limits that
 // shape a scan, so a later open of the same archive reads nothing until a
 // member is read. An archive whose size is not known when it is opened
 // scans into an index of its own, which is cached once the scan has

@@ -23,8 +23,8 @@
 // every MiB of output, and a later read at any offset resumes at the
 // nearest one instead of decoding from the member's start. The index is
 // shared by every open of the member with the same vfs.Cache (keyed by the
-// archive's canonical pipeline, size and modification time, and the
-// member's name). The member's blob is a [driver.Streamer]: io.Copy of the
+// archive's vfs.Env.Key, which holds its canonical pipeline and version,
+// its size and modification time, and the member's name). The member's blob is a [driver.Streamer]: io.Copy of the
 // file decodes it forward with one decoder. When a read reaches the
 // declared size, the stream must end there and its CRC-32 must match the
 // central directory (unless that CRC-32 is 0, which archive/zip also

@@ -27,9 +27,9 @@ func openAdapter(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.En
 	if err != nil {
 		return driver.Location{}, err
 	}
-	if env.URL != "" {
+	if env.Key != "" {
 		info := src.Stat()
-		a.key = fmt.Sprintf("zip\x00%s\x00%d\x00%d", env.URL, a.size, info.ModTime().UnixNano())
+		a.key = fmt.Sprintf("zip\x00%s\x00%d\x00%d", env.Key, a.size, info.ModTime().UnixNano())
 	}
 	return driver.Location{Tree: a, Path: u.Key()}, nil
 }

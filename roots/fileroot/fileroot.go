@@ -11,7 +11,9 @@
 // at open. Nothing is ever written.
 //
 // Trees and blobs are safe for concurrent use; a blob owns its *os.File and
-// closes it when closed.
+// closes it when closed. A blob's driver.Fingerprinter names the version of
+// the file it opened (size, times, device and inode), so what adapters
+// cache about it is not used for a file replaced since.
 package fileroot
 
 import (
@@ -67,6 +69,16 @@ func OpenPath(ctx context.Context, name string) (driver.Location, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return driver.Location{}, mapErr(err)
+	}
+	// The file opened may not be the one stat described (a rename in
+	// between): its own stat is the one that names its version.
+	if info, err = f.Stat(); err != nil {
+		f.Close()
+		return driver.Location{}, mapErr(err)
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
+		return driver.Location{}, fmt.Errorf("%s is not a regular file: %w", name, fs.ErrInvalid)
 	}
 	return driver.Location{Blob: &blob{f: f, info: info}}, nil
 }
@@ -155,6 +167,15 @@ type blob struct {
 
 func (b *blob) Stat() fs.FileInfo { return b.info }
 func (b *blob) Close() error      { return b.f.Close() }
+
+// Fingerprint names the version of the file as it was when opened: its
+// size and modification time, and where the system gives them, its device,
+// inode and change time. A file replaced by a rename has another inode,
+// and one rewritten in place another change time, even when its size and
+// modification time were kept (os.Chtimes cannot set the change time).
+func (b *blob) Fingerprint() string {
+	return fmt.Sprintf("file size %d mtime %d%s", b.info.Size(), b.info.ModTime().UnixNano(), sysVersion(b.info))
+}
 
 func (b *blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	if err := ctx.Err(); err != nil {

@@ -22,6 +22,7 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -77,11 +78,13 @@ type Store struct {
 	mu    sync.RWMutex
 	files map[string]*entry
 	dirs  map[string]time.Time // explicit directories
+	seq   uint64               // counts the writes
 }
 
 type entry struct {
 	data []byte
 	mod  time.Time
+	seq  uint64 // which write of the store made it
 }
 
 var _ driver.Tree = (*Store)(nil)
@@ -105,7 +108,8 @@ func (s *Store) WriteFile(name string, data []byte) error {
 			return &fs.PathError{Op: "write", Path: name, Err: fmt.Errorf("%w: %s", driver.ErrNotDir, d)}
 		}
 	}
-	s.files[name] = &entry{slices.Clone(data), time.Now()}
+	s.seq++
+	s.files[name] = &entry{slices.Clone(data), time.Now(), s.seq}
 	return nil
 }
 
@@ -239,7 +243,8 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error)
 }
 
 // OpenBlob opens the file name. The blob reads the bytes stored when it
-// was opened.
+// was opened; its driver.Fingerprinter names that write, so that what
+// adapters cache about one write is not used for another.
 func (s *Store) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -247,10 +252,19 @@ func (s *Store) OpenBlob(ctx context.Context, name string) (driver.Blob, error) 
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if e, ok := s.files[name]; ok {
-		return driver.BytesBlob(e.data, fileInfo(name, e)), nil
+		return &blob{driver.BytesBlob(e.data, fileInfo(name, e)), "memory write " + strconv.FormatUint(e.seq, 10)}, nil
 	}
 	if s.isDirLocked(name) {
 		return nil, driver.ErrIsDir
 	}
 	return nil, fs.ErrNotExist
 }
+
+// blob is a file of a store, with the version of its bytes.
+type blob struct {
+	driver.Blob
+	version string
+}
+
+// Fingerprint names the write of the store whose bytes b reads.
+func (b *blob) Fingerprint() string { return b.version }

@@ -10,6 +10,7 @@ import (
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/roots/memroot"
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 func TestConformance(t *testing.T) {
@@ -56,5 +57,38 @@ func TestStorePerCache(t *testing.T) {
 	}
 	if memroot.For(nil) != memroot.Default() || memroot.For(vfs.DefaultCache()) != memroot.Default() {
 		t.Error("For(nil), For(DefaultCache()) and Default() differ")
+	}
+}
+
+// A blob's fingerprint names the write whose bytes it reads: the same for
+// every open of one write, another after the key is written again, even
+// with the same bytes.
+func TestFingerprint(t *testing.T) {
+	ctx := context.Background()
+	s := memroot.NewStore()
+	fp := func() string {
+		t.Helper()
+		b, err := s.OpenBlob(ctx, "a.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, ok := b.(driver.Fingerprinter)
+		if !ok || f.Fingerprint() == "" {
+			t.Fatalf("%T gives no fingerprint", b)
+		}
+		return f.Fingerprint()
+	}
+	if err := s.WriteFile("a.txt", []byte("same")); err != nil {
+		t.Fatal(err)
+	}
+	first := fp()
+	if again := fp(); again != first {
+		t.Errorf("two opens of one write: fingerprints %q and %q", first, again)
+	}
+	if err := s.WriteFile("a.txt", []byte("same")); err != nil {
+		t.Fatal(err)
+	}
+	if next := fp(); next == first {
+		t.Errorf("a second write kept the fingerprint %q", first)
 	}
 }

@@ -26,6 +26,10 @@
 // the object changed, the read fails with an error matching driver.ErrModified
 // (and fs.ErrNotExist too when it was deleted);
 // bytes of two versions are never mixed, and cache keys carry the version.
+// A blob is a driver.Fingerprinter giving that version (with the size), so
+// the indexes adapters derive from it (vfs.Env.Key) are per version too: an
+// object replaced by one of the same size and time is read anew. A server
+// that gives no validator leaves only the size and time to tell.
 //
 // # Faults
 //

@@ -248,6 +248,16 @@ type Blob struct {
 	src *source
 }
 
+// Fingerprint returns the version the object had when it was opened (its
+// ETag or generation, as the backend gave it, which every read of the blob
+// is conditional on) and its size; "" when the service gave no version.
+func (b *Blob) Fingerprint() string {
+	if b.src.version == "" {
+		return ""
+	}
+	return b.src.version + "\x00" + strconv.FormatInt(b.src.size, 10)
+}
+
 // Close releases the whole-object body a server that ignores Range left
 // open for the next sequential read, if any. The blob can still be read.
 func (b *Blob) Close() error {

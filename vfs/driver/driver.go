@@ -38,7 +38,9 @@
 // io.SectionReader and friends. Before trusting Stat().Size() of a
 // decompressed input, check [SizeKnower]: its size may cost a full decode.
 // An adapter's errors need no sub-URL or path: the engine wraps them in an
-// *fs.PathError whose cause, a *vfs.StageError, names the sub-URL.
+// *fs.PathError whose cause, a *vfs.StageError, names the sub-URL. What an
+// adapter keeps in env.Cache across opens (an index of its input) is keyed
+// by env.Key, which changes when the input's object is replaced.
 // Package fstest holds the conformance kit (fstest.Run) every driver that
 // yields a tree runs.
 //
@@ -59,6 +61,9 @@
 //     across nested streams.
 //   - [Counter]: a Tree or Blob that counts the requests and bytes its
 //     reads cost.
+//   - [Fingerprinter]: a Blob that names the version of its bytes (an
+//     ETag, a generation, a file's inode and times), so that what is
+//     derived from them is cached per version.
 //   - [Versioned]: a Tree that is a store with a history (OCDBT,
 //     Icechunk), for "pipefs log".
 //   - [Omitter]: a Tree that leaves out entries it cannot expose, and says
@@ -165,6 +170,19 @@ type Compressed interface {
 // tree of a remote root. vfs.FS.Stats reports every stage that is one.
 type Counter interface {
 	Stats() Counts
+}
+
+// A Fingerprinter is a Blob that names the version of the bytes it reads:
+// a remote object's ETag or generation, a local file's device, inode,
+// size and times, a sequence number of an in-memory write. Fingerprint
+// returns a string that differs whenever the bytes may differ (two equal
+// fingerprints of one name mean equal bytes), or "" when the blob cannot
+// tell. The engine folds the fingerprints of every blob a stage was read
+// from into vfs.Env.Key, which drivers key what they cache across opens
+// by; a blob derived from another (an archive member, a decompressed
+// stream) need not implement it, as its container's fingerprint covers it.
+type Fingerprinter interface {
+	Fingerprint() string
 }
 
 // A Versioned tree is a store with a history, such as an OCDBT database or
