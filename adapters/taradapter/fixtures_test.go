@@ -475,3 +475,29 @@ func TestInZip(t *testing.T) {
 		fsys.Close()
 	}
 }
+
+// TestValidNames checks that names fs.ValidPath accepts are listed as
+// they are, whatever an OS would make of them.
+func TestValidNames(t *testing.T) {
+	names := []string{"a:stream", "C:/x.txt", `back\slash`, "sp ace #%?.txt", "-dash", "tab\there"}
+	var files []string
+	for _, n := range names {
+		files = append(files, n, "data of "+n)
+	}
+	a, err := Open(t.Context(), driver.BytesBlob(ustarArchive(t, files...), nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readEverything(t.Context(), a)
+	if err != nil || len(got) != len(names) {
+		t.Errorf("read %d files, %v; want %d", len(got), err, len(names))
+	}
+	for _, n := range names {
+		if got[n] != "data of "+n {
+			t.Errorf("%q reads %q", n, got[n])
+		}
+	}
+	if o, err := a.Omitted(t.Context()); err != nil || len(o) != 0 {
+		t.Errorf("Omitted() = %v, %v; want none", o, err)
+	}
+}
