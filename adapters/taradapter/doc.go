@@ -101,7 +101,8 @@
 // invalid UTF-8) is never reachable: it is left out of the tree, and
 // [Archive.Omitted] reports it with the offset of its header and the
 // reason, as [Archive.Unreachable] lists its header. (bsdtar and GNU tar
-// extract "/a" as "a"; pipefs reports it instead.)
+// extract "/a" as "a" and "a//b" as "a/b", and skip names with ".."
+// elements; pipefs reports the first two instead of guessing.)
 // Every parent directory of a member exists, whether or not the archive
 // has an entry for it; implied directories have mode fs.ModeDir|0555,
 // others the permission bits of their header.

@@ -57,12 +57,12 @@ func scan(ctx context.Context, r io.ReaderAt, size int64, lim vfs.Limits) (*scan
 			out.end = &earlyEnd{off: off, err: err}
 			break
 		}
+		if len(out.members)+len(out.globals) >= lim.MaxEntries {
+			return nil, driver.Limitf("archive has more than %d entries (raise Options.Limits.MaxEntries)", lim.MaxEntries)
+		}
 		if m.hdr.Typeflag == tar.TypeXGlobalHeader {
 			out.globals = append(out.globals, m.hdr)
 		} else if m.hdr.Typeflag != 'V' { // a GNU volume label names no file
-			if len(out.members)+len(out.globals) >= lim.MaxEntries {
-				return nil, driver.Limitf("archive has more than %d entries (raise Options.Limits.MaxEntries)", lim.MaxEntries)
-			}
 			out.members = append(out.members, m)
 		}
 		off = next
@@ -92,6 +92,9 @@ func (p *parser) has(off int64) bool {
 	}
 	if p.s.end >= 0 {
 		return off <= p.s.end
+	}
+	if off <= p.s.hi {
+		return true // read already
 	}
 	var b [1]byte
 	return p.s.readAt(b[:], off-1) == nil
