@@ -321,7 +321,7 @@ func (p *parser) mainHeader(start, off, size int64, pax map[string]string, paxSe
 		m.size = 0
 		return m, nil
 	}
-	m.packed = size
+	m.packed = h.Size // the pax size record, if any, overrides the field
 	var err error
 	switch {
 	case h.Typeflag == tar.TypeGNUSparse:

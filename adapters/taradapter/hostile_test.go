@@ -476,3 +476,30 @@ func TestTruncatedTarGz(t *testing.T) {
 		})
 	}
 }
+
+// TestPaxSize checks that a pax size record overrides the header's size
+// field, as it does for files over 8 GiB, whose field cannot hold it.
+func TestPaxSize(t *testing.T) {
+	base := ustarArchive(t, "a.txt", strings.Repeat("a", 700), "b.txt", "bbb")
+	setField(base[:blockSize], 124, 12, 0)
+	rec := "12 size=700\n"
+	pax := make([]byte, 2*blockSize)
+	copy(pax, "PaxHeaders/a.txt")
+	pax[156] = 'x'
+	copy(pax[257:], "ustar\x0000")
+	copy(pax[blockSize:], rec)
+	setField(pax[:blockSize], 124, 12, int64(len(rec)))
+	data := append(pax, base...)
+	blobs, check := blobKinds(t, data)
+	for _, b := range blobs {
+		a, err := Open(t.Context(), b, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := readEverything(t.Context(), a)
+		if err != nil || got["a.txt"] != strings.Repeat("a", 700) || got["b.txt"] != "bbb" {
+			t.Errorf("read %d files, a.txt %d bytes, b.txt %q, %v", len(got), len(got["a.txt"]), got["b.txt"], err)
+		}
+	}
+	check()
+}
