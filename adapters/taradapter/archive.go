@@ -28,7 +28,10 @@ type Archive struct {
 	sh   *shared
 }
 
-var _ driver.Tree = (*Archive)(nil)
+var (
+	_ driver.Tree    = (*Archive)(nil)
+	_ driver.Omitter = (*Archive)(nil)
+)
 
 // shared holds the index of one archive, built once at first use and
 // shared by every Archive over the same archive opened with the same
@@ -242,7 +245,7 @@ func (a *Archive) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
 	}
 	e, err := x.resolve(name)
 	if err != nil && (e == nil || !errors.Is(err, driver.ErrUnsafePath)) {
-		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: x.notFound(err)}
 	}
 	return x.named(e, baseName(name)), nil
 }
@@ -259,7 +262,7 @@ func (a *Archive) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, erro
 	}
 	e, err := x.resolve(name)
 	if err != nil {
-		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: x.notFound(err)}
 	}
 	dir := "."
 	if e != nil {
@@ -297,7 +300,17 @@ func (a *Archive) OpenBlob(ctx context.Context, name string) (driver.Blob, error
 			return b, nil
 		}
 	}
-	return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	return nil, &fs.PathError{Op: "open", Path: name, Err: x.notFound(err)}
+}
+
+// notFound adds to err, when it matches fs.ErrNotExist and the listing of
+// the archive ended early, where and why it ended: the name may be in
+// the part that could not be read. The result matches both.
+func (x *index) notFound(err error) error {
+	if x.end == nil || !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return fmt.Errorf("%w; the archive's listing ends early, at offset %d: %w", err, x.end.off, x.end.err)
 }
 
 func (a *Archive) openEntry(x *index, e *entry, base string) (driver.Blob, error) {
@@ -309,6 +322,9 @@ func (a *Archive) openEntry(x *index, e *entry, base string) (driver.Blob, error
 		return nil, fmt.Errorf("%s is not a regular file and has no data: %w", typeName(e.info.FMode), errors.ErrUnsupported)
 	case kindBroken:
 		return nil, driver.Corruptf("hard link to %q, which is not a file earlier in the archive", e.link)
+	}
+	if e.err != nil {
+		return nil, e.err
 	}
 	info := x.named(e, base)
 	if info.FSize > a.lim.MaxFileSize {
@@ -342,6 +358,24 @@ func (a *Archive) Unreachable(ctx context.Context) ([]*tar.Header, error) {
 		return nil, err
 	}
 	return slices.Clone(x.unreachable), nil
+}
+
+// Omitted lists the members that no name reaches because their name is
+// not a valid io/fs name, in archive order, and, when the listing ended
+// early (at bytes that cannot be a tar header, or at the end of a damaged
+// stream below), one last Omission with an empty Name at the offset where
+// it ended, whose Reason says why: members after that point, if any, are
+// not listed. It scans the archive if that was not done yet.
+func (a *Archive) Omitted(ctx context.Context) ([]driver.Omission, error) {
+	x, err := a.index(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Clone(x.omitted)
+	if x.end != nil {
+		out = append(out, driver.Omission{Offset: x.end.off, Reason: "the listing ends here: " + x.end.err.Error()})
+	}
+	return out, nil
 }
 
 // GlobalHeaders returns the pax global headers of the archive, in order.

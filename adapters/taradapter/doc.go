@@ -7,9 +7,42 @@
 // [Match]) in [vfs.DefaultRegistry]. [Open] is the same core for programs
 // that hold a blob and want an [*Archive] directly.
 //
-// The archive is parsed with archive/tar, so ustar, pax (long names and
-// link names, any records), GNU (long names "L" and "K", base-256
-// numbers), old GNU and V7 archives are read as archive/tar reads them.
+// # What is read, and whose reading is followed
+//
+// The headers are parsed here, block by block, to read what GNU tar,
+// bsdtar and archive/tar read: ustar (with its 155-byte prefix, and
+// star's shorter one), pax (records read as archive/tar reads them;
+// sparse formats 0.0, 0.1 and 1.0), GNU (long names "L" and "K", old GNU
+// sparse "S" with its extension blocks, incremental dumpdir entries "D",
+// which are directories), V7, and numeric fields in octal or base-256.
+// Where the readers agree, pipefs gives the same names and bytes. Where
+// they disagree, pipefs follows bsdtar:
+//
+//   - A zero block ends the archive, whatever follows it; so does the end
+//     of the data at a header boundary (no end-of-archive marker is
+//     needed). archive/tar wants a second zero block.
+//   - A malformed pax record is ignored with the records after it in
+//     that header, and a NUL ends a path, link path or user or group
+//     name; archive/tar refuses the header. Only the last of
+//     consecutive pax headers, and of consecutive GNU long names,
+//     counts, for all three.
+//   - A numeric field other than the size that does not parse (uid,
+//     gid, mode, times) reads as its leading octal digits, or 0.
+//   - A GNU header's prefix area holds times, not a name prefix.
+//
+// One exception: the realsize field of a GNU header is read for sparse
+// members only, as GNU tar and archive/tar read it; bsdtar takes it for
+// the size of any member, even where a writer left garbage there.
+//
+// Bytes that cannot be a header (a bad checksum, a bad size, a header cut
+// short) end the listing where they start, with every member before
+// them kept; so does a stream below that fails with corrupt data (a
+// .tar.gz cut short). [Archive.Omitted] then reports where and why, a
+// name that is not found says so too (its error matches both
+// fs.ErrNotExist and [driver.ErrCorrupt]), and a member whose data the
+// archive does not hold whole fails to open with an error matching
+// [driver.ErrCorrupt]. When the very first header is bad, the data is not
+// a tar archive and every call fails. An empty file is an empty archive.
 //
 // # Random access, nothing extracted
 //
@@ -17,10 +50,8 @@
 // reading it reads the parent at an offset, with no copy and no buffer.
 // Over a compressed stream that has random access (gzip: or zstd: with
 // checkpoints), a read seeks through its checkpoints. The data offsets
-// come from the scan: archive/tar reads headers block by block straight
-// from its reader, so the position of that reader right after Next is the
-// offset of the member's data; it skips data by seeking, so the scan reads
-// headers and little else.
+// come from the scan, which reads headers and skips data by seeking, so
+// it reads headers and little else.
 //
 // The scan does not ask the archive's size when it is not known yet (a
 // [driver.SizeKnower] reporting false, as a decompressed stream's is before
@@ -31,12 +62,10 @@
 //
 // Sparse members (old GNU type "S", and the GNU pax formats 0.0, 0.1 and
 // 1.0, as GNU tar and bsdtar write them) are served with random access
-// too: the scan recovers the sparse map that archive/tar parsed but does
-// not expose (from the pax records, from the old GNU header and its
-// extension blocks, or from the text before the data in format 1.0), and
-// ReadAt reads the data regions from the archive and fills holes with
-// zeros. Restarting archive/tar's sequential reader for every ReadAt
-// would have cost a read of all the data before the offset.
+// too: the scan reads the sparse map (from the pax records, from the old
+// GNU header and its extension blocks, or from the text before the data
+// in format 1.0), and ReadAt reads the data regions from the archive and
+// fills holes with zeros.
 //
 // # The index, built once per archive
 //
@@ -67,10 +96,14 @@
 //
 // Names follow io/fs: slash-separated, no leading or trailing slash. The
 // leading "./" that "tar -C dir ." writes is removed, and an entry named
-// "./" describes the root. A member whose name is still not safe (a "..",
-// "." or empty element, a leading "/", a backslash, a drive letter such as
-// "C:", invalid UTF-8) is never reachable: it is left out of the tree,
-// and [Archive.Unreachable] lists it. (archive/tar refuses NUL in names.)
+// "./" describes the root. Every name that fs.ValidPath accepts is
+// listed as it is, "a:stream", "C:/x" and "a\\b" included. A member whose
+// name it still refuses (a "..", "." or empty element, a leading "/",
+// invalid UTF-8) is never reachable: it is left out of the tree, and
+// [Archive.Omitted] reports it with the offset of its header and the
+// reason, as [Archive.Unreachable] lists its header. (bsdtar and GNU tar
+// extract "/a" as "a" and "a//b" as "a/b", and skip names with ".."
+// elements; pipefs reports the first two instead of guessing.)
 // Every parent directory of a member exists, whether or not the archive
 // has an entry for it; implied directories have mode fs.ModeDir|0555,
 // others the permission bits of their header.
@@ -115,13 +148,11 @@
 //
 // # Errors and limits
 //
-// A truncated archive is an error matching [driver.ErrCorrupt], wherever it
-// ends: inside a header, inside data, or exactly between two members
-// (an archive must end with at least one zero block; archive/tar alone
-// would take such a truncated archive for a shorter one). So are a bad
-// header checksum, a size that runs past the end of the archive or into
-// what follows (the next header then fails its checksum), and a malformed
-// sparse map.
+// A member whose data runs past the end of the archive, a sparse map
+// that does not add up, and a hard link to nothing fail to open with an
+// error matching [driver.ErrCorrupt]; see above for bytes that are not
+// headers. The context, an I/O error of the blob and a limit fail the
+// scan, and the next call scans again after the first two.
 //
 // The limits of [vfs.Options].Limits apply, and each error matches
 // [driver.ErrLimit] and names the Limits field to raise:
@@ -130,9 +161,9 @@
 //     The scan fails.
 //   - MaxNameLength: the length of every member name and link name,
 //     long or not. The scan fails. A pax header or GNU long name is read
-//     whole before its length is known, but archive/tar refuses any over
-//     1 MiB (an error matching [driver.ErrLimit]), so a huge pax record costs
-//     at most 1 MiB, briefly.
+//     whole before its length is known, but one over 1 MiB is refused (an
+//     error matching [driver.ErrLimit]), as archive/tar refuses it, so a
+//     huge pax record costs at most 1 MiB, briefly.
 //   - MaxFileSize: the size of a member. Opening that member fails; the
 //     rest of the archive stays readable.
 //

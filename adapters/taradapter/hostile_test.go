@@ -3,12 +3,14 @@ package taradapter
 import (
 	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -100,47 +102,102 @@ func blobKinds(t testing.TB, data []byte) (kinds []driver.Blob, check func()) {
 }
 
 // TestTruncation cuts archives at every block boundary and inside
-// headers: the scan fails with driver.ErrCorrupt unless the cut leaves the
-// end-of-archive marker, and never panics or reads wrong bytes.
+// headers. An archive cut inside its first header is not a tar archive
+// (driver.ErrCorrupt); any other cut lists the members before the cut,
+// whose bytes read as in the whole archive; a member the cut runs through
+// fails with driver.ErrCorrupt; the number of readable files never falls
+// as the cut moves on, and a cut at or past the end-of-archive marker
+// reads everything. Nothing panics or reads wrong bytes.
 func TestTruncation(t *testing.T) {
 	for _, file := range []string{"gnu.tar", "posix.tar", "oldgnu.tar", "v7.tar", "bsdtar-pax.tar",
 		"sparse-gnu.tar", "sparse-pax0.0.tar", "sparse-pax1.0.tar", "go-links.tar", "go-pax.tar"} {
 		t.Run(file, func(t *testing.T) {
 			data := readFixture(t, file)
-			full, err := readEverything(t.Context(), openFixture(t, file))
-			if err != nil && file != "go-links.tar" {
-				t.Fatal(err)
+			full, bad := readSome(t, openFixture(t, file))
+			if len(bad) > 0 && file != "go-links.tar" {
+				t.Fatal(bad)
 			}
 			marker := endMarker(t, data)
+			sc, err := scan(t.Context(), bytes.NewReader(data), int64(len(data)), vfs.Limits{}.Effective())
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := sc.members[0].dataOff // the first member's header ends here
+			readable := 0
 			for cut := int64(0); cut < int64(len(data)); cut += blockSize {
 				for _, c := range []int64{cut, cut + 1, cut + 100, cut + 156, cut + 257, cut + 511} {
 					blobs, check := blobKinds(t, data[:c])
+					n := -1 // files read; stays -1 if Open fails
 					for _, b := range blobs {
 						a, err := Open(t.Context(), b, nil)
-						if c < marker+blockSize {
-							if !errors.Is(err, driver.ErrCorrupt) {
-								t.Fatalf("Open(first %d bytes, end marker at %d) error = %v, want driver.ErrCorrupt", c, marker, err)
+						if err != nil {
+							if c == 0 || c >= first || !errors.Is(err, driver.ErrCorrupt) {
+								t.Fatalf("Open(first %d bytes, first header ends at %d) error = %v", c, first, err)
 							}
 							continue
 						}
-						if err != nil {
-							t.Fatalf("Open(first %d bytes, past the end marker) error = %v", c, err)
-						}
-						got, err := readEverything(t.Context(), a)
-						if file != "go-links.tar" && (err != nil || len(got) != len(full)) {
-							t.Fatalf("cut at %d: read %d files, %v; want %d", c, len(got), err, len(full))
-						}
+						got, bad := readSome(t, a)
 						for name, s := range got {
-							if s != full[name] {
+							// go-links.tar replaces target.txt later on,
+							// and hard links copy the bytes it had then.
+							if s != full[name] && file != "go-links.tar" {
 								t.Fatalf("cut at %d: %s reads differently", c, name)
 							}
 						}
+						for name, err := range bad {
+							if !errors.Is(err, driver.ErrCorrupt) && !(file == "go-links.tar" && full[name] == "") {
+								t.Fatalf("cut at %d: %s: %v, want driver.ErrCorrupt", c, name, err)
+							}
+						}
+						if n >= 0 && len(got) != n {
+							t.Fatalf("cut at %d: %d files read from one blob, %d from the other", c, len(got), n)
+						}
+						n = len(got)
+					}
+					if n < 0 {
+						check()
+						continue
+					}
+					if n < readable && file != "go-links.tar" { // its later entries replace earlier ones
+						t.Fatalf("cut at %d: %d files read, %d at an earlier cut", c, n, readable)
+					}
+					readable = max(readable, n)
+					if c >= marker && n != len(full) {
+						t.Fatalf("cut at %d (end marker at %d): read %d files, want %d", c, marker, n, len(full))
 					}
 					check()
 				}
 			}
 		})
 	}
+}
+
+// readSome reads every regular file of a, returning the contents of those
+// that read and the errors of those that do not.
+func readSome(t *testing.T, a *Archive) (map[string]string, map[string]error) {
+	ctx := t.Context()
+	got, bad := map[string]string{}, map[string]error{}
+	err := fs.WalkDir(fstest.TreeFS(a), ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := a.OpenBlob(ctx, name)
+		if err != nil {
+			bad[name] = err
+			return nil
+		}
+		p := make([]byte, b.Stat().Size())
+		if n, err := b.ReadAt(ctx, p, 0); n != len(p) || (err != nil && err != io.EOF) {
+			bad[name] = fmt.Errorf("ReadAt = %d, %w", n, err)
+			return nil
+		}
+		got[name] = string(p)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("WalkDir: %v", err)
+	}
+	return got, bad
 }
 
 // setField writes an octal number into a header field and fixes the
@@ -174,30 +231,65 @@ func ustarArchive(t testing.TB, files ...string) []byte {
 	return buf.Bytes()
 }
 
-// TestLyingHeaders checks sizes that lie and bad checksums.
+// TestLyingHeaders checks sizes that lie and bad checksums. A bad first
+// header is not a tar archive; bad bytes later end the listing there,
+// keeping the members before them, and Omitted says where and why. A zero
+// block ends the archive, whatever follows, as it does for bsdtar.
 func TestLyingHeaders(t *testing.T) {
 	base := ustarArchive(t, "a.txt", strings.Repeat("a", 700), "b.txt", "bbb")
 	for _, tc := range []struct {
 		name   string
 		change func(b []byte)
+		ok     string // "": Open fails; else the files that read, and how
+		end    bool   // Omitted reports an early end
 	}{
-		{"size past the end", func(b []byte) { setField(b[:blockSize], 124, 12, 1<<20) }},
-		{"size a block short", func(b []byte) { setField(b[:blockSize], 124, 12, 300) }},
-		{"size a block long", func(b []byte) { setField(b[:blockSize], 124, 12, 1100) }},
-		{"bad checksum", func(b []byte) { b[0] = 'x' }},
-		{"bad checksum on the second header", func(b []byte) { b[3*blockSize+1] = 'x' }},
-		{"garbage after the first member", func(b []byte) { copy(b[3*blockSize:], bytes.Repeat([]byte{0xff}, blockSize)) }},
-		{"zero block then data", func(b []byte) { clear(b[3*blockSize : 4*blockSize]) }},
-		{"non-octal size", func(b []byte) { copy(b[124:], "12x4"); fixChecksum(b[:blockSize]) }},
+		{"size past the end", func(b []byte) { setField(b[:blockSize], 124, 12, 1<<20) }, "a.txt:corrupt", true},
+		{"size a block short", func(b []byte) { setField(b[:blockSize], 124, 12, 300) }, "a.txt:300", true},
+		{"size a block long", func(b []byte) { setField(b[:blockSize], 124, 12, 1100) }, "a.txt:1100", true},
+		{"bad checksum", func(b []byte) { b[0] = 'x' }, "", false},
+		{"bad checksum on the second header", func(b []byte) { b[3*blockSize+1] = 'x' }, "a.txt:700", true},
+		{"garbage after the first member", func(b []byte) { copy(b[3*blockSize:], bytes.Repeat([]byte{0xff}, blockSize)) }, "a.txt:700", true},
+		{"zero block then data", func(b []byte) { clear(b[3*blockSize : 4*blockSize]) }, "a.txt:700", false},
+		{"non-octal size", func(b []byte) { copy(b[124:], "12x4"); fixChecksum(b[:blockSize]) }, "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := bytes.Clone(base)
 			tc.change(data)
 			blobs, check := blobKinds(t, data)
 			for _, b := range blobs {
-				_, err := Open(t.Context(), b, nil)
-				if !errors.Is(err, driver.ErrCorrupt) || !errors.Is(err, fs.ErrInvalid) {
-					t.Errorf("Open error = %v, want driver.ErrCorrupt", err)
+				a, err := Open(t.Context(), b, nil)
+				if tc.ok == "" {
+					if !errors.Is(err, driver.ErrCorrupt) || !errors.Is(err, fs.ErrInvalid) {
+						t.Errorf("Open error = %v, want driver.ErrCorrupt", err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("Open error = %v", err)
+				}
+				got, bad := readSome(t, a)
+				var desc []string
+				for name, s := range got {
+					desc = append(desc, fmt.Sprintf("%s:%d", name, len(s)))
+				}
+				for name, err := range bad {
+					if !errors.Is(err, driver.ErrCorrupt) {
+						t.Errorf("%s: %v, want driver.ErrCorrupt", name, err)
+					}
+					desc = append(desc, name+":corrupt")
+				}
+				if strings.Join(desc, " ") != tc.ok {
+					t.Errorf("files %q, want %q", desc, tc.ok)
+				}
+				omitted, err := a.Omitted(t.Context())
+				if err != nil || tc.end != (len(omitted) == 1 && omitted[0].Name == "") {
+					t.Errorf("Omitted() = %+v, %v; want an early end: %v", omitted, err, tc.end)
+				}
+				if tc.end {
+					_, err := a.Stat(t.Context(), "b.txt")
+					if !errors.Is(err, fs.ErrNotExist) || !errors.Is(err, driver.ErrCorrupt) || !strings.Contains(err.Error(), "ends early") {
+						t.Errorf("Stat(b.txt) error = %v, want fs.ErrNotExist and driver.ErrCorrupt saying the listing ended early", err)
+					}
 				}
 			}
 			check()
@@ -242,7 +334,7 @@ func TestLimits(t *testing.T) {
 	t.Run("cached error", func(t *testing.T) {
 		// A malformed archive fails every call the same way, once scanned.
 		b := fixtureBlob(t, "gnu.tar", time.Time{})
-		b.Blob = driver.BytesBlob(gnu[:1000], nil)
+		b.Blob = driver.BytesBlob(bytes.Repeat([]byte{0xff}, 1024), nil) // not a tar archive
 		a := openShared(b, "memory:/TestLimits/cut.tar", nil)
 		_, err1 := a.Stat(ctx, ".")
 		n := b.reads.Load()
@@ -321,4 +413,93 @@ func TestDetect(t *testing.T) {
 	if got, want := fsys.Pipeline().String(), fileURL(t, "posix.tar")+"|pipefs.tar:"; got != want {
 		t.Errorf("Pipeline() = %q, want %q", got, want)
 	}
+}
+
+// TestTruncatedTarGz cuts a .tar.gz in the middle and reads it through
+// |gzip:|pipefs.tar:, as tar extracts such a file: the members before the
+// cut read whole, a member the cut runs through and the names after it
+// fail with errors that say the archive is damaged (driver.ErrCorrupt).
+func TestTruncatedTarGz(t *testing.T) {
+	gz := readFixture(t, "gnu.tar.gz")
+	whole := readFixture(t, "gnu.tar")
+	sc, err := scan(t.Context(), bytes.NewReader(whole), int64(len(whole)), vfs.Limits{}.Effective())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cut := range []int{len(gz) / 3, len(gz) / 2, len(gz) * 3 / 4} {
+		t.Run(fmt.Sprint(cut), func(t *testing.T) {
+			// What gzip decodes from the cut file.
+			zr, err := gzip.NewReader(bytes.NewReader(gz[:cut]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			prefix, err := io.ReadAll(zr)
+			if !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Fatalf("gzip reads %d bytes of the cut file, %v; want io.ErrUnexpectedEOF", len(prefix), err)
+			}
+			path := filepath.Join(t.TempDir(), "cut.tar.gz")
+			if err := os.WriteFile(path, gz[:cut], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			fsys, err := vfs.OpenFS(t.Context(), "file:"+filepath.ToSlash(path)+"|gzip:|pipefs.tar:", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fsys.Close()
+			var whole, cutThrough, after int
+			for _, m := range sc.members {
+				if m.hdr.Typeflag != tar.TypeReg {
+					continue
+				}
+				name, _ := cleanName(m.hdr.Name)
+				got, err := fsys.ReadFile(name)
+				switch end := m.dataOff + m.packed; {
+				case end <= int64(len(prefix)):
+					whole++
+					if want := srcFiles(t)[name]; err != nil || !bytes.Equal(got, want) {
+						t.Errorf("%s (data ends at %d, the cut at %d): %d bytes, %v; want %d bytes", name, end, len(prefix), len(got), err, len(want))
+					}
+				default:
+					if m.hdrOff+blockSize <= int64(len(prefix)) {
+						cutThrough++
+					} else {
+						after++
+					}
+					if !errors.Is(err, driver.ErrCorrupt) {
+						t.Errorf("%s (data ends at %d, the cut at %d): %v, want driver.ErrCorrupt", name, end, len(prefix), err)
+					}
+				}
+			}
+			if whole == 0 || after == 0 {
+				t.Errorf("cut at %d: %d members before the cut, %d through it, %d after; want some before and after", cut, whole, cutThrough, after)
+			}
+		})
+	}
+}
+
+// TestPaxSize checks that a pax size record overrides the header's size
+// field, as it does for files over 8 GiB, whose field cannot hold it.
+func TestPaxSize(t *testing.T) {
+	base := ustarArchive(t, "a.txt", strings.Repeat("a", 700), "b.txt", "bbb")
+	setField(base[:blockSize], 124, 12, 0)
+	rec := "12 size=700\n"
+	pax := make([]byte, 2*blockSize)
+	copy(pax, "PaxHeaders/a.txt")
+	pax[156] = 'x'
+	copy(pax[257:], "ustar\x0000")
+	copy(pax[blockSize:], rec)
+	setField(pax[:blockSize], 124, 12, int64(len(rec)))
+	data := append(pax, base...)
+	blobs, check := blobKinds(t, data)
+	for _, b := range blobs {
+		a, err := Open(t.Context(), b, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := readEverything(t.Context(), a)
+		if err != nil || got["a.txt"] != strings.Repeat("a", 700) || got["b.txt"] != "bbb" {
+			t.Errorf("read %d files, a.txt %d bytes, b.txt %q, %v", len(got), len(got["a.txt"]), got["b.txt"], err)
+		}
+	}
+	check()
 }

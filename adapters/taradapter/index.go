@@ -31,6 +31,7 @@ type entry struct {
 	off       int64      // data offset in the archive (kindFile)
 	frags     []fragment // sparse map (kindFile), nil if not sparse
 	link      string     // symlink target, or the missing hard link target
+	err       error      // why the data cannot be read (kindFile), nil if it can
 }
 
 // An index is what a scan of one archive yields; it is shared, read only,
@@ -39,6 +40,8 @@ type index struct {
 	root        driver.FileInfo
 	ents        []entry // sorted by (dir, base)
 	unreachable []*tar.Header
+	omitted     []driver.Omission
+	end         *earlyEnd // where the listing ended early, nil if it did not
 	globals     []*tar.Header
 	members     int // headers scanned, global headers included
 	reads       int // ReadAt calls of the scan
@@ -52,6 +55,7 @@ func buildIndex(sc *scanned) *index {
 		globals: sc.globals,
 		members: len(sc.members) + len(sc.globals),
 		reads:   sc.reads,
+		end:     sc.end,
 	}
 	byName := make(map[string]int, len(sc.members))
 	var ents []entry
@@ -74,19 +78,22 @@ func buildIndex(sc *scanned) *index {
 			}
 			continue
 		}
-		if !driver.SafePath(name) {
+		if !fs.ValidPath(name) {
 			hide(h)
+			x.omitted = append(x.omitted, driver.Omission{Name: h.Name, Offset: m.hdrOff,
+				Reason: "not a valid io/fs name (an empty, \".\" or \"..\" element, a leading \"/\", or invalid UTF-8)"})
 			continue
 		}
 		e := entry{}
 		e.dir, e.base = fsname.Split(name)
-		plainDir := h.Typeflag == tar.TypeDir || (h.Typeflag == tar.TypeReg && !isSparse(h) && m.packed == 0)
+		plainDir := h.Typeflag == tar.TypeDir || h.Typeflag == typeGNUDumpDir ||
+			(h.Typeflag == tar.TypeReg && m.frags == nil && m.packed == 0)
 		if dirName && !plainDir {
 			hide(h) // "a/" that is not a directory
 			continue
 		}
 		switch {
-		case dirName || h.Typeflag == tar.TypeDir:
+		case dirName || h.Typeflag == tar.TypeDir || h.Typeflag == typeGNUDumpDir:
 			e.kind = kindDir
 		case h.Typeflag == tar.TypeSymlink:
 			e.kind, e.link = kindSymlink, h.Linkname
@@ -97,7 +104,7 @@ func buildIndex(sc *scanned) *index {
 			j, ok := byName[target]
 			if ok && ents[j].kind != kindDir && ents[j].kind != kindBroken {
 				t := ents[j]
-				e.kind, e.off, e.frags, e.link = t.kind, t.off, t.frags, t.link
+				e.kind, e.off, e.frags, e.link, e.err = t.kind, t.off, t.frags, t.link, t.err
 				e.info = t.info
 				e.info.FName, e.info.FSys = e.base, h
 			} else {
@@ -107,6 +114,9 @@ func buildIndex(sc *scanned) *index {
 			e.kind = kindSpecial
 		default:
 			e.kind, e.off, e.frags = kindFile, m.dataOff, m.frags
+			if m.short {
+				e.err = pastEnd(m, -1)
+			}
 		}
 		if e.info.FSys == nil {
 			size := m.size
@@ -239,3 +249,7 @@ func (x *index) children(dir string) []entry {
 	})
 	return x.ents[lo : lo+hi]
 }
+
+// typeGNUDumpDir is the type of a GNU incremental directory entry, whose
+// data lists the directory's contents for restores: a directory.
+const typeGNUDumpDir = 'D'
