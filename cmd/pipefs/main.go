@@ -76,15 +76,17 @@ const (
 func main() {
 	term, stopTerm := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	ctx, stopInt := signal.NotifyContext(term, os.Interrupt)
+	terminated := make(chan bool, 1)
 	go func() {
 		// After the first signal, the default action comes back: a second
 		// Ctrl-C ends a process that a blocking call holds up.
 		<-ctx.Done()
+		terminated <- term.Err() != nil
 		stopInt()
 		stopTerm()
 	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	if code == exitInterrupted && term.Err() != nil {
+	if code == exitInterrupted && <-terminated {
 		code = exitTerminated
 	}
 	os.Exit(code)

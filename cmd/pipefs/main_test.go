@@ -19,6 +19,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(runMainEnv) != "" {
+		// A child process of a test that needs real signals: be the CLI.
+		main()
+	}
 	// Listings print local time; pin it so that expected output is exact.
 	time.Local = time.UTC
 	os.Exit(m.Run())
