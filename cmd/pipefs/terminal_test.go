@@ -49,7 +49,7 @@ func TestTerminalQuoting(t *testing.T) {
 	styled := run("capture-pane", "-p", "-e", "-t", "t", "-S", "0")
 	for _, want := range []string{
 		`''$'\033''[31mred'` + "\n" + `'a'$'\n''b'` + "\n'sub dir/'\n", // ls
-		`├── ''$'\033''[31mred' (6)`,                                           // tree
+		`├── ''$'\033''[31mred' (6)`,                                   // tree
 		`├── 'a'$'\n''b' (7)`,
 		`Name:     'a'$'\n''b'`, // stat
 	} {
