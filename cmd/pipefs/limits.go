@@ -76,9 +76,22 @@ func addLimitFlags(fs *pflag.FlagSet, flags []*limitFlag) {
 	def := vfs.Limits{}.Effective()
 	dv := reflect.ValueOf(def)
 	for _, f := range flags {
-		fs.Var(f, f.name, fmt.Sprintf("set Limits.%s (default %d; -1 or none: no limit; K, M, G, T suffixes are powers of 1024; also %s=%s=N)",
-			f.field, dv.FieldByName(f.field).Int(), limitsEnv, f.field))
+		fs.Var(f, f.name, fmt.Sprintf("set Limits.%s, -1 for none (default %s)", f.field, formatLimit(dv.FieldByName(f.field).Int())))
 	}
+}
+
+// formatLimit writes n as parseLimit reads it, with the largest unit
+// that divides it: 1099511627776 is "1T".
+func formatLimit(n int64) string {
+	unit := 0
+	for n != 0 && n%1024 == 0 && unit < 6 {
+		n /= 1024
+		unit++
+	}
+	if unit == 0 {
+		return strconv.FormatInt(n, 10)
+	}
+	return strconv.FormatInt(n, 10) + string("KMGTPE"[unit-1])
 }
 
 // parseLimit reads a limit: a decimal integer with an optional K, M, G,
@@ -120,7 +133,7 @@ func limits(fs *pflag.FlagSet, flags []*limitFlag) (vfs.Limits, error) {
 	set := func(field string, n int64) error {
 		fv := v.FieldByName(field)
 		if fv.OverflowInt(n) {
-			return fmt.Errorf("Limits.%s: %d is out of range", field, n)
+			return fmt.Errorf("%d is out of range for Limits.%s", n, field)
 		}
 		fv.SetInt(n)
 		return nil

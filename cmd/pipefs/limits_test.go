@@ -41,6 +41,14 @@ func TestLimitFlags(t *testing.T) {
 			t.Errorf("no flag --%s for Limits.%s", f.name, f.field)
 		}
 	}
+	for n, want := range map[int64]string{1100: "1100", 1 << 40: "1T", 64 << 20: "64M", 1536: "1536", -1: "-1"} {
+		if got := formatLimit(n); got != want {
+			t.Errorf("formatLimit(%d) = %q, want %q", n, got, want)
+		}
+		if back, err := parseLimit(formatLimit(n)); err != nil || back != n {
+			t.Errorf("parseLimit(formatLimit(%d)) = %d, %v", n, back, err)
+		}
+	}
 	if flagName("MaxFileSize") != "max-file-size" {
 		t.Errorf("flagName(MaxFileSize) = %q", flagName("MaxFileSize"))
 	}

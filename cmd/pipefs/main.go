@@ -236,7 +236,15 @@ A relative pipeline is resolved against the current directory:
 where a directory is wanted is opened through its detected format:
 "file:/d/a.zip" lists as "file:/d/a.zip|zip:".
 
-Quote pipelines in the shell, since "|" is a shell pipe.
+Quote pipelines in the shell, since "|" is a shell pipe. Type names as
+they are: spaces, non-ASCII and a stray "%" are encoded for you, and a
+local file names itself whatever it holds ("bf v2.zip|zip:a b.txt"); a
+"|", "#" or "?" inside a member name is typed %7C, %23, %3F.
+
+Limits on what an archive may claim (--max-ratio, --max-file-size and the
+others below) can be lifted for one run, or set in PIPEFS_LIMITS, as
+"MaxRatio=-1,MaxFileSize=2T". A limit is a number with an optional K, M,
+G, T, P or E suffix (powers of 1024), or -1 (also "none") for no limit. SIGINT stops a command with exit status 130.
 ` + schemeHelp(vfs.DefaultRegistry),
 		Example: `  pipefs tree testdata/demo.zip
   pipefs ls -l 'file:/data/a.zip|zip:docs/'
