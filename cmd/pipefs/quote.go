@@ -80,14 +80,11 @@ func printableAt(s string, i int) (int, bool) {
 // shellQuote quotes s in GNU ls's shell-escape style; a name that needs
 // no quoting comes back as it is.
 func shellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
 	if !needsQuote(s) {
 		return s
 	}
 	if !hasUnprintable(s) {
-		if !strings.Contains(s, "'") {
+		if s == "" || !strings.Contains(s, "'") {
 			return "'" + s + "'"
 		}
 		if !strings.ContainsAny(s, "$`\\\"!") {
@@ -135,6 +132,9 @@ func shellQuote(s string) string {
 // needsQuote reports whether a shell would not read s as one word as it
 // is, by the rules of GNU ls: "#" and "~" matter only at the start.
 func needsQuote(s string) bool {
+	if s == "" {
+		return true // an empty word vanishes
+	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {

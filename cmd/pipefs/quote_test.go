@@ -105,3 +105,26 @@ func TestShellQuoteRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// FuzzShellQuote checks that a quoted name holds no byte that a terminal
+// would act on, and that a name needing no quotes comes back unchanged.
+func FuzzShellQuote(f *testing.F) {
+	for _, tc := range quoteTests {
+		f.Add(tc.name)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		q := shellQuote(name)
+		if hasUnprintable(q) {
+			t.Fatalf("shellQuote(%q) = %q holds unprintable bytes", name, q)
+		}
+		if q == name && needsQuote(name) {
+			t.Fatalf("shellQuote(%q) left a name that needs quotes", name)
+		}
+		if !needsQuote(name) && q != name {
+			t.Fatalf("shellQuote(%q) = %q, want it unchanged", name, q)
+		}
+		if d := displayName(name, false); hasUnprintable(d) {
+			t.Fatalf("displayName(%q, pipe) = %q holds unprintable bytes", name, d)
+		}
+	})
+}
