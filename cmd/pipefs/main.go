@@ -30,8 +30,11 @@
 // characters its name holds ("bf v2.zip", "100%.zip|zip:a.txt").
 //
 // Names that an archive holds are shown safely: on a terminal, ls, tree
-// and stat quote a name as GNU ls does there ('a b', 'a'$'\n''b'); off a
-// terminal a name is written as it is unless it holds a control character,
+// and stat quote a name as GNU ls does there, a name holding a newline as
+//
+//	'a'$'\n''b'
+//
+// Off a terminal a name is written as it is unless it holds a control character,
 // which is quoted the same way. ls -0 writes raw names NUL-terminated, and
 // ls --url canonical pipelines. Entries an archive left out
 // (driver.Omitter) are reported on stderr.

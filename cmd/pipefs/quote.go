@@ -29,8 +29,8 @@ import (
 // Two choices differ from GNU ls: a rune that is not graphic by Go's
 // unicode.IsGraphic (format characters such as the bidirectional
 // overrides, zero-width joiners) is escaped although glibc calls it
-// printable, and a name that starts with a quote-free run after an escape
-// is written without GNU's occasional extra empty '' pair.
+// printable, and a name that holds both a single quote and an escape is
+// written without the empty '' pair that GNU ls sometimes puts first.
 
 // isTerminal reports whether w is a terminal (a character device).
 func isTerminal(w io.Writer) bool {
