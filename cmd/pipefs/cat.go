@@ -1,10 +1,18 @@
 package main
 
 import (
+	"context"
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pipefs/pipefs/vfs/driver"
 )
+
+// holdBack is how many bytes of a decompressed file cat keeps before it
+// writes any: a limit (Limits.MaxRatio, MaxFileSize) or corruption found
+// within them leaves nothing of the file on standard output.
+const holdBack = 16 << 20
 
 func newCatCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
@@ -12,7 +20,15 @@ func newCatCmd(g *globals) *cobra.Command {
 		Short: "Copy file locations to standard output",
 		Long: `cat writes the bytes of each file location to standard output, in
 order. A directory is an error. When a location fails, cat reports it
-and goes on with the next one; the exit status is then 1.`,
+and goes on with the next one; the exit status is then 1. SIGINT stops
+cat at once: the arguments after the current one are not opened, and the
+exit status is 130.
+
+The output of a decompressor (gzip:, zstd:, a compressed archive member)
+is held back until 16 MiB of it have decoded, or all of it: a file that
+decodes to less than that and then fails (a limit such as --max-ratio,
+corrupt data) writes nothing. A larger file that fails later has written
+what decoded before the failure.`,
 		Example: `  pipefs cat 'file:/data/a.zip|zip:README.txt'
   pipefs cat 'file:/data/a.zip|zip:data/inner.zip|zip:deep.zip|zip:hello.txt'
   pipefs cat 'file:/data/big.bin|byte-range:0-512' | xxd`,
@@ -21,6 +37,9 @@ and goes on with the next one; the exit status is then 1.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			failed := false
 			for _, arg := range args {
+				if err := cmd.Context().Err(); err != nil {
+					return err
+				}
 				if err := g.cat(cmd, arg, cmd.OutOrStdout()); err != nil {
 					report(cmd, err)
 					failed = true
@@ -36,11 +55,55 @@ and goes on with the next one; the exit status is then 1.`,
 
 // cat copies the file location that the argument arg names to w.
 func (g *globals) cat(cmd *cobra.Command, arg string, w io.Writer) error {
-	f, err := g.openFile(cmd.Context(), arg)
+	ctx := cmd.Context()
+	f, err := g.openFile(ctx, arg)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	_, err = io.Copy(w, f)
+	hw := &holdWriter{ctx: ctx, w: w}
+	var c driver.Compressed
+	if f.As(&c) {
+		hw.hold = holdBack
+	}
+	if _, err := io.Copy(hw, f); err != nil {
+		return err
+	}
+	return hw.flush()
+}
+
+// A holdWriter writes to w, keeping the first hold bytes until more come
+// or flush is called, and stops with the context's error once ctx is done.
+type holdWriter struct {
+	ctx  context.Context
+	w    io.Writer
+	hold int
+	buf  []byte
+}
+
+func (h *holdWriter) Write(p []byte) (int, error) {
+	if err := h.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if h.hold > 0 {
+		if len(h.buf)+len(p) <= h.hold {
+			h.buf = append(h.buf, p...)
+			return len(p), nil
+		}
+		if err := h.flush(); err != nil {
+			return 0, err
+		}
+	}
+	return h.w.Write(p)
+}
+
+// flush writes what is held, and everything after it passes through.
+func (h *holdWriter) flush() error {
+	h.hold = 0
+	if len(h.buf) == 0 {
+		return nil
+	}
+	_, err := h.w.Write(h.buf)
+	h.buf = nil
 	return err
 }

@@ -8,15 +8,18 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // timeLayout is how listings print modification times (local time).
 const timeLayout = "2006-01-02 15:04:05"
 
 func newLsCmd(g *globals) *cobra.Command {
-	var long, recursive bool
+	var long, recursive, zero, urls bool
 	cmd := &cobra.Command{
-		Use:   "ls [-l] [-R] URL",
+		Use:   "ls [-l] [-R] [-0] [--url] URL",
 		Short: "List a directory location",
 		Long: `ls lists the entries of the directory location that URL names, sorted
 by name, directories with a trailing "/". A container file is listed as
@@ -25,10 +28,25 @@ printed as given, as ls does.
 
 -R lists every file and directory below URL, one path a line, relative
 to URL. -l adds the size, mode and modification time before each path
-(directories show "-" for the size).`,
+(directories show "-" for the size).
+
+On a terminal, a name that a shell would take apart, or that holds a
+control character, is quoted as GNU ls quotes it ('a b', 'a'$'\n''b');
+elsewhere names are written as they are, except that one holding a
+control character is quoted the same way. -0 ends each line with a NUL
+instead of a newline and writes names as they are, for scripts
+("pipefs ls -R -0 URL | xargs -0 ..."). --url writes each entry's
+canonical pipeline instead of its name, percent-encoded and ready to pass
+back to pipefs.
+
+An archive that leaves out entries it cannot expose (a name holding NUL,
+an absolute path) has each of them reported once on standard error, with
+the archive and the entry's offset; the listing itself succeeds.`,
 		Example: `  pipefs ls 'file:/data/a.zip'
   pipefs ls -l 'file:/data/a.zip|zip:docs/'
-  pipefs ls -lR 'testdata/demo.zip|zip:data/inner.zip'`,
+  pipefs ls -lR 'testdata/demo.zip|zip:data/inner.zip'
+  pipefs ls -R -0 testdata/demo.zip | xargs -0 -n1 echo
+  pipefs ls --url 'testdata/demo.zip|zip:docs/'`,
 		Args:              args(cobra.ExactArgs(1)),
 		ValidArgsFunction: g.completeURLs(1, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -37,13 +55,20 @@ to URL. -l adds the size, mode and modification time before each path
 				return err
 			}
 			defer loc.Close()
-			l := &lister{long: long}
+			l := &lister{long: long, zero: zero, tty: isTerminal(cmd.OutOrStdout())}
 			if loc.file != nil {
 				info, err := loc.file.Stat()
 				if err != nil {
 					return err
 				}
-				l.add(args[0], info)
+				name := displayName(args[0], l.tty)
+				switch {
+				case urls:
+					name = loc.file.URL()
+				case l.zero:
+					name = args[0]
+				}
+				l.add(name, info)
 				l.flush(cmd.OutOrStdout())
 				return nil
 			}
@@ -52,6 +77,7 @@ to URL. -l adds the size, mode and modification time before each path
 				if err != nil {
 					return err
 				}
+				defer reportOmitted(cmd, loc.fsys)
 				failed := false
 				for _, e := range ents {
 					info, err := e.Info()
@@ -60,7 +86,7 @@ to URL. -l adds the size, mode and modification time before each path
 						failed = true
 						continue
 					}
-					l.add(e.Name(), info)
+					l.add(l.name(loc.fsys, e.Name(), info, urls), info)
 				}
 				l.flush(cmd.OutOrStdout())
 				if failed {
@@ -68,8 +94,12 @@ to URL. -l adds the size, mode and modification time before each path
 				}
 				return nil
 			}
+			defer reportOmitted(cmd, loc.fsys)
 			failed := false
 			fs.WalkDir(loc.fsys, ".", func(name string, d fs.DirEntry, err error) error {
+				if cerr := cmd.Context().Err(); cerr != nil {
+					return cerr
+				}
 				if err != nil {
 					report(cmd, err)
 					failed = true
@@ -84,7 +114,7 @@ to URL. -l adds the size, mode and modification time before each path
 					failed = true
 					return nil
 				}
-				l.add(name, info)
+				l.add(l.name(loc.fsys, name, info, urls), info)
 				return nil
 			})
 			l.flush(cmd.OutOrStdout())
@@ -96,19 +126,45 @@ to URL. -l adds the size, mode and modification time before each path
 	}
 	cmd.Flags().BoolVarP(&long, "long", "l", false, "show size, mode and modification time")
 	cmd.Flags().BoolVarP(&recursive, "recursive", "R", false, "list every path below URL")
+	cmd.Flags().BoolVarP(&zero, "zero", "0", false, "end each line with NUL, not newline, and write names unquoted")
+	cmd.Flags().BoolVar(&urls, "url", false, "write each entry's canonical pipeline instead of its name")
 	return cmd
 }
 
 // A lister collects the rows of a listing, to print them aligned.
 type lister struct {
 	long bool
+	zero bool        // NUL-terminated lines, names unquoted
+	tty  bool        // writing to a terminal
 	rows [][4]string // size, mode, time, name
 }
 
-func (l *lister) add(name string, info fs.FileInfo) {
-	if info.IsDir() && !strings.HasSuffix(name, "/") {
-		name += "/"
+// name is what the listing shows for the entry name of fsys, directories
+// with a trailing "/": its canonical pipeline with urls set, else name,
+// quoted for display unless the lines end in NUL.
+func (l *lister) name(fsys *vfs.FS, name string, info fs.FileInfo, urls bool) string {
+	slash := ""
+	if info.IsDir() {
+		slash = "/"
 	}
+	if urls {
+		u := fsys.URL(name)
+		if strings.HasSuffix(u, "/") || strings.Contains(u[strings.LastIndexByte(u, '|')+1:], "?") {
+			return u
+		}
+		return u + slash // the canonical form of a directory
+	}
+	if l.zero {
+		return name + slash
+	}
+	if q := displayName(name, l.tty); q != name {
+		return displayName(name+slash, l.tty) // one word: 'a b/'
+	}
+	return name + slash
+}
+
+// add adds the row of name, as it is to be shown, described by info.
+func (l *lister) add(name string, info fs.FileInfo) {
 	if !l.long {
 		l.rows = append(l.rows, [4]string{3: name})
 		return
@@ -129,11 +185,15 @@ func (l *lister) flush(w io.Writer) {
 			width[i] = max(width[i], len(r[i]))
 		}
 	}
+	end := "\n"
+	if l.zero {
+		end = "\x00"
+	}
 	for _, r := range l.rows {
 		if l.long {
-			fmt.Fprintf(w, "%*s  %-*s  %-*s  %s\n", width[0], r[0], width[1], r[1], width[2], r[2], r[3])
+			fmt.Fprintf(w, "%*s  %-*s  %-*s  %s%s", width[0], r[0], width[1], r[1], width[2], r[2], r[3], end)
 		} else {
-			fmt.Fprintln(w, r[3])
+			fmt.Fprint(w, r[3], end)
 		}
 	}
 	l.rows = l.rows[:0]
@@ -145,4 +205,30 @@ func sizeOf(info fs.FileInfo) string {
 		return "-"
 	}
 	return strconv.FormatInt(info.Size(), 10)
+}
+
+// reportOmitted reports on stderr, once each, the entries that the
+// archive fsys is read from left out of it (driver.Omitter).
+func reportOmitted(cmd *cobra.Command, fsys *vfs.FS) {
+	var o driver.Omitter
+	if !fsys.As(&o) {
+		return
+	}
+	list, err := o.Omitted(cmd.Context())
+	if err != nil {
+		report(cmd, err)
+		return
+	}
+	archive := fsys.Pipeline()
+	if len(archive) > 1 {
+		archive = archive[:len(archive)-1] // the container file
+	}
+	w := cmd.ErrOrStderr()
+	for _, om := range list {
+		at := "at an unknown offset"
+		if om.Offset >= 0 {
+			at = fmt.Sprintf("at offset %d", om.Offset)
+		}
+		fmt.Fprintf(w, "pipefs: warning: %s: entry %s %s left out: %s\n", archive, shellQuote(om.Name), at, om.Reason)
+	}
 }

@@ -22,10 +22,34 @@
 // detected format ("file:/d/a.zip|zip:"); --no-detect
 // turns that off. Quote pipelines in the shell: "|" is a shell pipe.
 //
+// An argument is read as a person types it: spaces, non-ASCII and the
+// other characters that a canonical pipeline percent-encodes are encoded
+// before parsing (vfs.ParseLoose); only "|", "%", "#" and "?" keep their
+// structural meaning. An argument, or the part of it before a "|", that
+// names an existing local file or directory is that file, whatever
+// characters its name holds ("bf v2.zip", "100%.zip|zip:a.txt").
+//
+// Names that an archive holds are shown safely: on a terminal, ls, tree
+// and stat quote a name as GNU ls does there, a name holding a newline as
+//
+//	'a'$'\n''b'
+//
+// Off a terminal a name is written as it is unless it holds a control character,
+// which is quoted the same way. ls -0 writes raw names NUL-terminated, and
+// ls --url canonical pipelines. Entries an archive left out
+// (driver.Omitter) are reported on stderr.
+//
+// Every field of vfs.Limits can be set, by a flag named after it
+// (--max-ratio for MaxRatio, --max-file-size for MaxFileSize) or in the
+// environment variable PIPEFS_LIMITS ("MaxRatio=-1,MaxFileSize=2T"); flags
+// win. A limit error names the flag that lifts it.
+//
 // Errors are printed as "pipefs: message", where the message names the
 // sub-URL that failed. The exit status is 0 on success, 1 when something
-// failed and 2 for a usage error (a bad flag or a wrong number of
-// arguments).
+// failed, 2 for a usage error (a bad flag or a wrong number of
+// arguments), and 130 when SIGINT stopped the command (143 for SIGTERM).
+// The first signal cancels what is under way and nothing more is started;
+// a second one ends the process at once.
 package main
 
 import (
@@ -33,7 +57,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -53,12 +76,29 @@ const (
 	exitOK    = 0
 	exitError = 1
 	exitUsage = 2
+	// exitInterrupted is the status of a command that SIGINT stopped, as a
+	// shell reports a process that SIGINT killed: 128 + 2.
+	exitInterrupted = 130
+	// exitTerminated is the same for SIGTERM: 128 + 15.
+	exitTerminated = 143
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	term, stopTerm := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	ctx, stopInt := signal.NotifyContext(term, os.Interrupt)
+	terminated := make(chan bool, 1)
+	go func() {
+		// After the first signal, the default action comes back: a second
+		// Ctrl-C ends a process that a blocking call holds up.
+		<-ctx.Done()
+		terminated <- term.Err() != nil
+		stopInt()
+		stopTerm()
+	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	if code == exitInterrupted && <-terminated {
+		code = exitTerminated
+	}
 	os.Exit(code)
 }
 
@@ -71,6 +111,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	cmd, err := root.ExecuteContextC(ctx)
+	if ctx.Err() != nil && !(err == nil && cmd.Annotations[stopsOnSignal] != "") {
+		// Stopped: whatever the command was doing, it did not finish.
+		fmt.Fprintf(stderr, "pipefs: stopped: %v\n", context.Cause(ctx))
+		return exitInterrupted
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -78,7 +123,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if errors.As(err, &reported) {
 		return exitError
 	}
-	fmt.Fprintf(stderr, "pipefs: %v\n", err)
+	fmt.Fprintf(stderr, "pipefs: %s\n", message(err))
 	var usage usageError
 	if errors.As(err, &usage) {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
@@ -87,10 +132,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitError
 }
 
+// stopsOnSignal is the annotation of a command, such as serve, for which
+// a signal is the normal way to end: it exits 0 when it stopped cleanly.
+const stopsOnSignal = "stops-on-signal"
+
 // globals holds the flags that every command shares.
 type globals struct {
 	noDetect bool
 	stats    bool
+
+	limitFlags []*limitFlag // --max-ratio and the others
+	limits     vfs.Limits   // from PIPEFS_LIMITS and limitFlags
 
 	mu      sync.Mutex
 	counted []interface{ Stats() []vfs.StageCounts } // what --stats reports
@@ -119,14 +171,40 @@ func (g *globals) printStats(w io.Writer) {
 }
 
 // pipeline returns the canonical text of the pipeline that the argument
-// arg names. A relative pipeline ("testdata/demo.zip|zip:README.txt") is
-// resolved against the current directory, as a "file:" URL.
+// arg names (see parseArg).
 func (g *globals) pipeline(arg string) (string, error) {
-	p, err := cwd().Resolve(arg)
+	p, err := parseArg(arg)
 	if err != nil {
 		return "", err
 	}
 	return p.String(), nil
+}
+
+// parseArg reads a pipeline as a person types it. The longest part of arg
+// that ends at a "|" or at its end and names an existing local file or
+// directory is that file (vfs.FromPath), whatever characters it holds; the
+// adapters after it are read by vfs.ParseLoose. Otherwise arg is an
+// absolute pipeline or one relative to the current directory
+// ("testdata/demo.zip|zip:README.txt"), read by vfs.ResolveLoose.
+func parseArg(arg string) (vfs.Pipeline, error) {
+	for end := len(arg); end > 0; end = strings.LastIndexByte(arg[:end], '|') {
+		name := arg[:end]
+		if _, err := os.Lstat(name); err != nil {
+			continue
+		}
+		if info, err := os.Stat(name); err == nil && info.IsDir() && !strings.HasSuffix(name, string(filepath.Separator)) {
+			name += string(filepath.Separator)
+		}
+		p, err := vfs.FromPath(name)
+		if err != nil {
+			return nil, err
+		}
+		if end == len(arg) {
+			return p, nil
+		}
+		return vfs.ParseLoose(p.String() + arg[end:])
+	}
+	return cwd().ResolveLoose(arg)
 }
 
 // cwd returns the current directory as a "file:" pipeline ending in "/",
@@ -136,14 +214,7 @@ func cwd() vfs.Pipeline {
 	if err != nil {
 		return nil
 	}
-	dir = filepath.ToSlash(dir)
-	if !strings.HasPrefix(dir, "/") {
-		dir = "/" + dir // a Windows drive letter
-	}
-	if !strings.HasSuffix(dir, "/") {
-		dir += "/"
-	}
-	p, err := vfs.Parse("file:" + (&url.URL{Path: dir}).EscapedPath())
+	p, err := vfs.FromPath(dir + string(filepath.Separator))
 	if err != nil {
 		return nil
 	}
@@ -152,7 +223,7 @@ func cwd() vfs.Pipeline {
 
 // options returns the open options that the global flags ask for.
 func (g *globals) options() *vfs.Options {
-	return &pipefs.Options{NoDetect: g.noDetect}
+	return &pipefs.Options{NoDetect: g.noDetect, Limits: g.limits}
 }
 
 // newRoot returns the root command and the globals its flags set.
@@ -175,7 +246,15 @@ A relative pipeline is resolved against the current directory:
 where a directory is wanted is opened through its detected format:
 "file:/d/a.zip" lists as "file:/d/a.zip|zip:".
 
-Quote pipelines in the shell, since "|" is a shell pipe.
+Quote pipelines in the shell, since "|" is a shell pipe. Type names as
+they are: spaces, non-ASCII and a stray "%" are encoded for you, and a
+local file names itself whatever it holds ("bf v2.zip|zip:a b.txt"); a
+"|", "#" or "?" inside a member name is typed %7C, %23, %3F.
+
+Limits on what an archive may claim (--max-ratio, --max-file-size and the
+others below) can be lifted for one run, or set in PIPEFS_LIMITS, as
+"MaxRatio=-1,MaxFileSize=2T". A limit is a number with an optional K, M,
+G, T, P or E suffix (powers of 1024), or -1 (also "none") for no limit. SIGINT stops a command with exit status 130.
 ` + schemeHelp(vfs.DefaultRegistry),
 		Example: `  pipefs tree testdata/demo.zip
   pipefs ls -l 'file:/data/a.zip|zip:docs/'
@@ -198,6 +277,16 @@ Quote pipelines in the shell, since "|" is a shell pipe.
 		"print to stderr what each remote stage cost: requests, bytes fetched, cache hits and misses")
 	root.PersistentFlags().BoolVar(&g.noDetect, "no-detect", false,
 		"do not detect container formats: a file where a directory is wanted is an error")
+	g.limitFlags = limitFields()
+	addLimitFlags(root.PersistentFlags(), g.limitFlags)
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		l, err := limits(cmd.Flags(), g.limitFlags)
+		if err != nil {
+			return usageError{err}
+		}
+		g.limits = l
+		return nil
+	}
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageError{err}
 	})
@@ -239,8 +328,13 @@ func args(v cobra.PositionalArgs) cobra.PositionalArgs {
 }
 
 // report writes err to the command's stderr in the "pipefs: message" form.
+// A cancellation of the command's context is left to run, which reports
+// it once.
 func report(cmd *cobra.Command, err error) {
-	fmt.Fprintf(cmd.ErrOrStderr(), "pipefs: %v\n", err)
+	if ctx := cmd.Context(); ctx != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "pipefs: %s\n", message(err))
 }
 
 // location is an opened location: a directory (fsys) or a file.
@@ -274,7 +368,7 @@ func (g *globals) openLocation(ctx context.Context, arg string) (*location, erro
 	// A plain file: no format matched, or detection is off.
 	f, ferr := vfs.OpenFile(ctx, pipeline, g.options())
 	if ferr != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w; as a file: %w", err, ferr)
 	}
 	g.count(f)
 	return &location{file: f}, nil

@@ -19,6 +19,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(runMainEnv) != "" {
+		// A child process of a test that needs real signals: be the CLI.
+		main()
+	}
 	// Listings print local time; pin it so that expected output is exact.
 	time.Local = time.UTC
 	os.Exit(m.Run())
@@ -176,6 +180,7 @@ func TestResolve(t *testing.T) {
 		name string
 		args []string
 		out  string
+		err  string // checked as by checkLines when set
 		code int
 	}{
 		{
@@ -184,13 +189,18 @@ func TestResolve(t *testing.T) {
 			out:  "file:/d/a.zip|zip:\nmemory://x.zip|zip:a/b.txt\nfile:/d/y.txt\n",
 		},
 		{
-			name: "invalid ones still print every line",
+			name: "invalid ones go to stderr, the others print",
 			args: []string{"tar:x", "file:/d/a.zip", "file:/x|", "zip://x"},
-			out: `error: invalid pipeline: sub-URL 0 "tar:x": ` + "\n" +
-				"file:/d/a.zip\n" +
-				"error: \n" +
-				"error: \n",
+			out:  "file:/d/a.zip\n",
+			err: `pipefs: invalid pipeline: sub-URL 0 "tar:x": ` + "\n" +
+				"pipefs: \n" +
+				"pipefs: \n",
 			code: 1,
+		},
+		{
+			name: "typed characters are encoded",
+			args: []string{"file:/d/bf v2.zip|zip:世界", "file:/d/100%.zip|zip:a b/Auto links.text"},
+			out:  "file:/d/bf%20v2.zip|zip:%E4%B8%96%E7%95%8C\nfile:/d/100%25.zip|zip:a%20b/Auto%20links.text\n",
 		},
 		{
 			name: "relative",
@@ -210,6 +220,9 @@ func TestResolve(t *testing.T) {
 				t.Errorf("exit %d, want %d; stderr:\n%s", r.code, tc.code, r.stderr)
 			}
 			checkLines(t, r.stdout, tc.out)
+			if tc.err != "" {
+				checkLines(t, r.stderr, tc.err)
+			}
 		})
 	}
 }
@@ -263,8 +276,8 @@ func TestResolveDetect(t *testing.T) {
 	}
 
 	r := runCLI(t, "resolve", "--detect", zipURL+"|zip:nope.txt")
-	if r.code != 1 || !strings.HasPrefix(r.stdout, `error: `) || !strings.Contains(r.stdout, `sub-URL 1 "zip:nope.txt"`) {
-		t.Errorf("resolve --detect of a missing member: exit %d, stdout %q", r.code, r.stdout)
+	if r.code != 1 || r.stdout != "" || !strings.HasPrefix(r.stderr, `pipefs: `) || !strings.Contains(r.stderr, `sub-URL 1 "zip:nope.txt"`) {
+		t.Errorf("resolve --detect of a missing member: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
 
@@ -534,11 +547,12 @@ func TestCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	var stdout, stderr bytes.Buffer
-	if code := run(ctx, []string{"cat", zipURL + "|zip:README.txt"}, &stdout, &stderr); code != 1 {
-		t.Errorf("cat with a canceled context: exit %d, want 1", code)
+	if code := run(ctx, []string{"cat", zipURL + "|zip:README.txt", zipURL + "|zip:missing.txt"}, &stdout, &stderr); code != exitInterrupted {
+		t.Errorf("cat with a canceled context: exit %d, want %d", code, exitInterrupted)
 	}
-	if !strings.Contains(stderr.String(), "context canceled") {
-		t.Errorf("stderr = %q, want context canceled", stderr.String())
+	// Reported once, and the second argument is never tried.
+	if got, want := stderr.String(), "pipefs: stopped: context canceled\n"; got != want {
+		t.Errorf("stderr = %q, want %q", got, want)
 	}
 }
 
@@ -559,8 +573,9 @@ func TestRelativeArgs(t *testing.T) {
 	if out, want := mustRun(t, "resolve", "--base", ".", "--detect", "site.zip"), abs+"/site.zip|zip:\n"; out != want {
 		t.Errorf("resolve --detect site.zip = %q, want %q", out, want)
 	}
-	if r := runCLI(t, "resolve", "site.zip"); r.code != 1 || !strings.HasPrefix(r.stdout, "error: ") {
-		t.Errorf("resolve of a relative pipeline without --base: exit %d, stdout %q; want 1 and an error line", r.code, r.stdout)
+	// Without --base, resolve reads arguments as the other commands do.
+	if out, want := mustRun(t, "resolve", "site.zip", "site.zip|zip:docs/", "../x", "nope dir/b.zip|zip:c d"), abs+"/site.zip\n"+abs+"/site.zip|zip:docs/\n"+strings.TrimSuffix(abs, "/a%20b%7Cc")+"/x\n"+abs+"/nope%20dir/b.zip|zip:c%20d\n"; out != want {
+		t.Errorf("resolve of relative pipelines without --base:\n%s\nwant:\n%s", out, want)
 	}
 	if out, want := mustRun(t, "ls", "site.zip"), "README.txt\ndata/\ndocs/\n"; out != want {
 		t.Errorf("ls site.zip = %q, want %q", out, want)

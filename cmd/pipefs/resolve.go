@@ -15,16 +15,17 @@ func newResolveCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "resolve [--base BASE] [--detect] URL...",
 		Short: "Print the canonical form of pipelines, or resolve relative ones",
-		Long: `resolve prints one line per argument: the canonical form of the
-pipeline, or "error: message" when it is invalid. The exit status is 1
-when any argument failed; every line is printed anyway.
+		Long: `resolve prints the canonical form of each pipeline, one line per
+argument, in order. An argument that fails is reported on standard error
+and has no line; the others are printed anyway, and the exit status is 1.
 
-Without --base, every argument must be an absolute pipeline, and resolve
-checks it exactly as the library's Parse does. With --base, an argument
-may be a relative pipeline (a path, then adapters), resolved the way a
+An argument is read as every command reads it: typed characters that a
+pipeline must percent-encode (spaces, non-ASCII) are encoded, a local
+file names itself whatever characters it holds, and a relative pipeline
+(a path, then adapters) is resolved against the current directory. With
+--base, a relative pipeline is resolved against BASE instead, the way a
 link in a document is resolved against the document's URL; an absolute
-pipeline stands for itself. BASE may itself be relative, to the current
-directory ("--base ." is the current directory as a "file:" URL).
+pipeline stands for itself. BASE is read like an argument.
 
 With --detect, each pipeline is also opened and printed as resolved by
 format detection: "file:/d/a.zip" prints "file:/d/a.zip|zip:".`,
@@ -39,20 +40,23 @@ format detection: "file:/d/a.zip" prints "file:/d/a.zip|zip:".`,
 		Args:              args(cobra.MinimumNArgs(1)),
 		ValidArgsFunction: g.completeURLs(-1, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var b vfs.Pipeline // nil: arguments must be absolute
+			var b vfs.Pipeline // nil: arguments are read as by the other commands
 			if base != "" {
 				var err error
-				if b, err = cwd().Resolve(base); err != nil {
+				if b, err = parseArg(base); err != nil {
 					return fmt.Errorf("--base: %w", err)
 				}
 			}
 			out := cmd.OutOrStdout()
 			failed := false
 			for _, arg := range args {
+				if err := cmd.Context().Err(); err != nil {
+					return err
+				}
 				s, err := g.resolve(cmd.Context(), b, arg, detect)
 				if err != nil {
 					failed = true
-					fmt.Fprintf(out, "error: %v\n", err)
+					report(cmd, err)
 					continue
 				}
 				fmt.Fprintln(out, s)
@@ -74,9 +78,9 @@ func (g *globals) resolve(ctx context.Context, base vfs.Pipeline, arg string, de
 	var p vfs.Pipeline
 	var err error
 	if base == nil {
-		p, err = vfs.Parse(arg)
+		p, err = parseArg(arg)
 	} else {
-		p, err = base.Resolve(arg)
+		p, err = base.ResolveLoose(arg)
 	}
 	if err != nil || !detect {
 		return p.String(), err

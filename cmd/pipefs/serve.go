@@ -34,7 +34,9 @@ ETag it sends) all work on members of archives, which are read in place.
 A container file is served as the directory it holds.
 
 serve logs the address it listens on, and on SIGINT or SIGTERM stops
-accepting connections and waits for the requests in flight.`,
+accepting connections and waits for the requests in flight, then exits
+with status 0.`,
+		Annotations: map[string]string{stopsOnSignal: "yes"},
 		Example: `  pipefs serve 'file:/data/site.zip'
   pipefs serve --addr :8000 'file:/data/a.zip|zip:site/'
   curl -r 0-99 http://127.0.0.1:8080/README.txt`,

@@ -48,7 +48,7 @@ method, compressed size, CRC-32 and the like). No format is detected:
 				enc.SetIndent("", "  ")
 				return enc.Encode(s)
 			}
-			s.print(cmd.OutOrStdout())
+			s.print(cmd.OutOrStdout(), isTerminal(cmd.OutOrStdout()))
 			return nil
 		},
 	}
@@ -94,12 +94,14 @@ func describe(info fs.FileInfo) *statInfo {
 	return s
 }
 
-func (s *statInfo) print(w io.Writer) {
+// print writes s for people; tty quotes the name for a terminal (see
+// displayName).
+func (s *statInfo) print(w io.Writer, tty bool) {
 	kind := "regular file"
 	if s.IsDir {
 		kind = "directory"
 	}
-	fmt.Fprintf(w, "Name:     %s\n", s.Name)
+	fmt.Fprintf(w, "Name:     %s\n", displayName(s.Name, tty))
 	fmt.Fprintf(w, "Type:     %s\n", kind)
 	fmt.Fprintf(w, "Size:     %d\n", s.Size)
 	fmt.Fprintf(w, "Mode:     %s\n", s.Mode)
@@ -116,7 +118,7 @@ func (s *statInfo) print(w io.Writer) {
 		width = max(width, len(f.Name))
 	}
 	for _, f := range s.Header {
-		fmt.Fprintf(w, "  %-*s %s\n", width+1, f.Name+":", f.Value)
+		fmt.Fprintf(w, "  %-*s %s\n", width+1, f.Name+":", displayName(f.Value, false))
 	}
 }
 

@@ -102,7 +102,7 @@ func (t *treeWriter) dir(name string, ents []fs.DirEntry, prefix string) {
 		if e.IsDir() {
 			t.dirs++
 			sub, ok := t.list(child)
-			fmt.Fprintf(t.w, "%s%s%s/%s\n", prefix, branch, e.Name(), t.label(child, sub))
+			fmt.Fprintf(t.w, "%s%s%s/%s\n", prefix, branch, displayName(e.Name(), isTerminal(t.w)), t.label(child, sub))
 			if ok {
 				t.dir(child, sub, prefix+indent)
 			}
@@ -115,7 +115,7 @@ func (t *treeWriter) dir(name string, ents []fs.DirEntry, prefix string) {
 			t.failed = true
 			continue
 		}
-		fmt.Fprintf(t.w, "%s%s%s (%d)\n", prefix, branch, e.Name(), info.Size())
+		fmt.Fprintf(t.w, "%s%s%s (%d)\n", prefix, branch, displayName(e.Name(), isTerminal(t.w)), info.Size())
 	}
 }
 
