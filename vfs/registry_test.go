@@ -272,3 +272,29 @@ func TestMaxOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxOutputSlack: the bound is the ratio plus slack, and never below
+// RatioFloor; a negative floor leaves the ratio alone.
+func TestMaxOutputSlack(t *testing.T) {
+	def := Limits{}.Effective()
+	small := Limits{RatioFloor: 1 << 20}.Effective()
+	for _, tc := range []struct {
+		l        Limits
+		in, want int64
+	}{
+		{def, 10, DefaultRatioFloor},
+		{def, 10 << 20, 11000<<20 + 64<<10},
+		{small, 0, 1 << 20},
+		{small, 10 << 10, 11000<<10 + 64<<10},
+		{Limits{RatioFloor: -1}.Effective(), 10, 1<<63 - 1},
+		{Limits{MaxRatio: -1}.Effective(), 10, 1<<63 - 1},
+	} {
+		if got := tc.l.MaxOutputSlack(tc.in); got != tc.want {
+			t.Errorf("Limits{MaxRatio: %d, RatioFloor: %d}.MaxOutputSlack(%d) = %d, want %d", tc.l.MaxRatio, tc.l.RatioFloor, tc.in, got, tc.want)
+		}
+	}
+	err := def.RatioError("zstd frame 0", 10)
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "Limits.MaxRatio") || !strings.Contains(err.Error(), "Limits.RatioFloor") {
+		t.Errorf("RatioError = %v, want ErrLimit naming both fields", err)
+	}
+}

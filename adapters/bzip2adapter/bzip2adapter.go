@@ -24,7 +24,7 @@
 // Block and stream CRCs are checked by compress/bzip2; a bad CRC, bad
 // magic, trailing bytes that are not a bzip2 stream and truncation give
 // errors matching driver.ErrCorrupt. Limits.MaxFileSize bounds the output
-// and Limits.MaxRatio bounds it against the compressed bytes at the
+// and, past Limits.RatioFloor, Limits.MaxRatio bounds it against the compressed bytes at the
 // bottom of nested decompressors (errors matching driver.ErrLimit).
 // compress/bzip2 holds at most 900 kB blocks, so a decoder's memory is
 // bounded (about 4 MB) whatever the input.

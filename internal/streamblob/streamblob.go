@@ -11,8 +11,9 @@
 // Stat().Size() runs that pass on first use (see internal/lazysize). A
 // stream whose output differs from its declared size, a decoder error, or
 // a truncated input gives an error matching driver.ErrCorrupt; output past
-// Limits.MaxFileSize, or past Limits.MaxRatio times the compressed bytes
-// at the bottom of the nest (Limits.MaxOutputSlack), an error matching
+// Limits.MaxFileSize, or past both Limits.RatioFloor and Limits.MaxRatio
+// times the compressed bytes at the bottom of the nest
+// (Limits.MaxOutputSlack), an error matching
 // driver.ErrLimit. Errors of the input (context, I/O) pass through.
 package streamblob
 
@@ -173,7 +174,7 @@ func (d *decoder) read(p []byte) (int, error) {
 	case d.out > b.lim.MaxFileSize:
 		err = driver.Limitf("%s: decompressed size exceeds Limits.MaxFileSize (%d bytes)", b.cfg.Format, b.lim.MaxFileSize)
 	case d.out > b.lim.MaxOutputSlack(b.root):
-		err = driver.Limitf("%s: decompressed size exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", b.cfg.Format, b.lim.MaxRatio, b.root)
+		err = b.lim.RatioError(b.cfg.Format+" stream", b.root)
 	case b.cfg.Size >= 0 && d.out > b.cfg.Size:
 		err = driver.Corruptf("%s stream decodes to more than the %d bytes its index says", b.cfg.Format, b.cfg.Size)
 	case err == io.EOF:
