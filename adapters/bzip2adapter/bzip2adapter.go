@@ -72,7 +72,7 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 		if err != nil && err != io.EOF {
 			return driver.Location{}, err
 		}
-		return driver.Location{}, driver.Corruptf("not a bzip2 stream (no BZh magic at offset 0)")
+		return driver.Location{}, vfs.NotFormat(ctx, env.Options, src, Scheme, "a bzip2 stream", "no bzip2 stream header at offset 0")
 	}
 	info := src.Stat()
 	b := streamblob.New(ctx, src, streamblob.Config{

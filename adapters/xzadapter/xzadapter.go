@@ -76,6 +76,13 @@ type Info struct {
 }
 
 func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
+	var head [len(magic)]byte
+	if n, err := src.ReadAt(ctx, head[:], 0); n < len(head) || string(head[:]) != magic {
+		if err != nil && err != io.EOF {
+			return driver.Location{}, err
+		}
+		return driver.Location{}, vfs.NotFormat(ctx, env.Options, src, Scheme, "an xz stream", "no xz magic at offset 0")
+	}
 	info := src.Stat()
 	lim := env.Limits
 	sc := &scanner{ctx: ctx, src: src, lim: lim}

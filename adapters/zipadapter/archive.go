@@ -76,6 +76,9 @@ func Open(ctx context.Context, b driver.Blob, o *vfs.Options) (*Archive, error) 
 		return nil, err
 	}
 	end, err := readEnd(ra, size)
+	if err == errNotZip {
+		err = vfs.NotFormat(ctx, o, b, "zip", "a zip archive", "no end of central directory record")
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -31,8 +31,9 @@ const (
 	maxEndRecordLen = dirEndLen + maxCommentLen
 )
 
-// errNotZip is the cause when no end of central directory record is found.
-var errNotZip = errors.New("no end of central directory record (not a zip archive?)")
+// errNotZip is readEnd's error when no end of central directory record is
+// found; Open words it with vfs.NotFormat.
+var errNotZip = errors.New("no end of central directory record")
 
 // An endRecord is what the end of central directory records (zip64 or not)
 // say, with the base offset archive/zip derives from them.
@@ -65,7 +66,7 @@ func readEnd(r io.ReaderAt, size int64) (*endRecord, error) {
 			break
 		}
 		if i == 1 || n == size {
-			return nil, driver.Corruptf("%v", errNotZip)
+			return nil, errNotZip
 		}
 	}
 	le := binary.LittleEndian

@@ -104,7 +104,7 @@ type Info struct {
 
 func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 	info := src.Stat()
-	op := &opener{ctx: ctx, src: src, size: info.Size(), lim: env.Limits}
+	op := &opener{ctx: ctx, src: src, size: info.Size(), lim: env.Limits, opts: env.Options}
 	frames, err := op.seekTable()
 	seekable := frames != nil
 	if err == nil && frames == nil {
