@@ -335,3 +335,25 @@ func TestNearestScheme(t *testing.T) {
 		}
 	}
 }
+
+// TestUncleanPath: a member path that is not an io/fs name is refused
+// with the reason and, when cleaning helps, the name meant.
+func TestUncleanPath(t *testing.T) {
+	o := &Options{Registry: newTestRegistry(testTree{"a": "x"})}
+	for pipeline, want := range map[string]string{
+		"memory:a|test.dir:./inner/":   `"./inner" is not a clean path (no ".", ".." or empty element); did you mean "inner"?`,
+		"memory:a|test.dir:.//inner":   `did you mean "inner"?`,
+		"memory:a|test.dir:x/../inner": `did you mean "inner"?`,
+		"memory:a|test.dir:../inner":   `"../inner" leaves the top of its tree`,
+	} {
+		_, err := Open(context.Background(), pipeline, o)
+		if !errors.Is(err, fs.ErrInvalid) || !strings.Contains(err.Error(), want) {
+			t.Errorf("Open(%s) = %v, want fs.ErrInvalid saying %q", pipeline, err, want)
+		}
+	}
+	f, err := Open(context.Background(), "memory:a|test.dir:inner", o)
+	if err != nil {
+		t.Fatalf("Open(clean) = %v", err)
+	}
+	f.Close()
+}
