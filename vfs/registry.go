@@ -295,10 +295,12 @@ func (g *Registry) unknown(scheme string) error {
 		ErrUnknownScheme, scheme, registered)
 }
 
-// suggestScheme adds to a SyntaxError about an unknown scheme the nearest
+// SuggestScheme adds to a SyntaxError about an unknown scheme the nearest
 // scheme registered in o's registry ("tar" → "pipefs.tar"); other errors
-// are returned as they are.
-func suggestScheme(err error, o *Options) error {
+// are returned as they are. o may be nil (DefaultRegistry). OpenFS,
+// OpenFile and Open apply it to what Parse returns; a program that parses
+// or resolves pipelines itself applies it to those errors.
+func SuggestScheme(err error, o *Options) error {
 	var se *SyntaxError
 	if !errors.As(err, &se) || !strings.HasPrefix(se.Msg, "unknown scheme") {
 		return err

@@ -124,7 +124,7 @@ func (g *globals) printStats(w io.Writer) {
 func (g *globals) pipeline(arg string) (string, error) {
 	p, err := cwd().Resolve(arg)
 	if err != nil {
-		return "", err
+		return "", vfs.SuggestScheme(err, nil)
 	}
 	return p.String(), nil
 }
