@@ -25,7 +25,10 @@ const maxSniff = 1 << 20
 // just to learn its size (a decompressed stream's size is known only after
 // a pass over it). Otherwise every format is tried on the head and the
 // tail. The rule does not depend on whether b's size is known, so the
-// answer is the same on every open.
+// answer is the same on every open. When no format matches, the one format
+// whose Hint matches b's start is the answer: a file that names a format
+// but is not a whole one (a zip cut short) opens as that format, which
+// reports what is wrong, rather than passing as a plain file.
 func (g *Registry) Detect(ctx context.Context, b driver.Blob) (SubURL, error) {
 	return detectFile(ctx, g, b)
 }
