@@ -140,8 +140,19 @@ func zipErr(ctx context.Context, err error) error {
 	return driver.Corruptf("%v", err)
 }
 
+// markedReaderAt marks the errors of r, other than io.EOF, as *inputError.
+type markedReaderAt struct{ r io.ReaderAt }
+
+func (m markedReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := m.r.ReadAt(p, off)
+	if err != nil && err != io.EOF {
+		err = &inputError{err}
+	}
+	return n, err
+}
+
 // An inputError is an error of the blob under the archive, which
-// archive/zip hands back: zipErr unwraps it.
+// archive/zip or a reader over it hands back: zipErr unwraps it.
 type inputError struct{ err error }
 
 func (e *inputError) Error() string { return e.err.Error() }

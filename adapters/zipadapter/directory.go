@@ -277,7 +277,7 @@ func scanDirectory(r io.ReaderAt, size int64, end *endRecord, lim vfs.Limits) ([
 	// directory allows is a lie, not a reason to preallocate.
 	prealloc := min(end.records, end.dirSize/dirHeaderLen, 1<<16)
 	spans := make([]span, 0, prealloc)
-	rd := bufio.NewReaderSize(io.NewSectionReader(r, end.dirStart, size-end.dirStart), 64<<10)
+	rd := bufio.NewReaderSize(io.NewSectionReader(markedReaderAt{r}, end.dirStart, size-end.dirStart), 64<<10)
 	var scratch []byte
 	var rec dirRecord
 	var err error
@@ -301,6 +301,10 @@ func scanDirectory(r io.ReaderAt, size int64, end *endRecord, lim vfs.Limits) ([
 		}
 		spans = append(spans, span{start, start + localHeaderLen + int64(rec.nameLen) + n, len(spans)})
 		dirLen += rec.len
+	}
+	var in *inputError
+	if errors.As(err, &in) {
+		return nil, 0, in.err // the blob failed, not the bytes
 	}
 	if err != errBadRecord && err != io.ErrUnexpectedEOF {
 		return nil, 0, err

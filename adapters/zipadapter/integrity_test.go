@@ -160,3 +160,38 @@ func TestInputErrors(t *testing.T) {
 		t.Errorf("cancelled: %v; want context.Canceled, not ErrCorrupt", err)
 	}
 }
+
+// nthBlob fails its read number fail (from 0) with err; reads counts them.
+type nthBlob struct {
+	driver.Blob
+	reads *int
+	fail  int
+	err   error
+}
+
+func (b nthBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	*b.reads++
+	if *b.reads-1 == b.fail {
+		return 0, b.err
+	}
+	return b.Blob.ReadAt(ctx, p, off)
+}
+
+// TestOpenReadErrors fails each read that Open makes in turn, archive/zip's
+// included: the error is the blob's, whatever its text.
+func TestOpenReadErrors(t *testing.T) {
+	z := makeZip(t, entrySpec{"s", text, zip.Store}, entrySpec{"d", text, zip.Deflate})
+	var total int
+	if _, err := Open(context.Background(), nthBlob{driver.BytesBlob(z, nil), &total, -1, nil}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []error{errDisk, io.ErrUnexpectedEOF, errors.New("zip: upstream connection reset")} {
+		for i := range total {
+			var n int
+			_, err := Open(context.Background(), nthBlob{driver.BytesBlob(z, nil), &n, i, e}, nil)
+			if !errors.Is(err, e) || errors.Is(err, driver.ErrCorrupt) {
+				t.Errorf("read %d of %d fails with %q: Open = %v; want it, not ErrCorrupt", i, total, e, err)
+			}
+		}
+	}
+}
