@@ -25,7 +25,10 @@ const maxSniff = 1 << 20
 // just to learn its size (a decompressed stream's size is known only after
 // a pass over it). Otherwise every format is tried on the head and the
 // tail. The rule does not depend on whether b's size is known, so the
-// answer is the same on every open.
+// answer is the same on every open. When no format matches, the one format
+// whose Hint matches b's start is the answer: a file that names a format
+// but is not a whole one (a zip cut short) opens as that format, which
+// reports what is wrong, rather than passing as a plain file.
 func (g *Registry) Detect(ctx context.Context, b driver.Blob) (SubURL, error) {
 	return detectFile(ctx, g, b)
 }
@@ -38,7 +41,7 @@ func detectFile(ctx context.Context, reg *Registry, b driver.Blob) (SubURL, erro
 			continue
 		}
 		cands = append(cands, f)
-		head = max(head, f.Head, f.Offset+len(f.Magic))
+		head = max(head, f.Head, f.Offset+len(f.Magic), len(f.Hint))
 		tail = max(tail, f.Tail)
 	}
 	info := b.Stat()
@@ -74,6 +77,13 @@ func detectFile(ctx context.Context, reg *Registry, b driver.Blob) (SubURL, erro
 	for _, f := range cands {
 		if f.matches(hb, tb, size) {
 			matched = append(matched, f)
+		}
+	}
+	if len(matched) == 0 {
+		if f := hinted(cands, hb); f != nil {
+			// The file says it is f but is not a whole one: opening
+			// it as f reports what is wrong.
+			return parseAdapter(f.Adapter)
 		}
 	}
 	switch len(matched) {
@@ -114,19 +124,107 @@ func matchHead(ctx context.Context, cands []*Format, b driver.Blob, n int) (*For
 
 func (f *Format) matches(head, tail []byte, size int64) bool {
 	if f.Magic != "" {
-		if len(head) < f.Offset+len(f.Magic) {
+		if !hasSig(head, f.Offset, f.Magic) {
 			return false
-		}
-		for i := 0; i < len(f.Magic); i++ {
-			if f.Magic[i] != '?' && f.Magic[i] != head[f.Offset+i] {
-				return false
-			}
 		}
 		if f.Match == nil {
 			return true
 		}
 	}
 	return f.Match(head, tail, size)
+}
+
+// hinted returns the one format among cands whose Hint matches head, nil
+// if none or several do.
+func hinted(cands []*Format, head []byte) *Format {
+	var match *Format
+	for _, f := range cands {
+		if f.Hint == "" || !hasSig(head, 0, f.Hint) {
+			continue
+		}
+		if match != nil {
+			return nil
+		}
+		match = f
+	}
+	return match
+}
+
+// hasSig reports whether b holds sig at off, '?' matching any byte.
+func hasSig(b []byte, off int, sig string) bool {
+	if len(b) < off+len(sig) {
+		return false
+	}
+	for i := 0; i < len(sig); i++ {
+		if sig[i] != '?' && sig[i] != b[off+i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Sniff returns the registered file format that b looks like, or nil: the
+// format Detect would append, else the one whose Hint matches b's start.
+// While b's size is not known (a decompressed stream, see
+// driver.SizeKnower), only signatures at the start are tried, so sniffing
+// never decodes b to its end. Errors reading b count as no match. It is
+// for messages; NotFormat uses it.
+func (g *Registry) Sniff(ctx context.Context, b driver.Blob) *Format {
+	var cands []*Format
+	head := 0
+	for _, f := range g.Formats() {
+		if f.Input == KindFile {
+			cands = append(cands, f)
+			head = max(head, f.Head, f.Offset+len(f.Magic), len(f.Hint))
+		}
+	}
+	if k, ok := b.Stat().(driver.SizeKnower); !ok || k.SizeKnown() {
+		if u, err := detectFile(ctx, g, b); err == nil {
+			for _, f := range cands {
+				if a, err := parseAdapter(f.Adapter); err == nil && a.Scheme == u.Scheme {
+					return f
+				}
+			}
+		}
+		return nil
+	}
+	hb := make([]byte, min(head, maxSniff))
+	n, _ := b.ReadAt(ctx, hb, 0)
+	hb = hb[:n]
+	var match *Format
+	for _, f := range cands {
+		if f.Tail > 0 || !f.matches(hb, nil, int64(n)) {
+			continue
+		}
+		if match != nil {
+			return nil
+		}
+		match = f
+	}
+	if match == nil {
+		match = hinted(cands, hb)
+	}
+	return match
+}
+
+// NotFormat returns an error matching driver.ErrCorrupt for an adapter
+// whose input is not what it reads: "not a gzip stream (no gzip magic at
+// offset 0)", followed, when the registry of o recognizes b as another
+// format, by what it looks like and the adapter to use instead (": the
+// data looks like zip; try |zip:"). scheme is the calling adapter's, never
+// suggested; what names the expected format ("a gzip stream"); detail, if
+// not "", says what is missing. The adapter calls it where its
+// signature check fails; it reads at most the ends of b (see Sniff).
+// o may be nil (the defaults), and is env.Options in an adapter.
+func NotFormat(ctx context.Context, o *Options, b driver.Blob, scheme, what, detail string) error {
+	msg := "not " + what
+	if detail != "" {
+		msg += " (" + detail + ")"
+	}
+	if f := o.registry().Sniff(ctx, b); f != nil && !strings.EqualFold(strings.TrimSuffix(f.Adapter, ":"), scheme) {
+		msg += fmt.Sprintf(": the data looks like %s; try |%s", f.Name, f.Adapter)
+	}
+	return driver.Corruptf("%s", msg)
 }
 
 // readFull reads n bytes at off.

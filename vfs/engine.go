@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path"
 	"reflect"
 	"slices"
 	"strconv"
@@ -319,7 +320,12 @@ func (r *result) openAdapter(ctx context.Context, reg *Registry, o *Options, i i
 	if out.Tree == nil && out.Blob == nil {
 		return driver.Location{}, stageErr(r.p, i, fmt.Errorf("the %s adapter returned an empty location", a.Scheme))
 	}
-	r.res.track(out)
+	r.res.track(out) // released by openPipeline on error
+	if out.Tree != nil {
+		if err := checkPath(clean(out.Path)); err != nil {
+			return driver.Location{}, stageErr(r.p, i, err)
+		}
+	}
 	r.res.stage(i, r.p, out)
 	return out, nil
 }
@@ -352,6 +358,22 @@ func (r *result) tree(ctx context.Context, loc driver.Location) (driver.Tree, er
 		return nil, fmt.Errorf("%w: the next adapter reads a directory", ErrNotDir)
 	}
 	return driver.SubTree(loc.Tree, name), nil
+}
+
+// checkPath refuses a name in a tree that is not an io/fs name, saying why
+// and, when cleaning makes it one, which name was meant.
+func checkPath(name string) error {
+	if fs.ValidPath(name) {
+		return nil
+	}
+	c := path.Clean(name)
+	switch {
+	case c == ".." || strings.HasPrefix(c, "../"):
+		return fmt.Errorf("%w: %q leaves the top of its tree", fs.ErrInvalid, name)
+	case fs.ValidPath(c):
+		return fmt.Errorf("%w: %q is not a clean path (no \".\", \"..\" or empty element); did you mean %q?", fs.ErrInvalid, name, c)
+	}
+	return fmt.Errorf("%w: %q is not a valid path (UTF-8, no \".\", \"..\" or empty element)", fs.ErrInvalid, name)
 }
 
 // errorAt returns err as the error of opening pipeline text s.

@@ -58,7 +58,7 @@ func newDir(ctx context.Context, t driver.Tree, full, name string, p Pipeline, i
 func OpenFile(ctx context.Context, pipeline string, o *Options) (*File, error) {
 	p, err := Parse(pipeline)
 	if err != nil {
-		return nil, errorAt("open", pipeline, err)
+		return nil, errorAt("open", pipeline, SuggestScheme(err, o))
 	}
 	return openLocation(ctx, p, o, KindFile)
 }
@@ -69,7 +69,7 @@ func OpenFile(ctx context.Context, pipeline string, o *Options) (*File, error) {
 func Open(ctx context.Context, pipeline string, o *Options) (*File, error) {
 	p, err := Parse(pipeline)
 	if err != nil {
-		return nil, errorAt("open", pipeline, err)
+		return nil, errorAt("open", pipeline, SuggestScheme(err, o))
 	}
 	return openLocation(ctx, p, o, KindAny)
 }

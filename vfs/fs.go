@@ -43,7 +43,7 @@ var (
 func OpenFS(ctx context.Context, pipeline string, o *Options) (*FS, error) {
 	p, err := Parse(pipeline)
 	if err != nil {
-		return nil, errorAt("open", pipeline, err)
+		return nil, errorAt("open", pipeline, SuggestScheme(err, o))
 	}
 	return OpenPipelineFS(ctx, p, o)
 }

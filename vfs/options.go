@@ -1,5 +1,7 @@
 package vfs
 
+import "github.com/pipefs/pipefs/vfs/driver"
+
 // Options configure how a pipeline is opened. A nil *Options means the
 // defaults, and so does the zero value of every field.
 type Options struct {
@@ -57,10 +59,21 @@ type Limits struct {
 	MaxNameLength int
 	// MaxFileSize bounds the decompressed size of one file. Default 1 TiB.
 	MaxFileSize int64
-	// MaxRatio bounds decompressed size / compressed size of one member.
-	// Default 1100: DEFLATE cannot exceed 1032:1, so only bombs built from
-	// overlapping entries or lying headers go past it.
+	// MaxRatio bounds decompressed size / compressed size of one member,
+	// once the output is past RatioFloor. Default 1100: DEFLATE cannot
+	// exceed 1032:1, so only bombs built from overlapping entries or lying
+	// headers go past it.
 	MaxRatio int64
+	// RatioFloor is the output, in bytes, that MaxRatio never refuses:
+	// MaxOutputSlack is at least this much, whatever the compressed size.
+	// zstd, xz and bzip2 compress long runs far beyond 1100:1, so ordinary
+	// data (100 MB of zeros, a sparse disk image) reads; a bomb still stops
+	// here, at a bounded cost in time and none in memory. Default 1 GiB;
+	// 1 applies MaxRatio from the first byte, and a negative floor never.
+	// MaxFileSize applies as well. DEFLATE headers in a zip that declare
+	// more than MaxRatio are refused whatever the floor: DEFLATE cannot
+	// exceed 1032:1, so such a header lies.
+	RatioFloor int64
 	// MaxWindow bounds the history window a decoder may be asked to keep
 	// (zstd frames, xz dictionaries). Default 128 MiB, which admits
 	// zstd --long=27.
@@ -81,6 +94,7 @@ const (
 	DefaultMaxNameLength = 4096
 	DefaultMaxFileSize   = 1 << 40
 	DefaultMaxRatio      = 1100
+	DefaultRatioFloor    = 1 << 30
 	DefaultMaxWindow     = 128 << 20
 	DefaultMaxDocument   = 64 << 20
 	DefaultMaxChunk      = 1 << 30
@@ -94,6 +108,7 @@ func (l Limits) Effective() Limits {
 	l.MaxNameLength = pick(l.MaxNameLength, DefaultMaxNameLength, int(^uint(0)>>1))
 	l.MaxFileSize = pick(l.MaxFileSize, DefaultMaxFileSize, 1<<63-1)
 	l.MaxRatio = pick(l.MaxRatio, DefaultMaxRatio, 1<<63-1)
+	l.RatioFloor = pick(l.RatioFloor, DefaultRatioFloor, 1<<63-1)
 	l.MaxWindow = pick(l.MaxWindow, DefaultMaxWindow, 1<<63-1)
 	l.MaxDocument = pick(l.MaxDocument, DefaultMaxDocument, 1<<63-1)
 	l.MaxChunk = pick(l.MaxChunk, DefaultMaxChunk, 1<<63-1)
@@ -142,11 +157,21 @@ func (l Limits) MaxOutput(compressed int64) int64 {
 	return l.MaxRatio * compressed
 }
 
-// MaxOutputSlack is MaxOutput(compressed) plus 64 KiB, saturating: the
-// bound a decompressor checks its output against, since the first bytes
-// of a stream (a header, a dictionary, a short run) may legitimately
-// decode to more than MaxRatio times their size.
+// MaxOutputSlack is MaxOutput(compressed) plus 64 KiB, saturating, and at
+// least l.RatioFloor: the bound a decompressor checks its output against.
+// The slack is there because the first bytes of a stream (a header, a
+// dictionary, a short run) may legitimately decode to more than MaxRatio
+// times their size; the floor because a long run compressed by zstd, xz or
+// bzip2 legitimately does too.
 func (l Limits) MaxOutputSlack(compressed int64) int64 {
 	const slack = 64 << 10
-	return min(l.MaxOutput(compressed), 1<<63-1-slack) + slack
+	return max(min(l.MaxOutput(compressed), 1<<63-1-slack)+slack, l.RatioFloor)
+}
+
+// RatioError describes output over MaxOutputSlack: what decoded to how much,
+// and the Limits fields that lift the bound. what names the output ("zstd
+// frame 3"); compressed is the compressed size the bound was computed from.
+func (l Limits) RatioError(what string, compressed int64) error {
+	return driver.Limitf("%s decompresses to more than %d bytes: Limits.MaxRatio (%d) times its %d compressed bytes, and over Limits.RatioFloor (%d bytes); raise either to read it",
+		what, l.MaxOutputSlack(compressed), l.MaxRatio, compressed, l.RatioFloor)
 }

@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"reflect"
@@ -114,6 +115,13 @@ type Format struct {
 	// input's size is not known (see Registry.Detect), a format with no
 	// Tail is matched on the head alone and size is the head's length.
 	Match func(head, tail []byte, size int64) bool
+	// Hint is a signature at offset 0 ('?' matches any byte) that marks
+	// a file as this format even when Match rejects it, as a zip's first
+	// local header marks a zip whose end record was cut off. Detection
+	// that finds no format picks the one format whose Hint matches, so
+	// that opening reports the format's own error instead of calling the
+	// file unknown; Sniff names it in errors. Empty means none.
+	Hint string
 	// MatchDir reports whether a directory input has this format.
 	MatchDir func(ctx context.Context, t driver.Tree) (bool, error)
 	// Dataset marks a directory format whose adapter presents a dataset
@@ -283,13 +291,87 @@ func (g *Registry) Formats() []*Format {
 // scheme that a pipefs package implements it names that package, and the
 // package that registers every scheme.
 func (g *Registry) unknown(scheme string) error {
-	registered := strings.Join(g.Schemes(), ", ")
+	schemes := g.Schemes()
+	registered := strings.Join(schemes, ", ")
 	if pkg := SchemePackage(scheme); pkg != "" {
 		return fmt.Errorf("%w %q: import _ %q (or %s/all); registered schemes are %s",
 			ErrUnknownScheme, scheme, pkg, module, registered)
 	}
+	if near := nearestScheme(scheme, schemes); near != "" {
+		return fmt.Errorf("%w %q: did you mean %q? registered schemes are %s",
+			ErrUnknownScheme, scheme, near, registered)
+	}
 	return fmt.Errorf("%w %q: registered schemes are %s (forgotten import?)",
 		ErrUnknownScheme, scheme, registered)
+}
+
+// SuggestScheme adds to a SyntaxError about an unknown scheme the nearest
+// scheme registered in o's registry ("tar" → "pipefs.tar"); other errors
+// are returned as they are. o may be nil (DefaultRegistry). OpenFS,
+// OpenFile and Open apply it to what Parse returns; a program that parses
+// or resolves pipelines itself applies it to those errors.
+func SuggestScheme(err error, o *Options) error {
+	var se *SyntaxError
+	if !errors.As(err, &se) || !strings.HasPrefix(se.Msg, "unknown scheme") {
+		return err
+	}
+	scheme, _, ok := strings.Cut(se.Sub, ":")
+	if !ok {
+		return err
+	}
+	near := nearestScheme(scheme, o.registry().Schemes())
+	if near == "" {
+		return err
+	}
+	e := *se
+	e.Msg += fmt.Sprintf("; did you mean %q?", near)
+	return &e
+}
+
+// nearestScheme returns the scheme among schemes (sorted) that s most
+// likely meant, or "": one whose name after its vendor prefix is s ("tar"
+// for "pipefs.tar"), else the closest within two edits, of the whole name
+// or of the part after the prefix ("gzp" for "gzip", "bz2" for
+// "pipefs.bzip2"). Ties go to the first in order.
+func nearestScheme(s string, schemes []string) string {
+	s = strings.ToLower(s)
+	for _, c := range schemes {
+		if i := strings.LastIndexByte(c, '.'); i >= 0 && c[i+1:] == s {
+			return c
+		}
+	}
+	best, bestD := "", 3
+	for _, c := range schemes {
+		d := editDistance(s, c)
+		if i := strings.LastIndexByte(c, '.'); i >= 0 {
+			d = min(d, editDistance(s, c[i+1:]))
+		}
+		if d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // checkOptions checks the keys and values of o.Schemes: a key is a

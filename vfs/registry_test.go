@@ -137,6 +137,8 @@ func TestUnknownSchemeNamesPackage(t *testing.T) {
 		// No pipefs package implements these.
 		{"memory:a|hdf5:", `unknown scheme "hdf5": registered schemes are memory, test.dir, test.pass (forgotten import?)`},
 		{"memory:a|test.other:", `unknown scheme "test.other": registered schemes are memory, test.dir, test.pass (forgotten import?)`},
+		// A registered scheme near the one asked for.
+		{"memory:a|test.dirr:", `unknown scheme "test.dirr": did you mean "test.dir"?`},
 	}
 	for _, tt := range tests {
 		_, err := Open(context.Background(), tt.pipeline, o)
@@ -146,6 +148,31 @@ func TestUnknownSchemeNamesPackage(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Open(%s) error\n%s\ndoes not contain\n%s", tt.pipeline, err, tt.want)
+		}
+	}
+}
+
+// TestUnknownSchemeSuggests: a scheme that is neither standard nor a
+// vendor scheme fails to parse; opening it suggests the nearest registered
+// scheme.
+func TestUnknownSchemeSuggests(t *testing.T) {
+	o := &Options{Registry: newTestRegistry(testTree{"a": "x"})}
+	for pipeline, want := range map[string]string{
+		"memory:a|pass:": `unknown scheme "pass": not a standard scheme, and not a vendor scheme of the form vendor.name; did you mean "test.pass"?`,
+		"memory:a|dri:":  `did you mean "test.dir"?`,
+		"memroy:a":       `did you mean "memory"?`,
+		"memory:a|qqqq:": `vendor.name`,
+	} {
+		for _, open := range []func(context.Context, string, *Options) error{
+			func(ctx context.Context, p string, o *Options) error { _, err := Open(ctx, p, o); return err },
+			func(ctx context.Context, p string, o *Options) error { _, err := OpenFile(ctx, p, o); return err },
+			func(ctx context.Context, p string, o *Options) error { _, err := OpenFS(ctx, p, o); return err },
+		} {
+			err := open(context.Background(), pipeline, o)
+			var se *SyntaxError
+			if !errors.As(err, &se) || !strings.HasSuffix(err.Error(), want) {
+				t.Errorf("open %s = %v, want a SyntaxError ending %q", pipeline, err, want)
+			}
 		}
 	}
 }
@@ -271,4 +298,62 @@ func TestMaxOutput(t *testing.T) {
 			t.Errorf("MaxOutput(%d) = %d, want %d", tc.in, got, tc.want)
 		}
 	}
+}
+
+// TestMaxOutputSlack: the bound is the ratio plus slack, and never below
+// RatioFloor; a negative floor leaves the ratio alone.
+func TestMaxOutputSlack(t *testing.T) {
+	def := Limits{}.Effective()
+	small := Limits{RatioFloor: 1 << 20}.Effective()
+	for _, tc := range []struct {
+		l        Limits
+		in, want int64
+	}{
+		{def, 10, DefaultRatioFloor},
+		{def, 10 << 20, 11000<<20 + 64<<10},
+		{small, 0, 1 << 20},
+		{small, 10 << 10, 11000<<10 + 64<<10},
+		{Limits{RatioFloor: -1}.Effective(), 10, 1<<63 - 1},
+		{Limits{MaxRatio: -1}.Effective(), 10, 1<<63 - 1},
+	} {
+		if got := tc.l.MaxOutputSlack(tc.in); got != tc.want {
+			t.Errorf("Limits{MaxRatio: %d, RatioFloor: %d}.MaxOutputSlack(%d) = %d, want %d", tc.l.MaxRatio, tc.l.RatioFloor, tc.in, got, tc.want)
+		}
+	}
+	err := def.RatioError("zstd frame 0", 10)
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "Limits.MaxRatio") || !strings.Contains(err.Error(), "Limits.RatioFloor") {
+		t.Errorf("RatioError = %v, want ErrLimit naming both fields", err)
+	}
+}
+
+func TestNearestScheme(t *testing.T) {
+	schemes := []string{"file", "gzip", "memory", "pipefs.bzip2", "pipefs.tar", "pipefs.xz", "zip", "zstd"}
+	for s, want := range map[string]string{"tar": "pipefs.tar", "TAR": "pipefs.tar", "xz": "pipefs.xz", "bz2": "pipefs.bzip2",
+		"gzp": "gzip", "zst": "zstd", "fiel": "file", "hdf5": "", "rar7z": ""} {
+		if got := nearestScheme(s, schemes); got != want {
+			t.Errorf("nearestScheme(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// TestUncleanPath: a member path that is not an io/fs name is refused
+// with the reason and, when cleaning helps, the name meant.
+func TestUncleanPath(t *testing.T) {
+	o := &Options{Registry: newTestRegistry(testTree{"a": "x"})}
+	for pipeline, want := range map[string]string{
+		"memory:a|test.dir:./inner/":   `"./inner" is not a clean path (no ".", ".." or empty element); did you mean "inner"?`,
+		"memory:a|test.dir:.//inner":   `did you mean "inner"?`,
+		"memory:a|test.dir:x/../inner": `did you mean "inner"?`,
+		"memory:a|test.dir:../inner":   `"../inner" leaves the top of its tree`,
+	} {
+		_, err := Open(context.Background(), pipeline, o)
+		if !errors.Is(err, fs.ErrInvalid) || !strings.Contains(err.Error(), want) {
+			t.Errorf("Open(%s) = %v, want fs.ErrInvalid saying %q", pipeline, err, want)
+		}
+	}
+	f, err := Open(context.Background(), "memory:a|test.dir:inner", o)
+	if err != nil {
+		t.Fatalf("Open(clean) = %v", err)
+	}
+	f.Close()
 }

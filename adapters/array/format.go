@@ -161,7 +161,7 @@ func exists(ctx context.Context, t driver.Tree, name string) (bool, error) {
 // ReadFile reads the metadata file name of s.Tree whole, failing with
 // driver.ErrLimit past Limits.MaxDocument.
 func (s *Source) ReadFile(ctx context.Context, name string) ([]byte, error) {
-	return ReadFile(ctx, s.Tree, name, s.Limits.Effective().MaxDocument)
+	return readFile(ctx, s.Tree, name, s.Limits.Effective().MaxDocument, "Limits.MaxDocument")
 }
 
 // ReadJSON reads the metadata file name with ReadFile and decodes it into
@@ -207,6 +207,12 @@ func (s *Source) Subdirs(ctx context.Context, dir string, metas ...string) ([]st
 // ReadFile reads name in t whole, failing with driver.ErrLimit when it is
 // larger than max bytes. Chunk readers read stored chunks with it.
 func ReadFile(ctx context.Context, t driver.Tree, name string, max int64) ([]byte, error) {
+	return readFile(ctx, t, name, max, "")
+}
+
+// readFile is ReadFile whose limit error names field, the Limits field
+// that max comes from, if not "".
+func readFile(ctx context.Context, t driver.Tree, name string, max int64, field string) ([]byte, error) {
 	b, err := t.OpenBlob(ctx, name)
 	if err != nil {
 		return nil, err
@@ -216,6 +222,9 @@ func ReadFile(ctx context.Context, t driver.Tree, name string, max int64) ([]byt
 	}
 	size := b.Stat().Size()
 	if size > max {
+		if field != "" {
+			return nil, driver.Limitf("%s: %d bytes, more than %s (%d)", name, size, field, max)
+		}
 		return nil, driver.Limitf("%s: %d bytes, more than the limit of %d", name, size, max)
 	}
 	if size < 0 {

@@ -24,7 +24,7 @@
 // Block and stream CRCs are checked by compress/bzip2; a bad CRC, bad
 // magic, trailing bytes that are not a bzip2 stream and truncation give
 // errors matching driver.ErrCorrupt. Limits.MaxFileSize bounds the output
-// and Limits.MaxRatio bounds it against the compressed bytes at the
+// and, past Limits.RatioFloor, Limits.MaxRatio bounds it against the compressed bytes at the
 // bottom of nested decompressors (errors matching driver.ErrLimit).
 // compress/bzip2 holds at most 900 kB blocks, so a decoder's memory is
 // bounded (about 4 MB) whatever the input.
@@ -72,7 +72,7 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 		if err != nil && err != io.EOF {
 			return driver.Location{}, err
 		}
-		return driver.Location{}, driver.Corruptf("not a bzip2 stream (no BZh magic at offset 0)")
+		return driver.Location{}, vfs.NotFormat(ctx, env.Options, src, Scheme, "a bzip2 stream", "no bzip2 stream header at offset 0")
 	}
 	info := src.Stat()
 	b := streamblob.New(ctx, src, streamblob.Config{

@@ -154,7 +154,7 @@ func TestHostile(t *testing.T) {
 }
 
 // TestBomb: output stops at MaxFileSize, and 256 MiB of zeros in 208
-// bytes (made by bzip2 -9) stop at the default ratio limit.
+// bytes (made by bzip2 -9) stop at the ratio limit past RatioFloor; 16 MiB read.
 func TestBomb(t *testing.T) {
 	data, err := os.ReadFile("testdata/seq.txt.bz2")
 	if err != nil {
@@ -165,13 +165,33 @@ func TestBomb(t *testing.T) {
 	if !errors.Is(rerr, driver.ErrLimit) || !errors.Is(cerr, driver.ErrLimit) {
 		t.Errorf("MaxFileSize: ReadAll %v, io.Copy %v; want ErrLimit", rerr, cerr)
 	}
+	// 16 MiB of zeros, made by bzip2 -9, go beyond the default MaxRatio
+	// but not Limits.RatioFloor: ordinary data, which reads.
+	zeros, err := os.ReadFile("testdata/zeros-16m.bz2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(zeros)*vfs.DefaultMaxRatio > 16<<20 {
+		t.Fatalf("%d compressed bytes: not beyond the default ratio", len(zeros))
+	}
+	read, copied, rerr, cerr := readBoth(t, zeros, nil)
+	if rerr != nil || cerr != nil || len(read) != 16<<20 || len(copied) != 16<<20 {
+		t.Errorf("zeros: ReadAll %d bytes, %v; io.Copy %d bytes, %v; want %d bytes", len(read), rerr, len(copied), cerr, 16<<20)
+	}
+	// 256 MiB of zeros past a RatioFloor of 4 MiB stop there, and no byte
+	// past the bound reaches the reader.
 	bomb, err := os.ReadFile("testdata/zeros-256m.bz2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, rerr, cerr = readBoth(t, bomb, nil)
-	if !errors.Is(rerr, driver.ErrLimit) || !errors.Is(cerr, driver.ErrLimit) {
-		t.Errorf("MaxRatio: ReadAll %v, io.Copy %v; want ErrLimit", rerr, cerr)
+	o = &vfs.Options{Limits: vfs.Limits{RatioFloor: 4 << 20}}
+	bound := o.EffectiveLimits().MaxOutputSlack(int64(len(bomb)))
+	read, copied, rerr, cerr = readBoth(t, bomb, o)
+	if !errors.Is(rerr, driver.ErrLimit) || !errors.Is(cerr, driver.ErrLimit) || !strings.Contains(rerr.Error(), "Limits.RatioFloor") {
+		t.Errorf("MaxRatio: ReadAll %v, io.Copy %v; want ErrLimit naming Limits.RatioFloor", rerr, cerr)
+	}
+	if int64(len(read)) > bound || int64(len(copied)) > bound {
+		t.Errorf("MaxRatio: ReadAll gave %d bytes, io.Copy %d; want at most %d", len(read), len(copied), bound)
 	}
 }
 

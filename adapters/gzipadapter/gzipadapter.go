@@ -226,7 +226,7 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 	lim := env.Limits
 	h, data, err := readHeader(ctx, src, 0, info.Size(), lim.MaxNameLength)
 	if err == errNotGzip {
-		err = driver.Corruptf("not a gzip file (no gzip magic at offset 0)")
+		err = vfs.NotFormat(ctx, env.Options, src, "gzip", "a gzip stream", "no gzip magic at offset 0")
 	}
 	if err != nil {
 		return driver.Location{}, err

@@ -432,8 +432,14 @@ func matchUnlistable(ctx context.Context, t driver.Tree) (bool, error) {
 			defer c.Close()
 		}
 		head := make([]byte, len(magic))
-		n, _ := b.ReadAt(ctx, head, 0)
-		return n == len(head) && string(head) == magic, nil
+		n, err := b.ReadAt(ctx, head, 0)
+		if n == len(head) && string(head) == magic {
+			return true, nil
+		}
+		if err != nil && err != io.EOF {
+			return false, err
+		}
+		return false, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, driver.ErrIsDir) {
 		return false, err

@@ -186,7 +186,9 @@ func (r *repo) resolve(ctx context.Context, ref string) (id12, error) {
 	}
 	data, err := readFile(ctx, r.base, dir+"/ref.json", maxRefJSON)
 	if errors.Is(err, fs.ErrNotExist) {
-		if ok, _ := exists(ctx, r.base, dir+"/ZZZZZZZZ.json"); ok {
+		if ok, err := exists(ctx, r.base, dir+"/ZZZZZZZZ.json"); err != nil {
+			return id12{}, err
+		} else if ok {
 			return id12{}, fmt.Errorf("%s/ZZZZZZZZ.json: %w", dir, ErrLegacyFormat)
 		}
 		return id12{}, r.errRefNotFound(ref, "")

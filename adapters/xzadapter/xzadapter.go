@@ -30,7 +30,7 @@
 // (many tiny blocks would otherwise make a small file allocate without
 // bound). More blocks than
 // Limits.MaxEntries, an index size over Limits.MaxFileSize or over
-// Limits.MaxRatio times the compressed size, and output past those bounds
+// Limits.MaxRatio times the compressed size (past Limits.RatioFloor), and output past those bounds
 // while decoding are errors matching driver.ErrLimit. Bad magic, a bad
 // footer or index, check (CRC-32, CRC-64, SHA-256) mismatches, filters
 // other than LZMA2, and truncation are errors matching driver.ErrCorrupt.
@@ -44,6 +44,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"io"
 
@@ -75,6 +76,13 @@ type Info struct {
 }
 
 func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
+	var head [len(magic)]byte
+	if n, err := src.ReadAt(ctx, head[:], 0); n < len(head) || string(head[:]) != magic {
+		if err != nil && err != io.EOF {
+			return driver.Location{}, err
+		}
+		return driver.Location{}, vfs.NotFormat(ctx, env.Options, src, Scheme, "an xz stream", "no xz magic at offset 0")
+	}
 	info := src.Stat()
 	lim := env.Limits
 	sc := &scanner{ctx: ctx, src: src, lim: lim}
@@ -86,7 +94,7 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 		return driver.Location{}, driver.Limitf("xz index declares %d bytes, more than Limits.MaxFileSize (%d)", size, lim.MaxFileSize)
 	}
 	if root := driver.CompressedSize(src); size > lim.MaxOutputSlack(root) {
-		return driver.Location{}, driver.Limitf("xz index declares %d bytes, more than Limits.MaxRatio (%d) times the %d compressed bytes", size, lim.MaxRatio, root)
+		return driver.Location{}, lim.RatioError(fmt.Sprintf("xz stream, whose index declares %d bytes,", size), root)
 	}
 	b := streamblob.New(ctx, src, streamblob.Config{
 		Format: "xz",

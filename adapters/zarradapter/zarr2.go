@@ -35,6 +35,7 @@ type zarray struct {
 func (d *describer) zarr2(name string) (*array.Node, error) {
 	n := &array.Node{Format: FormatZarr2, Path: name, Attributes: json.RawMessage("{}")}
 	attrs, err := d.readFile(path.Join(name, ".zattrs"))
+	hasAttrs := err == nil
 	switch {
 	case err == nil:
 		if !json.Valid(attrs) {
@@ -66,7 +67,7 @@ func (d *describer) zarr2(name string) (*array.Node, error) {
 			return nil, driver.Corruptf("%s/.zgroup: zarr_format %d", name, zg.ZarrFormat)
 		}
 	case errors.Is(err, fs.ErrNotExist):
-		if ok, _ := d.exists(path.Join(name, ".zattrs")); !ok {
+		if !hasAttrs {
 			return nil, fmt.Errorf("%s: no .zarray, .zgroup or .zattrs: %w", name, fs.ErrNotExist)
 		}
 	default:
@@ -76,10 +77,14 @@ func (d *describer) zarr2(name string) (*array.Node, error) {
 		n.Children, err = d.subdirs(name, ".zarray", ".zgroup")
 		if err != nil {
 			// An unlistable store: the consolidated metadata, if any.
-			if kids, ok := d.zarr2Consolidated(name); ok {
+			kids, cerr := d.zarr2Consolidated(name)
+			switch {
+			case cerr == nil:
 				n.Children, n.Consolidated = kids, true
-			} else {
+			case errors.Is(cerr, fs.ErrNotExist):
 				return nil, err
+			default:
+				return nil, cerr
 			}
 		}
 	}
@@ -87,13 +92,13 @@ func (d *describer) zarr2(name string) (*array.Node, error) {
 }
 
 // zarr2Consolidated lists the children of group name from .zmetadata at
-// the store's root.
-func (d *describer) zarr2Consolidated(name string) ([]string, bool) {
+// the store's root; an error matching fs.ErrNotExist when there is none.
+func (d *describer) zarr2Consolidated(name string) ([]string, error) {
 	var zm struct {
 		Metadata map[string]json.RawMessage `json:"metadata"`
 	}
 	if _, err := d.readJSON(".zmetadata", &zm); err != nil {
-		return nil, false
+		return nil, err
 	}
 	prefix := ""
 	if name != "." {
@@ -111,7 +116,7 @@ func (d *describer) zarr2Consolidated(name string) ([]string, bool) {
 		}
 	}
 	slices.Sort(kids)
-	return kids, true
+	return kids, nil
 }
 
 func (d *describer) zarr2Array(name string, za *zarray, attrs json.RawMessage) (*array.Array, error) {

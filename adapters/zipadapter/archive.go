@@ -76,6 +76,9 @@ func Open(ctx context.Context, b driver.Blob, o *vfs.Options) (*Archive, error) 
 		return nil, err
 	}
 	end, err := readEnd(ra, size)
+	if err == errNotZip {
+		err = vfs.NotFormat(ctx, o, b, "zip", "a zip archive", "no end of central directory record")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -123,17 +126,37 @@ func Open(ctx context.Context, b driver.Blob, o *vfs.Options) (*Archive, error) 
 }
 
 // zipErr turns an archive/zip error into one matching driver.ErrCorrupt,
-// unless the context or the blob failed.
+// unless the blob failed (openReaderAt marks its errors) or the context
+// was cancelled: those stay themselves. Everything else archive/zip
+// reports is about the bytes it read.
 func zipErr(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
+	var in *inputError
+	if errors.As(err, &in) {
+		return in.err
+	}
+	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		return err
 	}
-	if errors.Is(err, zip.ErrFormat) || errors.Is(err, zip.ErrAlgorithm) || errors.Is(err, zip.ErrChecksum) ||
-		err == io.EOF || err == io.ErrUnexpectedEOF || strings.HasPrefix(err.Error(), "zip: ") {
-		return driver.Corruptf("%v", err)
-	}
-	return err
+	return driver.Corruptf("%v", err)
 }
+
+// markedReaderAt marks the errors of r, other than io.EOF, as *inputError.
+type markedReaderAt struct{ r io.ReaderAt }
+
+func (m markedReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := m.r.ReadAt(p, off)
+	if err != nil && err != io.EOF {
+		err = &inputError{err}
+	}
+	return n, err
+}
+
+// An inputError is an error of the blob under the archive, which
+// archive/zip or a reader over it hands back: zipErr unwraps it.
+type inputError struct{ err error }
+
+func (e *inputError) Error() string { return e.err.Error() }
+func (e *inputError) Unwrap() error { return e.err }
 
 // openReaderAt is the io.ReaderAt kept by the *zip.Reader.
 type openReaderAt struct {
@@ -147,7 +170,11 @@ func (r *openReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	if r.opened.Load() {
 		ctx = context.WithoutCancel(ctx)
 	}
-	return r.b.ReadAt(ctx, p, off)
+	n, err := r.b.ReadAt(ctx, p, off)
+	if err != nil && err != io.EOF {
+		err = &inputError{err}
+	}
+	return n, err
 }
 
 // index builds the sorted name index, as archive/zip's initFileList does,
@@ -355,6 +382,9 @@ func (a *Archive) openEntry(ctx context.Context, name string, e *entry) (driver.
 		if csize != usize {
 			return nil, driver.Corruptf("stored member has compressed size %d and size %d", csize, usize)
 		}
+		if usize == 0 && f.CRC32 != 0 {
+			return nil, driver.Corruptf("empty stored member: the directory says CRC-32 %08x", f.CRC32)
+		}
 	case zip.Deflate:
 		if r := uint64(a.lim.MaxRatio); csize <= (1<<64-1)/r && usize > csize*r {
 			return nil, driver.Limitf("declared size %d from %d compressed bytes is a ratio over the limit of %d:1 (raise Options.Limits.MaxRatio)",
@@ -377,11 +407,17 @@ func (a *Archive) openEntry(ctx context.Context, name string, e *entry) (driver.
 	}
 	fi := e.info
 	if f.Method == zip.Store {
-		sec := driver.SectionBlob(a.blob, off, int64(usize), &fi)
+		var b driver.Blob = driver.SectionBlob(a.blob, off, int64(usize), &fi)
 		if big {
-			return &storedBlob{Blob: sec}, nil
+			b = &storedBlob{Blob: b}
 		}
-		return sec, nil
+		// As archive/zip: a CRC-32 of 0 is checked only when a data
+		// descriptor follows (flag bit 3), since writers that stream
+		// without one may leave it unset.
+		if f.CRC32 == 0 && f.Flags&8 == 0 || usize == 0 {
+			return b, nil
+		}
+		return &checkedBlob{Blob: b, size: int64(usize), want: f.CRC32}, nil
 	}
 	return a.newDeflated(name, e, off, &fi), nil
 }

@@ -31,8 +31,9 @@ const (
 	maxEndRecordLen = dirEndLen + maxCommentLen
 )
 
-// errNotZip is the cause when no end of central directory record is found.
-var errNotZip = errors.New("no end of central directory record (not a zip archive?)")
+// errNotZip is readEnd's error when no end of central directory record is
+// found; Open words it with vfs.NotFormat.
+var errNotZip = errors.New("no end of central directory record")
 
 // An endRecord is what the end of central directory records (zip64 or not)
 // say, with the base offset archive/zip derives from them.
@@ -65,7 +66,7 @@ func readEnd(r io.ReaderAt, size int64) (*endRecord, error) {
 			break
 		}
 		if i == 1 || n == size {
-			return nil, driver.Corruptf("%v", errNotZip)
+			return nil, errNotZip
 		}
 	}
 	le := binary.LittleEndian
@@ -276,7 +277,7 @@ func scanDirectory(r io.ReaderAt, size int64, end *endRecord, lim vfs.Limits) ([
 	// directory allows is a lie, not a reason to preallocate.
 	prealloc := min(end.records, end.dirSize/dirHeaderLen, 1<<16)
 	spans := make([]span, 0, prealloc)
-	rd := bufio.NewReaderSize(io.NewSectionReader(r, end.dirStart, size-end.dirStart), 64<<10)
+	rd := bufio.NewReaderSize(io.NewSectionReader(markedReaderAt{r}, end.dirStart, size-end.dirStart), 64<<10)
 	var scratch []byte
 	var rec dirRecord
 	var err error
@@ -300,6 +301,10 @@ func scanDirectory(r io.ReaderAt, size int64, end *endRecord, lim vfs.Limits) ([
 		}
 		spans = append(spans, span{start, start + localHeaderLen + int64(rec.nameLen) + n, len(spans)})
 		dirLen += rec.len
+	}
+	var in *inputError
+	if errors.As(err, &in) {
+		return nil, 0, in.err // the blob failed, not the bytes
 	}
 	if err != errBadRecord && err != io.ErrUnexpectedEOF {
 		return nil, 0, err

@@ -15,8 +15,15 @@
 // A STORED member is a section of the archive's blob ([driver.SectionBlob]):
 // reading it reads the parent at an offset, with no copy and no buffer, so
 // a zip stored in a zip stored in a zip costs no more than the innermost
-// read. STORED members are served as they are: a ReadAt cannot check a
-// CRC-32 over the whole member, so none is checked.
+// read. The CRC-32 of a STORED member is checked as archive/zip checks
+// it (unless it is 0 with no data descriptor): reads that run from offset
+// 0 to the end without a gap, in any chunk sizes (io.ReadAll, io.Copy, a
+// sequential ReadAt loop), hash the bytes in place, and the read that
+// reaches the end fails with an error matching driver.ErrCorrupt, without
+// its bytes, when the hash does not match. A ReadAt that skips ahead
+// turns the check off for that open member: random access (an archive
+// read inside the archive, a range request) is served unchecked, and a
+// byte read before the mismatch is known has already been returned.
 //
 // A DEFLATE member is decompressed as it is read, through the checkpoint
 // index of internal/inflate: the first pass records a resume point about

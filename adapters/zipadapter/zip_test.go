@@ -264,8 +264,12 @@ func TestNested(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if name == "nest-stored.zip" && !strings.Contains(strings.ToLower(typeName(b)), "section") {
-					t.Errorf("stored member %s is a %s, want a section", p, typeName(b))
+				inner := b
+				if c, ok := b.(*checkedBlob); ok {
+					inner = c.Blob // the CRC-32 check reads the section in place
+				}
+				if name == "nest-stored.zip" && !strings.Contains(strings.ToLower(typeName(inner)), "section") {
+					t.Errorf("stored member %s is a %s, want a section", p, typeName(inner))
 				}
 				tree, err = Open(ctx, b, nil)
 				if err != nil {

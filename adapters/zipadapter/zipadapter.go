@@ -18,6 +18,7 @@ func init() {
 		Input:   vfs.KindFile,
 		Tail:    maxEndRecordLen,
 		Match:   Match,
+		Hint:    "PK\x03\x04", // a local file header: a zip cut short
 	})
 }
 

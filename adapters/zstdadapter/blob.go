@@ -175,9 +175,12 @@ func (b *blob) frameErr(err error, i int) error {
 // translate maps decoder errors to vfs sentinels; errors of the input
 // (context, I/O) pass through.
 func translate(err error, i int) error {
+	var in *inputError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &in):
+		return in.err
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
 		errors.Is(err, driver.ErrCorrupt), errors.Is(err, driver.ErrLimit), errors.Is(err, driver.ErrModified):
 		return err

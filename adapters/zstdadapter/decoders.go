@@ -16,7 +16,22 @@ type ctxReaderAt struct {
 	src driver.Blob
 }
 
-func (r *ctxReaderAt) ReadAt(p []byte, off int64) (int, error) { return r.src.ReadAt(r.ctx, p, off) }
+// ReadAt reads from the input; an error other than io.EOF comes back as an
+// *inputError, so that translate can tell it from the decoder's own.
+func (r *ctxReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := r.src.ReadAt(r.ctx, p, off)
+	if err != nil && err != io.EOF {
+		err = &inputError{err}
+	}
+	return n, err
+}
+
+// An inputError is an error of the input, which the decoder hands back:
+// translate unwraps it, so it is never reported as corrupt data.
+type inputError struct{ err error }
+
+func (e *inputError) Error() string { return e.err.Error() }
+func (e *inputError) Unwrap() error { return e.err }
 
 // decoderPools holds idle decoders by the window limit they were made
 // with (a *sync.Pool per Limits.MaxWindow in use). It is process-wide on

@@ -3,6 +3,7 @@ package zstdadapter
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"io"
 
 	"github.com/pipefs/pipefs/vfs/driver"
@@ -25,6 +26,7 @@ type opener struct {
 	src  driver.Blob
 	size int64
 	lim  vfs.Limits
+	opts *vfs.Options
 }
 
 func (o *opener) read(p []byte, off int64) error {
@@ -65,7 +67,7 @@ func (o *opener) walk() ([]frame, error) {
 		}
 		if m != frameMagic {
 			if len(frames) == 0 {
-				return nil, driver.Corruptf("not a zstd file: no frame magic at %d", off)
+				return nil, vfs.NotFormat(o.ctx, o.opts, o.src, "zstd", "a zstd stream", fmt.Sprintf("no frame magic at offset %d", off))
 			}
 			return nil, driver.Corruptf("trailing garbage at %d after zstd frame %d", off, len(frames)-1)
 		}

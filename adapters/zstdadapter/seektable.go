@@ -76,7 +76,11 @@ func (o *opener) seekTable() ([]frame, error) {
 		return nil, driver.Corruptf("zstd seek table: frames add up to %d bytes, the table starts at %d", in, start)
 	}
 	for _, f := range frames {
-		if m, err := o.u32(f.in); err != nil || m != frameMagic {
+		m, err := o.u32(f.in)
+		if err != nil {
+			return nil, err
+		}
+		if m != frameMagic {
 			return nil, driver.Corruptf("zstd seek table: no frame at %d", f.in)
 		}
 	}

@@ -2,6 +2,7 @@ package zstdadapter
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/pipefs/pipefs/vfs/driver"
@@ -18,14 +19,14 @@ func (b *blob) layout() error {
 		f := &b.frames[i]
 		f.out = out
 		if f.size > lim.MaxOutputSlack(f.end-f.in) {
-			return driver.Limitf("zstd frame %d decompresses to %d bytes, more than Limits.MaxRatio (%d) times its %d bytes", i, f.size, lim.MaxRatio, f.end-f.in)
+			return lim.RatioError(fmt.Sprintf("zstd frame %d, declaring %d bytes,", i, f.size), f.end-f.in)
 		}
 		if f.size > lim.MaxFileSize-out { // out <= MaxFileSize: no overflow
 			return driver.Limitf("zstd output exceeds Limits.MaxFileSize (%d bytes)", lim.MaxFileSize)
 		}
 		out += f.size
 		if out > lim.MaxOutputSlack(b.csize) {
-			return driver.Limitf("zstd output exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", lim.MaxRatio, b.csize)
+			return lim.RatioError("zstd stream", b.csize)
 		}
 	}
 	b.size = out
@@ -99,7 +100,10 @@ func (b *blob) measure(ctx context.Context, i int, lim vfs.Limits) (int64, error
 		k, err := c.dec.Read(c.buf)
 		n += int64(k)
 		if n > bound {
-			return 0, driver.Limitf("zstd frame %d decompresses to more than Limits.MaxRatio (%d) times its size or Limits.MaxFileSize", i, lim.MaxRatio)
+			if n > lim.MaxFileSize {
+				return 0, driver.Limitf("zstd frame %d decompresses to more than Limits.MaxFileSize (%d bytes)", i, lim.MaxFileSize)
+			}
+			return 0, lim.RatioError(fmt.Sprintf("zstd frame %d", i), end-in)
 		}
 		if err == io.EOF {
 			return n, nil

@@ -2,6 +2,7 @@ package zstdadapter
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"io/fs"
 	"sort"
@@ -141,9 +142,9 @@ func (r *streamReader) limits() error {
 	case r.out > lim.MaxFileSize:
 		return driver.Limitf("zstd output exceeds Limits.MaxFileSize (%d bytes)", lim.MaxFileSize)
 	case r.n > lim.MaxOutputSlack(csize):
-		return driver.Limitf("zstd frame %d decompresses to more than Limits.MaxRatio (%d) times its %d bytes", r.i, lim.MaxRatio, csize)
+		return lim.RatioError(fmt.Sprintf("zstd frame %d", r.i), csize)
 	case r.out > lim.MaxOutputSlack(r.b.csize):
-		return driver.Limitf("zstd output exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", lim.MaxRatio, r.b.csize)
+		return lim.RatioError("zstd stream", r.b.csize)
 	}
 	return nil
 }

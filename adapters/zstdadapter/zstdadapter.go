@@ -40,9 +40,10 @@
 // refused at open. A frame whose window is larger than Limits.MaxWindow
 // is refused at open with an error matching driver.ErrLimit (and by the
 // decoder, for frames a seek table lists), which bounds each decoder's
-// memory. Limits.MaxFileSize bounds the total output; Limits.MaxRatio bounds
-// each frame's output against its compressed size (zstd legitimately goes
-// past 1100:1 on runs of one byte: raise the limit for such files), and
+// memory. Limits.MaxFileSize bounds the total output; past
+// Limits.RatioFloor (1 GiB), Limits.MaxRatio bounds each frame's output
+// against its compressed size (zstd legitimately goes past 1100:1 on runs
+// of one byte, which the floor lets through), and
 // the total against the compressed bytes at the bottom of nested
 // decompressors. Limits.MaxEntries bounds the number of frames.
 //
@@ -103,7 +104,7 @@ type Info struct {
 
 func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 	info := src.Stat()
-	op := &opener{ctx: ctx, src: src, size: info.Size(), lim: env.Limits}
+	op := &opener{ctx: ctx, src: src, size: info.Size(), lim: env.Limits, opts: env.Options}
 	frames, err := op.seekTable()
 	seekable := frames != nil
 	if err == nil && frames == nil {

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pipefs/pipefs/vfs/driver"
@@ -222,29 +223,80 @@ func TestHostile(t *testing.T) {
 	}
 }
 
-func TestBomb(t *testing.T) {
-	// 1 GiB of zeros in about 40 KB: beyond the default ratio.
+// zeros returns n bytes of zeros, zstd-compressed as one frame without a
+// declared size.
+func zeros(n int) []byte {
 	e, _ := zstd.NewWriter(nil)
 	var buf bytes.Buffer
 	e.Reset(&buf)
 	zero := make([]byte, 1<<20)
-	for range 1024 {
-		e.Write(zero)
+	for n > 0 {
+		k := min(n, len(zero))
+		e.Write(zero[:k])
+		n -= k
 	}
 	e.Close()
-	// The frame declares no size: opening decodes nothing, and the read
-	// that measures it, by Size or by streaming, hits the limit.
-	_, err := readAll(t, buf.Bytes(), nil)
-	if !errors.Is(err, driver.ErrLimit) {
-		t.Fatalf("ReadAll = %v, want ErrLimit", err)
+	return buf.Bytes()
+}
+
+// TestRatioFloor: zeros compress far beyond MaxRatio, yet read by default
+// up to Limits.RatioFloor; past it they stop with an error naming both
+// fields, and no byte past the bound reaches the reader.
+func TestRatioFloor(t *testing.T) {
+	z := zeros(16 << 20)
+	if len(z)*vfs.DefaultMaxRatio > 16<<20 {
+		t.Fatalf("%d compressed bytes: not beyond the default ratio", len(z))
 	}
-	f, err := open(t, buf.Bytes(), nil)
+	got, err := readAll(t, z, nil)
+	if err != nil || len(got) != 16<<20 {
+		t.Fatalf("ReadAll = %d bytes, %v; want %d bytes", len(got), err, 16<<20)
+	}
+	o := &vfs.Options{Limits: vfs.Limits{RatioFloor: 4 << 20}}
+	bound := o.EffectiveLimits().MaxOutputSlack(int64(len(z)))
+	got, err = readAll(t, z, o)
+	if !errors.Is(err, driver.ErrLimit) || !strings.Contains(err.Error(), "Limits.RatioFloor") || int64(len(got)) > bound {
+		t.Fatalf("ReadAll = %d bytes, %v; want ErrLimit naming Limits.RatioFloor within %d bytes", len(got), err, bound)
+	}
+	f, err := open(t, z, o)
+	var n int64
 	if err == nil {
-		_, err = io.Copy(io.Discard, f)
+		n, err = io.Copy(io.Discard, f)
 		f.Close()
 	}
-	if !errors.Is(err, driver.ErrLimit) {
-		t.Fatalf("io.Copy = %v, want ErrLimit", err)
+	if !errors.Is(err, driver.ErrLimit) || n > bound {
+		t.Fatalf("io.Copy = %d, %v; want ErrLimit within %d bytes", n, err, bound)
+	}
+}
+
+// rleFrame returns a zstd frame of n zeros (n a multiple of 128 KiB) made
+// of RLE blocks, four bytes a block, whose header declares n.
+func rleFrame(n int64) []byte {
+	const block = 128 << 10
+	b := []byte{0x28, 0xb5, 0x2f, 0xfd, 0xc0, 10 << 3} // 8-byte size, 1 MiB window
+	b = binary.LittleEndian.AppendUint64(b, uint64(n))
+	for i := int64(0); i < n/block; i++ {
+		h := uint32(block<<3 | 1<<1) // RLE
+		if i == n/block-1 {
+			h |= 1 // last
+		}
+		b = append(b, byte(h), byte(h>>8), byte(h>>16), 0)
+	}
+	return b
+}
+
+// TestDeclaredBomb: a valid 10 GiB frame of 320 KiB is refused at open,
+// before a byte is decoded; the same frame of 32 MiB reads.
+func TestDeclaredBomb(t *testing.T) {
+	if got := oracle(t, rleFrame(1<<20)); !bytes.Equal(got, make([]byte, 1<<20)) {
+		t.Fatalf("rleFrame decodes to %d bytes, want 1 MiB of zeros", len(got))
+	}
+	_, err := open(t, rleFrame(10<<30), nil)
+	if !errors.Is(err, driver.ErrLimit) || !strings.Contains(err.Error(), "Limits.RatioFloor") {
+		t.Fatalf("open = %v, want ErrLimit naming Limits.RatioFloor", err)
+	}
+	got, err := readAll(t, rleFrame(32<<20), nil)
+	if err != nil || len(got) != 32<<20 {
+		t.Fatalf("ReadAll = %d bytes, %v; want %d", len(got), err, 32<<20)
 	}
 }
 

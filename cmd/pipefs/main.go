@@ -175,7 +175,7 @@ func (g *globals) printStats(w io.Writer) {
 func (g *globals) pipeline(arg string) (string, error) {
 	p, err := parseArg(arg)
 	if err != nil {
-		return "", err
+		return "", vfs.SuggestScheme(err, nil)
 	}
 	return p.String(), nil
 }

@@ -224,7 +224,7 @@ func TestRatioLimit(t *testing.T) {
 	data := make([]byte, 64<<20)
 	comp := compressors[1].fn(t, data)
 	s := NewMember(driver.BytesBlob(comp, nil), 0, int64(len(comp)), int64(len(data)), crc32.ChecksumIEEE(data), true, "",
-		&Options{Limits: vfs.Limits{MaxRatio: 100}})
+		&Options{Limits: vfs.Limits{MaxRatio: 100, RatioFloor: 1 << 20}})
 	_, err := io.Copy(io.Discard, io.NewSectionReader(ra(ctx, s), 0, 1<<40))
 	if !errors.Is(err, driver.ErrLimit) {
 		t.Fatalf("Copy = %v, want ErrLimit", err)

@@ -11,8 +11,9 @@
 // Stat().Size() runs that pass on first use (see internal/lazysize). A
 // stream whose output differs from its declared size, a decoder error, or
 // a truncated input gives an error matching driver.ErrCorrupt; output past
-// Limits.MaxFileSize, or past Limits.MaxRatio times the compressed bytes
-// at the bottom of the nest (Limits.MaxOutputSlack), an error matching
+// Limits.MaxFileSize, or past both Limits.RatioFloor and Limits.MaxRatio
+// times the compressed bytes at the bottom of the nest
+// (Limits.MaxOutputSlack), an error matching
 // driver.ErrLimit. Errors of the input (context, I/O) pass through.
 package streamblob
 
@@ -147,7 +148,7 @@ const maxIdleReads = 100
 func (b *Blob) start(ctx context.Context) (*decoder, error) {
 	rd := &blobread.Reader{Ctx: ctx, Src: b.src, End: b.csize}
 	// Decoders read small pieces; each read of the input is a ReadAt.
-	r, err := b.cfg.NewReader(bufio.NewReaderSize(rd, 64<<10))
+	r, err := b.cfg.NewReader(bufio.NewReaderSize(markedReader{rd}, 64<<10))
 	if err != nil {
 		return nil, b.translate(err)
 	}
@@ -173,7 +174,7 @@ func (d *decoder) read(p []byte) (int, error) {
 	case d.out > b.lim.MaxFileSize:
 		err = driver.Limitf("%s: decompressed size exceeds Limits.MaxFileSize (%d bytes)", b.cfg.Format, b.lim.MaxFileSize)
 	case d.out > b.lim.MaxOutputSlack(b.root):
-		err = driver.Limitf("%s: decompressed size exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", b.cfg.Format, b.lim.MaxRatio, b.root)
+		err = b.lim.RatioError(b.cfg.Format+" stream", b.root)
 	case b.cfg.Size >= 0 && d.out > b.cfg.Size:
 		err = driver.Corruptf("%s stream decodes to more than the %d bytes its index says", b.cfg.Format, b.cfg.Size)
 	case err == io.EOF:
@@ -193,9 +194,32 @@ func (d *decoder) read(p []byte) (int, error) {
 	return n, err
 }
 
+// markedReader marks the errors of the input as *inputError, so that
+// translate tells them from the decoder's own whatever the decoder does
+// with them.
+type markedReader struct{ r io.Reader }
+
+func (m markedReader) Read(p []byte) (int, error) {
+	n, err := m.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = &inputError{err}
+	}
+	return n, err
+}
+
+// An inputError is an error of the input, handed back by a decoder.
+type inputError struct{ err error }
+
+func (e *inputError) Error() string { return e.err.Error() }
+func (e *inputError) Unwrap() error { return e.err }
+
 // translate maps decoder errors to driver.ErrCorrupt; errors of the input
 // pass through.
 func (b *Blob) translate(err error) error {
+	var in *inputError
+	if errors.As(err, &in) {
+		return in.err
+	}
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
 		errors.Is(err, driver.ErrCorrupt), errors.Is(err, driver.ErrLimit), errors.Is(err, driver.ErrModified):
