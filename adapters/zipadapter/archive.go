@@ -35,6 +35,7 @@ type Archive struct {
 	root        driver.FileInfo
 	ents        []entry // sorted by (dir, base)
 	unreachable []*zip.File
+	omitted     []driver.Omission
 }
 
 var _ driver.Tree = (*Archive)(nil)
@@ -188,6 +189,9 @@ func (a *Archive) index(spans []span, next []int64) {
 		name, isDir, ok := cleanName(f)
 		if !ok {
 			hidden[i] = true
+			if name != "" { // "" and "./" name the root itself
+				a.omitted = append(a.omitted, driver.Omission{Name: f.Name, Offset: spans[i].start, Reason: "not a valid io/fs name"})
+			}
 			continue
 		}
 		e := entry{file: f, hdr: spans[i].start, next: next[i]}
@@ -243,14 +247,21 @@ func implicitDir(name string) entry {
 }
 
 // cleanName returns the fs name of f, whether it is a directory, and
-// whether the name is safe to expose.
+// whether the name can be exposed: as bsdtar does, leading "./" elements
+// are dropped and a trailing "/" marks a directory; what is left must be an
+// fs.ValidPath name other than "." with no NUL byte and no backslash (which
+// testing/fstest refuses in a listing). io/fs names are not OS paths, so a
+// colon is an ordinary character.
 func cleanName(f *zip.File) (name string, isDir, ok bool) {
 	name = f.Name
 	isDir = f.Mode().IsDir()
+	for strings.HasPrefix(name, "./") {
+		name = name[2:]
+	}
 	if strings.HasSuffix(name, "/") {
 		name, isDir = name[:len(name)-1], true
 	}
-	return name, isDir, driver.SafePath(name)
+	return name, isDir, name != "." && fs.ValidPath(name) && !strings.ContainsAny(name, "\x00\\")
 }
 
 func fileInfo(base string, f *zip.File, isDir bool) driver.FileInfo {
@@ -512,6 +523,13 @@ func (a *Archive) dataOffset(ctx context.Context, e *entry) (int64, error) {
 		return 0, driver.Corruptf("data [%d, %d) runs into the next entry or past the end (at %d)", off, end, min(e.next, a.size))
 	}
 	return off, nil
+}
+
+// Omitted lists the members whose names cannot be exposed (see the package
+// documentation), with the offset of their local header. It implements
+// driver.Omitter.
+func (a *Archive) Omitted(ctx context.Context) ([]driver.Omission, error) {
+	return slices.Clone(a.omitted), nil
 }
 
 // Unreachable returns the central directory entries that no name reaches:

@@ -56,11 +56,16 @@
 //
 // # Names
 //
-// Names follow io/fs: slash-separated, no leading or trailing slash. A
-// member whose name is not safe (a "..", "." or empty element, a leading
-// "/", a backslash, a NUL byte, a drive letter such as "C:", invalid
-// UTF-8) is never reachable: it is left out of the tree, and
-// [Archive.Unreachable] lists it. Every parent directory of a member
+// Names follow io/fs: slash-separated, no leading or trailing slash. As
+// bsdtar does, leading "./" elements are dropped ("./a.txt" is "a.txt") and
+// a trailing "/" marks a directory. Every name fs.ValidPath then accepts is
+// listed but for a NUL or a backslash (testing/fstest refuses those): io/fs
+// names are not OS paths, so "a:stream" and "C:/x" are ordinary names (a
+// program that writes members to disk must check them for its OS). A
+// member whose name fs.ValidPath refuses (a ".." or empty element, a
+// leading "/", invalid UTF-8) or that holds a NUL or a backslash is
+// never reachable: it is left out of the tree, [Archive.Omitted] reports it
+// with its offset, and [Archive.Unreachable] lists it. Every parent directory of a member
 // exists, whether or not the archive has an entry for it; directories and
 // the root have mode fs.ModeDir|0555, files the permission bits of their
 // header (0444 when it has none).

@@ -2,6 +2,7 @@ package zipadapter
 
 import (
 	"archive/zip"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -96,7 +97,8 @@ func fixtures(t testing.TB) []fixture {
 			dirs: []string{"y"}, comment: "archive comment: made by archive/zip"},
 		{name: "go-dups.zip", want: map[string]string{"same.txt": "third\n", "d/in.txt": "in d\n"},
 			dirs: []string{"d", "e"}, hidden: 4},
-		{name: "go-unsafe.zip", want: map[string]string{"ok/safe.txt": "safe\n"}, dirs: []string{"ok"}, hidden: 10},
+		{name: "go-unsafe.zip", want: map[string]string{"ok/safe.txt": "safe\n",
+			"C:/drive.txt": "drive\n", "c:drive2.txt": "drive\n", "dot.txt": "dot\n"}, dirs: []string{"ok", "C:"}, hidden: 7},
 		{name: "go-symlink.zip", want: map[string]string{"target.txt": "target\n", "link": "->link", "escape": "->link"}},
 		{name: "nest-stored.zip", want: map[string]string{"o.txt": "outer\n", "mid.zip": ""}},
 		{name: "nest-deflate.zip", want: map[string]string{"o.txt": "outer\n", "mid.zip": ""}},
@@ -234,9 +236,27 @@ func TestUnsafeNames(t *testing.T) {
 		}
 	}
 	list, _ := a.ReadDir(context.Background(), ".")
-	if len(list) != 1 || list[0].Name() != "ok" {
-		t.Errorf("ReadDir(.) = %v, want [ok]", list)
+	var names []string
+	for _, e := range list {
+		names = append(names, e.Name())
 	}
+	if want := []string{"C:", "c:drive2.txt", "dot.txt", "ok"}; !slices.Equal(names, want) {
+		t.Errorf("ReadDir(.) = %q, want %q", names, want)
+	}
+	// Every name left out is reported, with its header's offset, but the
+	// empty name, which is the root.
+	om, err := a.Omitted(context.Background())
+	var got []string
+	for _, o := range om {
+		got = append(got, o.Name)
+		if o.Offset < 0 || o.Reason == "" {
+			t.Errorf("omission %+v has no offset or reason", o)
+		}
+	}
+	if want := []string{"../evil.txt", "/abs.txt", "back\\slash.txt", "a//b.txt", "x/../y.txt", "nul\x00.txt"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("Omitted() = %q, %v, want %q", got, err, want)
+	}
+	var _ driver.Omitter = a
 }
 
 func TestSymlink(t *testing.T) {
@@ -360,5 +380,32 @@ func TestRegistered(t *testing.T) {
 	}
 	if !found || !slices.Contains(vfs.DefaultRegistry.Schemes(), "zip") {
 		t.Errorf("zip not registered: schemes %v", vfs.DefaultRegistry.Schemes())
+	}
+}
+
+// TestDotSlashNames reads names as bsdtar writes them for "bsdtar --format
+// zip -cf x.zip .": "./" is the root, and "./a.txt" is "a.txt".
+func TestDotSlashNames(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, n := range []string{"./", "./a.txt", "./d/", "./d/b.txt", "././c.txt", "a:stream"} {
+		w, err := zw.Create(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(n, "/") {
+			io.WriteString(w, "content of "+n)
+		}
+	}
+	zw.Close()
+	a, err := Open(context.Background(), driver.BytesBlob(buf.Bytes(), nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fstest.TestFS(pfstest.TreeFS(a), "a.txt", "d/b.txt", "c.txt", "a:stream"); err != nil {
+		t.Error(err)
+	}
+	if om, _ := a.Omitted(context.Background()); len(om) != 0 {
+		t.Errorf("Omitted() = %v, want none", om)
 	}
 }
