@@ -405,10 +405,10 @@ func (c *cursor) check() error {
 		return driver.Limitf("decompressed size exceeds Limits.MaxFileSize (%d bytes)", l.MaxFileSize)
 	}
 	if c.mout > l.MaxOutputSlack(c.consumed()-c.memberIn) {
-		return driver.Limitf("DEFLATE member decompresses to more than Limits.MaxRatio (%d) times its size", l.MaxRatio)
+		return l.RatioError("a DEFLATE member", c.consumed()-c.memberIn)
 	}
 	if c.out > l.MaxOutputSlack(c.s.rootSize) {
-		return driver.Limitf("decompressed size exceeds Limits.MaxRatio (%d) times the %d compressed bytes it comes from", l.MaxRatio, c.s.rootSize)
+		return l.RatioError("the stream", c.s.rootSize)
 	}
 	return nil
 }
