@@ -83,16 +83,18 @@ func TestLimitError(t *testing.T) {
 		t.Fatal(err)
 	}
 	arg := name + "|gzip:"
-	r := runCLI(t, "--max-ratio=10", "cat", arg)
+	// The ratio applies past Limits.RatioFloor (1 GiB by default): a
+	// floor of 1 byte makes a ratio of 10 refuse this 1 MiB of zeros.
+	r := runCLI(t, "--max-ratio=10", "--ratio-floor=1", "cat", arg)
 	if r.code != exitError || !strings.Contains(r.stderr, "Limits.MaxRatio") || !strings.Contains(r.stderr, "--max-ratio=") {
 		t.Errorf("cat over --max-ratio: exit %d, stderr %q; want 1 and a message naming --max-ratio", r.code, r.stderr)
 	}
 	if r.stdout != "" {
 		t.Errorf("cat over a limit wrote %d bytes to stdout", len(r.stdout))
 	}
-	t.Setenv(limitsEnv, "MaxRatio=10")
+	t.Setenv(limitsEnv, "MaxRatio=10,RatioFloor=1")
 	if r := runCLI(t, "cat", arg); r.code != exitError || r.stdout != "" {
-		t.Errorf("cat over %s=MaxRatio=10: exit %d, %d bytes out", limitsEnv, r.code, len(r.stdout))
+		t.Errorf("cat over %s=MaxRatio=10,RatioFloor=1: exit %d, %d bytes out", limitsEnv, r.code, len(r.stdout))
 	}
 	if r := runCLI(t, "--max-ratio=-1", "cat", arg); r.code != 0 || len(r.stdout) != 1<<20 {
 		t.Errorf("cat with --max-ratio=-1 over %s: exit %d, %d bytes out; stderr %q", limitsEnv, r.code, len(r.stdout), r.stderr)
