@@ -25,6 +25,7 @@ import (
 type Archive struct {
 	blob driver.Blob
 	lim  vfs.Limits
+	opts *vfs.Options // for naming what data that is not a tar looks like
 	sh   *shared
 }
 
@@ -65,7 +66,7 @@ type built struct {
 // when o's limits are exceeded.
 func Open(ctx context.Context, b driver.Blob, o *vfs.Options) (*Archive, error) {
 	c := o.EffectiveCache()
-	a := &Archive{blob: b, lim: o.EffectiveLimits(), sh: &shared{c: c, st: stateOf(c)}}
+	a := &Archive{blob: b, lim: o.EffectiveLimits(), opts: o, sh: &shared{c: c, st: stateOf(c)}}
 	if _, err := a.index(ctx); err != nil {
 		return nil, err
 	}
@@ -80,7 +81,7 @@ func Open(ctx context.Context, b driver.Blob, o *vfs.Options) (*Archive, error) 
 // gets an index of its own, which its scan (that decodes the stream once
 // and learns the size) adds to the cache for later opens.
 func openShared(b driver.Blob, url string, o *vfs.Options) *Archive {
-	a := &Archive{blob: b, lim: o.EffectiveLimits()}
+	a := &Archive{blob: b, lim: o.EffectiveLimits(), opts: o}
 	c := o.EffectiveCache()
 	switch {
 	case url == "":
@@ -121,6 +122,11 @@ func (a *Archive) index(ctx context.Context) (*index, error) {
 		}
 	}
 	sc, err := scan(ctx, driver.ReaderAt(ctx, a.blob), size, a.lim)
+	if errors.Is(err, driver.ErrCorrupt) && ctx.Err() == nil {
+		// The first header is bad: say what the data looks like.
+		detail := strings.TrimPrefix(err.Error(), driver.ErrCorrupt.Error()+": ")
+		err = vfs.NotFormat(ctx, a.opts, a.blob, Scheme, "a tar archive", detail)
+	}
 	if err != nil {
 		if errors.Is(err, driver.ErrCorrupt) || errors.Is(err, driver.ErrLimit) {
 			a.sh.done.Store(&built{err: err})

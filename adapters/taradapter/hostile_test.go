@@ -503,3 +503,17 @@ func TestPaxSize(t *testing.T) {
 	}
 	check()
 }
+
+// TestWrongAdapter reads a gzip as a tar: the error says what the data
+// looks like and which adapter reads it.
+func TestWrongAdapter(t *testing.T) {
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(bytes.Repeat([]byte("not a tar header "), 100))
+	zw.Close()
+	dir := fstest.MapFiles(t, map[string][]byte{"x.tar.gz": z.Bytes()})
+	_, err := vfs.OpenFS(context.Background(), "memory:/"+dir+"/x.tar.gz|pipefs.tar:", nil)
+	if !errors.Is(err, driver.ErrCorrupt) || !strings.Contains(err.Error(), "not a tar archive") || !strings.Contains(err.Error(), "try |gzip:") {
+		t.Errorf("a gzip read as a tar: %v, want ErrCorrupt saying to try |gzip:", err)
+	}
+}
