@@ -17,7 +17,7 @@ out=$(mktemp -d)
 git -C "$root" worktree add -q --detach "$out/base" "$base"
 trap 'git -C "$root" worktree remove --force "$out/base"' EXIT
 pkgs=$(cd "$root" && go list -f '{{if .TestGoFiles}}{{.Dir}}{{end}}' ./... | while read -r d; do
-	grep -l '^func Benchmark' "$d"/*_test.go >/dev/null 2>&1 && echo "${d#"$root"/}"
+	if grep -l '^func Benchmark' "$d"/*_test.go >/dev/null 2>&1; then echo "${d#"$root"/}"; fi
 done)
 for p in $pkgs; do
 	name=$(echo "$p" | tr / _)
