@@ -19,7 +19,7 @@ import (
 // blockSize and dataType; else a group.
 func (d *describer) n5(name string) (*array.Node, error) {
 	meta := path.Join(name, "attributes.json")
-	b, err := d.readFile(meta)
+	b, err := d.ReadFile(meta)
 	if err != nil {
 		return nil, err
 	}
@@ -35,8 +35,8 @@ func (d *describer) n5(name string) (*array.Node, error) {
 		}
 		return n, nil
 	}
-	if d.children {
-		if n.Children, err = d.subdirs(name, "attributes.json"); err != nil {
+	if d.Children {
+		if n.Children, err = d.Subdirs(name, "attributes.json"); err != nil {
 			return nil, err
 		}
 	}
@@ -68,7 +68,7 @@ func (d *describer) n5Array(attrs map[string]json.RawMessage) (*array.Array, err
 	// The N5 order is first-axis-fastest: present it reversed, in C order.
 	a := &array.Array{Shape: reversed(dims), ChunkShape: reversed(block), DType: dt,
 		FillValue: json.RawMessage("0"), Fill: make([]byte, dt.Size), KeyEncoding: "n5"}
-	if err := array.CheckGrid(a.Shape, a.ChunkShape, dt.Size, d.lim); err != nil {
+	if err := array.CheckGrid(a.Shape, a.ChunkShape, dt.Size, d.Lim); err != nil {
 		return nil, err
 	}
 	var comp map[string]json.RawMessage

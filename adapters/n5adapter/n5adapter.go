@@ -45,7 +45,8 @@ type format struct{}
 func (format) Name() string { return FormatN5 }
 
 func (format) Describe(ctx context.Context, src *array.Source, name string) (*array.Node, error) {
-	return newDescriber(ctx, src).n5(name)
+	d := &describer{array.NewDescriber(ctx, src)}
+	return d.n5(name)
 }
 
 // Describe describes the N5 node at name in the container t. lim may be

@@ -1,23 +1,7 @@
 package precomputedadapter
 
-import (
-	"context"
+import "github.com/pipefs/pipefs/adapters/array"
 
-	"github.com/pipefs/pipefs/adapters/array"
-	"github.com/pipefs/pipefs/vfs"
-)
-
-// describer carries what describing one node needs.
-type describer struct {
-	ctx context.Context
-	src *array.Source
-	lim vfs.Limits
-}
-
-func newDescriber(ctx context.Context, src *array.Source) *describer {
-	return &describer{ctx: ctx, src: src, lim: src.Limits.Effective()}
-}
-
-func (d *describer) readJSON(name string, v any) ([]byte, error) {
-	return d.src.ReadJSON(d.ctx, name, v)
-}
+// describer carries what describing one node needs; its methods parse the
+// format's metadata.
+type describer struct{ array.Describer }

@@ -38,7 +38,7 @@ type precomputedScale struct {
 // array [channel, z, y, x].
 func (d *describer) precomputed(name string) (*array.Node, error) {
 	var info precomputedInfo
-	raw, err := d.readJSON("info", &info)
+	raw, err := d.ReadJSON("info", &info)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func (d *describer) precomputedArray(info *precomputedInfo, s *precomputedScale)
 		Codecs:         []array.Codec{{Name: "precomputed.raw"}},
 		KeyEncoding:    "precomputed",
 	}
-	if err := array.CheckGrid(a.Shape, a.ChunkShape, dt.Size, d.lim); err != nil {
+	if err := array.CheckGrid(a.Shape, a.ChunkShape, dt.Size, d.Lim); err != nil {
 		return nil, err
 	}
 	a.Reader = &precomputedReader{a: a, scaleKey: path.Clean(s.Key), offset: off}

@@ -46,7 +46,8 @@ type format struct{}
 func (format) Name() string { return FormatPrecomputed }
 
 func (format) Describe(ctx context.Context, src *array.Source, name string) (*array.Node, error) {
-	return newDescriber(ctx, src).precomputed(name)
+	d := &describer{array.NewDescriber(ctx, src)}
+	return d.precomputed(name)
 }
 
 // Describe describes the precomputed volume in t (scale "" or ".") or one

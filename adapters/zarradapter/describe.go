@@ -1,32 +1,7 @@
 package zarradapter
 
-import (
-	"context"
+import "github.com/pipefs/pipefs/adapters/array"
 
-	"github.com/pipefs/pipefs/adapters/array"
-	"github.com/pipefs/pipefs/vfs"
-)
-
-// describer carries what describing one node needs.
-type describer struct {
-	ctx      context.Context
-	src      *array.Source
-	lim      vfs.Limits
-	children bool
-}
-
-func newDescriber(ctx context.Context, src *array.Source) *describer {
-	return &describer{ctx: ctx, src: src, lim: src.Limits.Effective(), children: src.Children}
-}
-
-func (d *describer) exists(name string) (bool, error) { return d.src.Exists(d.ctx, name) }
-
-func (d *describer) readFile(name string) ([]byte, error) { return d.src.ReadFile(d.ctx, name) }
-
-func (d *describer) readJSON(name string, v any) ([]byte, error) {
-	return d.src.ReadJSON(d.ctx, name, v)
-}
-
-func (d *describer) subdirs(dir string, metas ...string) ([]string, error) {
-	return d.src.Subdirs(d.ctx, dir, metas...)
-}
+// describer carries what describing one node needs; its methods parse the
+// format's metadata.
+type describer struct{ array.Describer }

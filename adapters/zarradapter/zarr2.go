@@ -34,7 +34,7 @@ type zarray struct {
 // with only attributes) .zattrs.
 func (d *describer) zarr2(name string) (*array.Node, error) {
 	n := &array.Node{Format: FormatZarr2, Path: name, Attributes: json.RawMessage("{}")}
-	attrs, err := d.readFile(path.Join(name, ".zattrs"))
+	attrs, err := d.ReadFile(path.Join(name, ".zattrs"))
 	hasAttrs := err == nil
 	switch {
 	case err == nil:
@@ -46,7 +46,7 @@ func (d *describer) zarr2(name string) (*array.Node, error) {
 		return nil, err
 	}
 	var za zarray
-	_, err = d.readJSON(path.Join(name, ".zarray"), &za)
+	_, err = d.ReadJSON(path.Join(name, ".zarray"), &za)
 	if err == nil {
 		n.IsArray = true
 		if n.Array, err = d.zarr2Array(name, &za, n.Attributes); err != nil {
@@ -60,7 +60,7 @@ func (d *describer) zarr2(name string) (*array.Node, error) {
 	var zg struct {
 		ZarrFormat int `json:"zarr_format"`
 	}
-	_, err = d.readJSON(path.Join(name, ".zgroup"), &zg)
+	_, err = d.ReadJSON(path.Join(name, ".zgroup"), &zg)
 	switch {
 	case err == nil:
 		if zg.ZarrFormat != 2 {
@@ -73,8 +73,8 @@ func (d *describer) zarr2(name string) (*array.Node, error) {
 	default:
 		return nil, err
 	}
-	if d.children {
-		n.Children, err = d.subdirs(name, ".zarray", ".zgroup")
+	if d.Children {
+		n.Children, err = d.Subdirs(name, ".zarray", ".zgroup")
 		if err != nil {
 			// An unlistable store: the consolidated metadata, if any.
 			kids, cerr := d.zarr2Consolidated(name)
@@ -97,7 +97,7 @@ func (d *describer) zarr2Consolidated(name string) ([]string, error) {
 	var zm struct {
 		Metadata map[string]json.RawMessage `json:"metadata"`
 	}
-	if _, err := d.readJSON(".zmetadata", &zm); err != nil {
+	if _, err := d.ReadJSON(".zmetadata", &zm); err != nil {
 		return nil, err
 	}
 	prefix := ""
@@ -138,7 +138,7 @@ func (d *describer) zarr2Array(name string, za *zarray, attrs json.RawMessage) (
 	if a.ChunkShape == nil {
 		a.ChunkShape = []int64{}
 	}
-	if err := array.CheckGrid(a.Shape, a.ChunkShape, dt.Size, d.lim); err != nil {
+	if err := array.CheckGrid(a.Shape, a.ChunkShape, dt.Size, d.Lim); err != nil {
 		return nil, err
 	}
 	switch za.Order {

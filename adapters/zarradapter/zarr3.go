@@ -71,7 +71,7 @@ func parseZarrJSON(name string, b []byte) (*zarrJSON, error) {
 // zarr3 describes a Zarr v3 node from its zarr.json.
 func (d *describer) zarr3(name string) (*array.Node, error) {
 	meta := path.Join(name, "zarr.json")
-	b, err := d.readFile(meta)
+	b, err := d.ReadFile(meta)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func (d *describer) zarr3(name string) (*array.Node, error) {
 			return nil, fmt.Errorf("%s: %w", meta, err)
 		}
 	case "group":
-		if !d.children {
+		if !d.Children {
 			break
 		}
 		if c := z.Consolidated; c != nil && c.Kind == "inline" {
@@ -101,7 +101,7 @@ func (d *describer) zarr3(name string) (*array.Node, error) {
 			}
 			slices.Sort(n.Children)
 			n.Consolidated = true
-		} else if n.Children, err = d.subdirs(name, "zarr.json"); err != nil {
+		} else if n.Children, err = d.Subdirs(name, "zarr.json"); err != nil {
 			return nil, err
 		}
 	default:
@@ -158,7 +158,7 @@ func (d *describer) zarr3Array(z *zarrJSON) (*array.Array, error) {
 	if a.ChunkShape == nil {
 		a.ChunkShape = []int64{}
 	}
-	if err := array.CheckGrid(a.Shape, a.ChunkShape, dt.Size, d.lim); err != nil {
+	if err := array.CheckGrid(a.Shape, a.ChunkShape, dt.Size, d.Lim); err != nil {
 		return nil, err
 	}
 	if z.DimensionNames != nil {
@@ -215,7 +215,7 @@ func (d *describer) zarr3Array(z *zarrJSON) (*array.Array, error) {
 		}
 		a.Codecs = append(a.Codecs, array.Codec{Name: n.Name, Config: n.Config})
 	}
-	if r.chain, err = parseChain(z.Codecs, dt, d.lim); err != nil {
+	if r.chain, err = parseChain(z.Codecs, dt, d.Lim); err != nil {
 		return nil, err
 	}
 	r.chain.fill = a.Fill
@@ -232,7 +232,7 @@ func (d *describer) zarr3Array(z *zarrJSON) (*array.Array, error) {
 			}
 		}
 		a.ChunkShape = sh.inner
-		if err := sh.setShape(a.ShardShape, d.lim); err != nil {
+		if err := sh.setShape(a.ShardShape, d.Lim); err != nil {
 			return nil, err
 		}
 		r.shards = newIndexCache()

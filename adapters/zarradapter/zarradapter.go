@@ -91,7 +91,7 @@ type format struct {
 func (f format) Name() string { return f.name }
 
 func (f format) Describe(ctx context.Context, src *array.Source, name string) (*array.Node, error) {
-	return f.describe(newDescriber(ctx, src), name)
+	return f.describe(&describer{array.NewDescriber(ctx, src)}, name)
 }
 
 // Describe describes the Zarr node at name (a slash-separated path, "."
@@ -103,7 +103,7 @@ func Describe(ctx context.Context, t driver.Tree, name string, lim *vfs.Limits) 
 
 // zarr describes a Zarr node of either version: v3 when zarr.json exists.
 func (d *describer) zarr(name string) (*array.Node, error) {
-	if ok, err := d.exists(path.Join(name, "zarr.json")); err != nil {
+	if ok, err := d.Exists(path.Join(name, "zarr.json")); err != nil {
 		return nil, err
 	} else if ok {
 		return d.zarr3(name)
