@@ -242,7 +242,7 @@ func (r *result) kindOf(ctx context.Context, loc *driver.Location) (isDir bool, 
 }
 
 // env returns the Env of a driver registered under scheme, opened over
-// the input that url names.
+// the input that url names; the versions r holds are those of that input.
 func (r *result) env(url, scheme string, o *Options, lim Limits) *Env {
 	return &Env{URL: url, Key: r.key(url), Limits: lim, Cache: o.cache(), Options: o, scheme: o.Schemes[scheme]}
 }
@@ -295,7 +295,7 @@ func (r *result) openAdapter(ctx context.Context, reg *Registry, o *Options, i i
 	if err != nil {
 		return driver.Location{}, stageErr(r.p, i, err)
 	}
-	env := r.env(r.p[:i].String(), a.Scheme, o, o.limits())
+	url := r.p[:i].String()
 	var out driver.Location
 	if a.OpenDir != nil {
 		t, berr := r.tree(ctx, loc)
@@ -304,15 +304,14 @@ func (r *result) openAdapter(ctx context.Context, reg *Registry, o *Options, i i
 			// the base's sub-URL failing.
 			return driver.Location{}, stageErr(r.p, i-1, berr)
 		}
-		out, err = a.OpenDir(ctx, t, u, env)
+		out, err = a.OpenDir(ctx, t, u, r.env(url, a.Scheme, o, o.limits()))
 	} else {
 		b, berr := r.blob(ctx, loc)
 		if berr != nil {
 			return driver.Location{}, stageErr(r.p, i-1, berr)
 		}
 		r.read(b)
-		env.Key = r.key(env.URL)
-		out, err = a.OpenFile(ctx, b, u, env)
+		out, err = a.OpenFile(ctx, b, u, r.env(url, a.Scheme, o, o.limits()))
 	}
 	if err != nil {
 		return driver.Location{}, stageErr(r.p, i, err)
