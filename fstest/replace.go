@@ -5,11 +5,15 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pipefs/pipefs/vfs"
 )
 
 // A Replacement is an object and another that replaces it under the same
@@ -154,4 +158,31 @@ func gzipComment(t testing.TB, data []byte, comment string) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// Check opens url with cache c and checks that it reads want: at r.Offset
+// first (where a cached index of another version would resume at a
+// checkpoint), then whole.
+func (r Replacement) Check(t *testing.T, url string, c *vfs.Cache, want []byte) {
+	t.Helper()
+	f, err := vfs.OpenFile(context.Background(), url, &vfs.Options{Cache: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p := make([]byte, 64<<10)
+	n, err := f.ReadAt(p, r.Offset)
+	if err != nil && err != io.EOF {
+		t.Fatalf("ReadAt(%d): %v", r.Offset, err)
+	}
+	if !bytes.Equal(p[:n], want[r.Offset:r.Offset+int64(len(p))]) {
+		t.Fatalf("ReadAt(%d) read %d bytes that are not the object's", r.Offset, n)
+	}
+	got, err := io.ReadAll(f)
+	if err != nil {
+		t.Fatalf("reading: %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("read %d bytes, want %d (content differs)", len(got), len(want))
+	}
 }

@@ -1,9 +1,6 @@
 package fileroot_test
 
 import (
-	"bytes"
-	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,33 +12,6 @@ import (
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/vfs"
 )
-
-// readLocal opens url with cache c and checks that it reads want: at
-// r.Offset first (where a cached index of another version would resume at
-// a checkpoint), then whole.
-func readLocal(t *testing.T, url string, c *vfs.Cache, r fstest.Replacement, want []byte) {
-	t.Helper()
-	f, err := vfs.OpenFile(context.Background(), url, &vfs.Options{Cache: c})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	p := make([]byte, 64<<10)
-	n, err := f.ReadAt(p, r.Offset)
-	if err != nil && err != io.EOF {
-		t.Fatalf("ReadAt(%d): %v", r.Offset, err)
-	}
-	if !bytes.Equal(p[:n], want[r.Offset:r.Offset+int64(len(p))]) {
-		t.Fatalf("ReadAt(%d) read %d bytes that are not the file's", r.Offset, n)
-	}
-	got, err := io.ReadAll(f)
-	if err != nil {
-		t.Fatalf("reading: %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("read %d bytes, want %d (content differs)", len(got), len(want))
-	}
-}
 
 // A local file replaced by a rename with one of the same size and the
 // same modification time is read anew in the same process and the same
@@ -70,12 +40,12 @@ func TestReplacedFile(t *testing.T) {
 			write(r.Old)
 			url := fileURL(t, dir) + r.Name + r.Pipeline
 			c := vfs.NewCache(0)
-			readLocal(t, url, c, r, r.WantOld)
+			r.Check(t, url, c, r.WantOld)
 			entries := c.Len()
 			if entries == 0 {
 				t.Fatal("the first open cached nothing; the test needs an index")
 			}
-			readLocal(t, url, c, r, r.WantOld)
+			r.Check(t, url, c, r.WantOld)
 			if c.Len() != entries {
 				t.Errorf("reopening the unchanged file: the cache holds %d entries, want %d", c.Len(), entries)
 			}
@@ -85,7 +55,7 @@ func TestReplacedFile(t *testing.T) {
 			if before.Size() != after.Size() || !before.ModTime().Equal(after.ModTime()) || os.SameFile(before, after) {
 				t.Fatalf("the replacement is not a new file of the same size and time: %v, %v", before, after)
 			}
-			readLocal(t, url, c, r, r.WantNew)
+			r.Check(t, url, c, r.WantNew)
 			if c.Len() != 2*entries {
 				t.Errorf("after the replacement the cache holds %d entries, want %d", c.Len(), 2*entries)
 			}
