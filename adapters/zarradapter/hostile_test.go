@@ -88,15 +88,17 @@ func TestHostileMetadata(t *testing.T) {
 		files map[string]string
 		want  error
 	}{
-		"shape overflows":       {map[string]string{".zarray": v2("[9223372036854775807, 9223372036854775807]", "[1, 1]", "")}, driver.ErrLimit},
-		"huge chunk":            {map[string]string{".zarray": v2("[10]", "[4611686018427387904]", "")}, driver.ErrLimit},
-		"negative dimension":    {map[string]string{".zarray": v2("[-1]", "[1]", "")}, driver.ErrCorrupt},
-		"zero chunk":            {map[string]string{".zarray": v2("[4]", "[0]", "")}, driver.ErrCorrupt},
-		"unknown compressor":    {map[string]string{".zarray": v2("[4]", "[4]", "")[:0] + `{"zarr_format":2,"shape":[4],"chunks":[4],"dtype":"<i2","compressor":{"id":"zfpy"},"fill_value":0,"order":"C","filters":null}`}, errors.ErrUnsupported},
-		"unknown v3 codec":      {map[string]string{"zarr.json": `{"zarr_format":3,"node_type":"array","shape":[4],"data_type":"int16","chunk_grid":{"name":"regular","configuration":{"chunk_shape":[4]}},"chunk_key_encoding":{"name":"default"},"fill_value":0,"codecs":[{"name":"bytes"},{"name":"lz5"}]}`}, errors.ErrUnsupported},
-		"unknown v3 key":        {map[string]string{"zarr.json": `{"zarr_format":3,"node_type":"group","surprise":1}`}, errors.ErrUnsupported},
-		"structured dtype":      {map[string]string{".zarray": `{"zarr_format":2,"shape":[4],"chunks":[4],"dtype":[["a","<i2"]],"compressor":null,"fill_value":0,"order":"C","filters":null}`}, errors.ErrUnsupported},
-		"inner does not divide": {map[string]string{"zarr.json": `{"zarr_format":3,"node_type":"array","shape":[4],"data_type":"int16","chunk_grid":{"name":"regular","configuration":{"chunk_shape":[4]}},"chunk_key_encoding":{"name":"default"},"fill_value":0,"codecs":[{"name":"sharding_indexed","configuration":{"chunk_shape":[3],"codecs":[{"name":"bytes"}],"index_codecs":[{"name":"bytes"},{"name":"crc32c"}]}}]}`}, driver.ErrCorrupt},
+		"shape overflows":             {map[string]string{".zarray": v2("[9223372036854775807, 9223372036854775807]", "[1, 1]", "")}, driver.ErrLimit},
+		"huge chunk":                  {map[string]string{".zarray": v2("[10]", "[4611686018427387904]", "")}, driver.ErrLimit},
+		"negative dimension":          {map[string]string{".zarray": v2("[-1]", "[1]", "")}, driver.ErrCorrupt},
+		"zero chunk":                  {map[string]string{".zarray": v2("[4]", "[0]", "")}, driver.ErrCorrupt},
+		"unknown compressor":          {map[string]string{".zarray": v2("[4]", "[4]", "")[:0] + `{"zarr_format":2,"shape":[4],"chunks":[4],"dtype":"<i2","compressor":{"id":"zfpy"},"fill_value":0,"order":"C","filters":null}`}, errors.ErrUnsupported},
+		"unknown v3 codec":            {map[string]string{"zarr.json": `{"zarr_format":3,"node_type":"array","shape":[4],"data_type":"int16","chunk_grid":{"name":"regular","configuration":{"chunk_shape":[4]}},"chunk_key_encoding":{"name":"default"},"fill_value":0,"codecs":[{"name":"bytes"},{"name":"lz5"}]}`}, errors.ErrUnsupported},
+		"unknown v3 key":              {map[string]string{"zarr.json": `{"zarr_format":3,"node_type":"group","surprise":1}`}, errors.ErrUnsupported},
+		"structured dtype":            {map[string]string{".zarray": `{"zarr_format":2,"shape":[4],"chunks":[4],"dtype":[["a","<i2"]],"compressor":null,"fill_value":0,"order":"C","filters":null}`}, errors.ErrUnsupported},
+		"bad codec configuration":     {map[string]string{"zarr.json": `{"zarr_format":3,"node_type":"array","shape":[4],"data_type":"int16","chunk_grid":{"name":"regular","configuration":{"chunk_shape":[4]}},"chunk_key_encoding":{"name":"default"},"fill_value":0,"codecs":[{"name":"bytes","configuration":{"endian":5}}]}`}, driver.ErrCorrupt},
+		"bad transpose configuration": {map[string]string{"zarr.json": `{"zarr_format":3,"node_type":"array","shape":[4],"data_type":"int16","chunk_grid":{"name":"regular","configuration":{"chunk_shape":[4]}},"chunk_key_encoding":{"name":"default"},"fill_value":0,"codecs":[{"name":"transpose","configuration":[0]},{"name":"bytes"}]}`}, driver.ErrCorrupt},
+		"inner does not divide":       {map[string]string{"zarr.json": `{"zarr_format":3,"node_type":"array","shape":[4],"data_type":"int16","chunk_grid":{"name":"regular","configuration":{"chunk_shape":[4]}},"chunk_key_encoding":{"name":"default"},"fill_value":0,"codecs":[{"name":"sharding_indexed","configuration":{"chunk_shape":[3],"codecs":[{"name":"bytes"}],"index_codecs":[{"name":"bytes"},{"name":"crc32c"}]}}]}`}, driver.ErrCorrupt},
 	} {
 		_, err := openMap(t, c.files)
 		if !errors.Is(err, c.want) {

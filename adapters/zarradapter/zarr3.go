@@ -117,6 +117,18 @@ type named struct {
 	MustUnderstand *bool           `json:"must_understand"`
 }
 
+// decode reads n's configuration into v. An absent or null configuration
+// leaves v as it is; one that does not decode into v is corrupt metadata.
+func (n named) decode(v any) error {
+	if len(n.Config) == 0 || string(n.Config) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(n.Config, v); err != nil {
+		return driver.Corruptf("%s configuration: %v", n.Name, err)
+	}
+	return nil
+}
+
 func parseNamed(raw json.RawMessage) (named, error) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
@@ -255,8 +267,8 @@ func parseV3DType(raw json.RawMessage) (array.DType, error) {
 		LengthBytes int    `json:"length_bytes"`
 		Unit        string `json:"unit"`
 	}
-	if len(n.Config) > 0 {
-		json.Unmarshal(n.Config, &c)
+	if err := n.decode(&c); err != nil {
+		return array.DType{}, err
 	}
 	d := array.DType{Stored: n.Name}
 	switch n.Name {
@@ -414,7 +426,9 @@ func parseChain(raws []json.RawMessage, dt array.DType, lim vfs.Limits) (*chain,
 			var tc struct {
 				Order json.RawMessage `json:"order"`
 			}
-			json.Unmarshal(n.Config, &tc)
+			if err := n.decode(&tc); err != nil {
+				return nil, err
+			}
 			var order []int
 			var s string
 			switch {
@@ -433,7 +447,9 @@ func parseChain(raws []json.RawMessage, dt array.DType, lim vfs.Limits) (*chain,
 				DType  string `json:"dtype"`
 				AsType string `json:"astype"`
 			}
-			json.Unmarshal(n.Config, &dc)
+			if err := n.decode(&dc); err != nil {
+				return nil, err
+			}
 			if dc.AsType == "" {
 				dc.AsType = dc.DType
 			}
@@ -458,7 +474,9 @@ func parseChain(raws []json.RawMessage, dt array.DType, lim vfs.Limits) (*chain,
 			var bc struct {
 				Endian string `json:"endian"`
 			}
-			json.Unmarshal(n.Config, &bc)
+			if err := n.decode(&bc); err != nil {
+				return nil, err
+			}
 			switch bc.Endian {
 			case "little", "":
 			case "big":
