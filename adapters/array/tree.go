@@ -67,14 +67,36 @@ func NodeOf(info fs.FileInfo) *Node {
 	if info == nil {
 		return nil
 	}
-	switch s := info.Sys().(type) {
+	sys := info.Sys()
+	if o, ok := sys.(*vfs.Origin); ok {
+		sys = o.Header
+	}
+	switch s := sys.(type) {
 	case *Node:
 		return s
-	case *vfs.Origin:
-		n, _ := s.Header.(*Node)
-		return n
+	case Noder:
+		return s.ArrayNode()
 	}
 	return nil
+}
+
+// A Noder is the Sys value of a file that an adapter of another kind
+// presents as an array (an HDF5 dataset, a decoded image): NodeOf finds
+// the file's node through it, so that OpenNode, OpenArray and the CLI's
+// array command read it like any array.
+type Noder interface {
+	// ArrayNode returns the file's node, an array bound with Bind.
+	ArrayNode() *Node
+}
+
+// Bind sets the limits that n and its array were described under, for a
+// node that a Format's Describe did not return (see Noder). It returns n.
+func Bind(n *Node, lim vfs.Limits) *Node {
+	n.lim = lim
+	if n.Array != nil {
+		n.Array.limits = lim
+	}
+	return n
 }
 
 // FSTree adapts an fs.FS to a driver.Tree, for describing nodes of any
