@@ -107,10 +107,16 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root, g := newRoot()
 	defer g.printStats(stderr)
+	out := newOutput(stdout)
 	root.SetArgs(args)
-	root.SetOut(stdout)
+	root.SetOut(out)
 	root.SetErr(stderr)
 	cmd, err := root.ExecuteContextC(ctx)
+	// What the command wrote goes out before anything run reports on
+	// stderr, so that the two interleave as they happened.
+	if ferr := out.Flush(); ferr != nil && err == nil {
+		err = ferr
+	}
 	if ctx.Err() != nil && !(err == nil && cmd.Annotations[stopsOnSignal] != "") {
 		// Stopped: whatever the command was doing, it did not finish.
 		fmt.Fprintf(stderr, "pipefs: stopped: %v\n", context.Cause(ctx))
@@ -333,6 +339,10 @@ func args(v cobra.PositionalArgs) cobra.PositionalArgs {
 func report(cmd *cobra.Command, err error) {
 	if ctx := cmd.Context(); ctx != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		return
+	}
+	// What was written before the failure goes out first.
+	if o, ok := cmd.OutOrStdout().(*output); ok {
+		o.Flush()
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "pipefs: %s\n", message(err))
 }

@@ -1,8 +1,9 @@
 package main
 
 import (
+	"golang.org/x/term"
+
 	"io"
-	"os"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -32,14 +33,14 @@ import (
 // printable, and a name that holds both a single quote and an escape is
 // written without the empty '' pair that GNU ls sometimes puts first.
 
-// isTerminal reports whether w is a terminal (a character device).
+// isTerminal reports whether w is a terminal; /dev/null and other
+// character devices are not.
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
+	if o, ok := w.(*output); ok {
+		return o.terminal()
 	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
+	f, ok := file(w)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // displayName is name as ls, tree and stat print it to a terminal (tty)
