@@ -295,7 +295,9 @@ func (d *nbitDecoder) compound(dst []byte, idx *int) error {
 			if err := p.check(); err != nil {
 				return err
 			}
-			err = d.atomic(mdst, p)
+			if err := d.atomic(mdst, p); err != nil {
+				return err
+			}
 		case nbitArray:
 			err = d.array(mdst, idx)
 		case nbitCompound:
