@@ -16,6 +16,12 @@ same client data values for it), and read back with the file datatype as
 memory type, so that no conversion happens. That gives the whole chunk,
 edge chunks included, as libhdf5 decodes it, in stored byte order.
 
+Bitshuffle (32008) has no Debian plugin either: with BITSHUFFLE_SRC set to
+a checkout of https://github.com/kiyo-masui/bitshuffle (the data was made
+from commit 526440a16baf), the script builds its HDF5 plugin with gcc
+(Debian: gcc, libhdf5-dev, liblz4-dev, libzstd-dev) and writes the
+bitshuffle cases through it; without it they are left out.
+
 Zstandard (32015) has no Debian HDF5 plugin: its cases store chunks made
 by python3-zstandard with write_direct_chunk, and the decoded bytes are
 the source data (full chunks only). szip (4) cases record the chunk and
@@ -26,6 +32,7 @@ python3-numpy, hdf5-filter-plugin, hdf5-filter-plugin-blosc-serial,
 python3-zstandard):
 
     HDF5_PLUGIN_PATH=/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins \
+        BITSHUFFLE_SRC=/path/to/bitshuffle \
         /usr/bin/python3 scripts/hdf5filters.py adapters/hdf5adapter/testdata/filters
 """
 
@@ -34,6 +41,7 @@ import ctypes
 import ctypes.util
 import json
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -63,6 +71,8 @@ _LIB.H5Pget_filter2.restype = ctypes.c_int
 _LIB.H5Pget_filter2.argtypes = [ctypes.c_int64, ctypes.c_uint, ctypes.POINTER(ctypes.c_uint),
                                 ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_uint),
                                 ctypes.c_size_t, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint)]
+_LIB.H5Pmodify_filter.argtypes = [ctypes.c_int64, ctypes.c_int, ctypes.c_uint, ctypes.c_size_t,
+                                  ctypes.POINTER(ctypes.c_uint)]
 
 
 def pipeline(dcpl):
@@ -86,6 +96,14 @@ def libhdf5_decode(dsid, chunk_shape, raw, mask):
     name = b"c%d" % SCRATCH_N[0]
     tid = dsid.get_type()
     dcpl = dsid.get_create_plist().copy()
+    for f in pipeline(dcpl):
+        if f["id"] == 32008:
+            # the bitshuffle plugin's set_local is not idempotent: it puts
+            # its 3 values in front of the user's each time; give it the
+            # user's values again
+            user = f["values"][3:]
+            _LIB.H5Pmodify_filter(dcpl.id, 32008, f["flags"], len(user),
+                                  (ctypes.c_uint * max(1, len(user)))(*user))
     space = h5s.create_simple(tuple(chunk_shape), tuple(chunk_shape))
     with h5py.File(SCRATCH, "a") as s:
         bid = h5d.create(s.id, name, tid, space, dcpl=dcpl)
@@ -170,6 +188,24 @@ def chunked(chunks, *setters):
     for s in setters:
         s(dcpl)
     return dcpl
+
+
+def build_bitshuffle(tmp):
+    """Build the bitshuffle HDF5 plugin from BITSHUFFLE_SRC; True if loaded."""
+    src = os.environ.get("BITSHUFFLE_SRC")
+    if not src:
+        return False
+    d = os.path.join(src, "src")
+    plugdir = os.path.join(tmp, "bshuf")
+    os.makedirs(plugdir)
+    subprocess.run(["gcc", "-O2", "-fPIC", "-shared", "-DZSTD_SUPPORT", "-I" + d,
+                    "-I/usr/include/hdf5/serial"] +
+                   [os.path.join(d, c) for c in ("bshuf_h5plugin.c", "bshuf_h5filter.c",
+                                                 "bitshuffle.c", "bitshuffle_core.c", "iochain.c")] +
+                   ["-llz4", "-lzstd", "-L/usr/lib/x86_64-linux-gnu/hdf5/serial", "-lhdf5",
+                    "-o", os.path.join(plugdir, "libh5bshuf.so")], check=True)
+    h5py.h5pl.append(plugdir.encode())
+    return bool(h5z.filter_avail(32008))
 
 
 def main(outdir):
@@ -380,6 +416,24 @@ def main(outdir):
         dsid.write_direct_chunk((0, 0), zstandard.ZstdCompressor().compress(sh), 0)
         dump("zstd_shuffle", h5py.Dataset(dsid), "shuffle then python3-zstandard",
              want=lambda off: src2.tobytes())
+
+    # bitshuffle (32008): compression_opts = (block size, compression),
+    # compression 0 none, 2 lz4, 3 zstd (then the zstd level)
+    if build_bitshuffle(tmp):
+        simple(f, "bitshuffle_i4", "<i4", shape=(40, 10), chunks=(37, 10), compression=32008,
+               compression_opts=(0, 0), note="370 elements: one 368-element block, 2 left over")
+        simple(f, "bitshuffle_block64_u2be", ">u2", shape=(40, 10), chunks=(37, 10),
+               compression=32008, compression_opts=(64, 0), note="several blocks")
+        simple(f, "bitshuffle_lz4_i4", "<i4", shape=(40, 10), chunks=(37, 10), compression=32008,
+               compression_opts=(0, 2))
+        simple(f, "bitshuffle_lz4_block16_f8", ">f8", shape=(40, 10), chunks=(37, 10),
+               compression=32008, compression_opts=(16, 2), note="many lz4 blocks")
+        simple(f, "bitshuffle_lz4_u1", "u1", shape=(50, 7), chunks=(37, 7), compression=32008,
+               compression_opts=(0, 2))
+        simple(f, "bitshuffle_zstd_i2", "<i2", shape=(40, 10), chunks=(37, 10), compression=32008,
+               compression_opts=(0, 3, 5))
+        simple(f, "bitshuffle_zstd_block8_u4", "<u4", shape=(40, 10), chunks=(37, 10),
+               compression=32008, compression_opts=(8, 3, 1))
 
     # unsupported: szip
     if h5z.filter_avail(h5z.FILTER_SZIP):

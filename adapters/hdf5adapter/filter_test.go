@@ -75,7 +75,7 @@ func TestDecodeChunkLibhdf5(t *testing.T) {
 			}
 		})
 	}
-	for _, id := range []uint16{1, 2, 3, 4, 5, 6, 307, 32000, 32001, 32004, 32015} {
+	for _, id := range []uint16{1, 2, 3, 4, 5, 6, 307, 32000, 32001, 32004, 32008, 32015} {
 		if !seen[id] {
 			t.Errorf("no test case uses filter %d (%s)", id, filterName(id))
 		}

@@ -35,6 +35,7 @@ const (
 	filterLZF         = 32000
 	filterBlosc       = 32001
 	filterLZ4         = 32004
+	filterBitshuffle  = 32008
 	filterZstd        = 32015
 )
 
@@ -59,6 +60,7 @@ var decoders = map[uint16]filterFunc{
 	filterLZF:         decodeLZF,
 	filterBlosc:       decodeBlosc,
 	filterLZ4:         decodeLZ4,
+	filterBitshuffle:  decodeBitshuffle,
 	filterZstd:        decodeZstd,
 }
 
@@ -155,7 +157,7 @@ func checkFilters(pipeline []Filter) error {
 
 func unsupportedFilter(f Filter) error {
 	return fmt.Errorf("HDF5 filter %d (%s) is not supported: pipefs decodes deflate, shuffle, "+
-		"fletcher32, n-bit, scale-offset, lzf, blosc, bzip2, lz4 and zstd: %w",
+		"fletcher32, n-bit, scale-offset, lzf, blosc, bzip2, lz4, bitshuffle and zstd: %w",
 		f.ID, filterLabel(f), errors.ErrUnsupported)
 }
 
