@@ -73,11 +73,13 @@ var decoders = map[uint16]filterFunc{
 // error matching errors.ErrUnsupported that names its id and name.
 //
 // Nothing it allocates is sized by the stored data beyond chunkBytes plus
-// a small slack (the checksums and headers of the filters still to undo).
-// The result may be src itself when no filter changes the bytes. src is
-// not modified.
+// a slack for what the filters still to undo add (4 bytes for a checksum,
+// a header, 1 KiB and 1/32 of the chunk for data compressed twice): a
+// stream that claims or decodes to more is driver.ErrLimit or
+// driver.ErrCorrupt. The result may be src itself when no filter changes
+// the bytes; src is not modified.
 func decodeChunk(pipeline []Filter, mask uint32, src []byte, elemSize int, chunkBytes int64) ([]byte, error) {
-	if chunkBytes < 0 || chunkBytes > math.MaxInt-slackMax {
+	if chunkBytes < 0 || chunkBytes > math.MaxInt/4 {
 		return nil, driver.Limitf("HDF5 chunk of %d bytes is too large to decode", chunkBytes)
 	}
 	if len(pipeline) > maxFilters {
@@ -106,23 +108,22 @@ func decodeChunk(pipeline []Filter, mask uint32, src []byte, elemSize int, chunk
 	return buf, nil
 }
 
-// slackMax bounds what slack returns.
-const slackMax = maxFilters*(4+slackCompressed) + slackHeader
-
 const (
 	// slackHeader covers the fixed headers that filters add before the
 	// filters still to undo see their input: scale-offset's 21 bytes plus
 	// one padding byte, n-bit's padding byte.
 	slackHeader = 64
-	// slackCompressed covers what a compressor adds to data it cannot
-	// shrink, when its output is the input of another decoder.
+	// slackCompressed, plus 1/32 of the chunk, covers what a compressor
+	// adds to data it cannot shrink (bzip2 the most, about 1%), when its
+	// output is the input of another decoder.
 	slackCompressed = 1024
 )
 
 // slack is how many bytes more than the chunk the output of a filter may
 // hold when rest (the filters before it, which decodeChunk undoes after
 // it) still has to be undone: 4 for each fletcher32 checksum, and room for
-// headers and for compressed data that another decoder will expand.
+// headers and for compressed data that another decoder will expand. With
+// at most 32 filters and chunk at most MaxInt/4, the sum cannot overflow.
 func slack(rest []Filter, mask uint32, chunk int) int {
 	n := 0
 	for i, f := range rest {
@@ -134,7 +135,7 @@ func slack(rest []Filter, mask uint32, chunk int) int {
 		case filterFletcher32:
 			n += 4
 		default:
-			n += slackCompressed + min(chunk/64, slackCompressed)
+			n += slackCompressed + chunk/32
 		}
 	}
 	if n > 0 {
