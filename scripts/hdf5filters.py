@@ -71,6 +71,7 @@ _LIB.H5Pget_filter2.restype = ctypes.c_int
 _LIB.H5Pget_filter2.argtypes = [ctypes.c_int64, ctypes.c_uint, ctypes.POINTER(ctypes.c_uint),
                                 ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_uint),
                                 ctypes.c_size_t, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint)]
+_LIB.H5Pset_fill_value.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p]
 _LIB.H5Pmodify_filter.argtypes = [ctypes.c_int64, ctypes.c_int, ctypes.c_uint, ctypes.c_size_t,
                                   ctypes.POINTER(ctypes.c_uint)]
 
@@ -268,6 +269,22 @@ def main(outdir):
     dump("scaleoffset_int0_wide", d, "span needs all 32 bits")
     simple(f, "scaleoffset_int_deflate", "<i4", scaleoffset=0, compression="gzip")
 
+    # scale-offset with the fill value undefined (H5Pset_fill_value(NULL))
+    def nofill(p):
+        _LIB.H5Pset_fill_value(p.id, h5t.NATIVE_INT32.id, None)
+    so = lambda minbits: (lambda p: p.set_scaleoffset(h5z.SO_INT, minbits))
+    lowlevel(f, "scaleoffset_int0_nofill_i4", h5t.STD_I32LE, chunked((4, 5), nofill, so(0)),
+             data("<i4", (6, 7), 61), "fill value undefined")
+    lowlevel(f, "scaleoffset_int5_nofill_u2be", h5t.STD_U16BE, chunked((4, 5), nofill, so(5)),
+             data(">u2", (6, 7), 62, lo=0, hi=600), "fill value undefined")
+    lowlevel(f, "scaleoffset_int0_nofill_const", h5t.STD_I32LE, chunked((4, 5), nofill, so(0)),
+             np.full((6, 7), -12345, dtype="<i4"), "constant chunks, fill undefined: minbits 0")
+    sof = lambda d: (lambda p: p.set_scaleoffset(h5z.SO_FLOAT_DSCALE, d))
+    lowlevel(f, "scaleoffset_d2_nofill_f8", h5t.IEEE_F64LE, chunked((4, 5), nofill, sof(2)),
+             data("<f8", (6, 7), 63), "fill value undefined")
+    lowlevel(f, "scaleoffset_d3_nofill_const_f4be", h5t.IEEE_F32BE, chunked((4, 5), nofill, sof(3)),
+             np.full((6, 7), 7.125, dtype="<f4"), "constant float chunks, fill undefined: minbits 0")
+
     # scale-offset, floats (D-scaling)
     for dt in ("<f4", ">f4", "<f8", ">f8"):
         for dscale in (0, 2, 3):
@@ -361,6 +378,18 @@ def main(outdir):
                          shuffle=True, compression="gzip", fletcher32=True)
     d.id.write_direct_chunk((0, 0), data("<i2", (4, 5), 43).tobytes(), 0b111)
     dump("mask_all", d, "every filter skipped")
+
+    # an optional filter that fails on an incompressible chunk (lzf):
+    # libhdf5 stores the chunk without it and sets its bit in the chunk's
+    # filter mask (libhdf5 1.10's deflate does not fail: it keeps a longer
+    # stream)
+    noise = np.random.default_rng(71).integers(0, 256, size=(8, 40)).astype("u1")
+    noise[4:] = 7  # the second chunk compresses
+    d = f.create_dataset("deflate_incompressible", data=noise, chunks=(4, 40), compression="gzip",
+                         shuffle=True)
+    dump("deflate_incompressible", d, "libhdf5 1.10 keeps a deflate stream longer than the chunk")
+    d = f.create_dataset("mask_lzf_failed", data=noise, chunks=(4, 40), compression="lzf")
+    dump("mask_lzf_failed", d, "lzf failed on the noise chunk (mask 0b1)")
 
     # plugins: blosc, bzip2, lz4
     for comp, cname in ((0, "blosclz"), (1, "lz4"), (2, "lz4hc"), (3, "snappy"), (4, "zlib"),
