@@ -20,7 +20,7 @@ func BenchmarkDecodeChunkShuffleDeflate(b *testing.B) {
 			shuffled[j*n+i] = data[8*i+j]
 		}
 	}
-	raw := zlibBytes(b, shuffled)
+	raw := filterZlib(b, shuffled)
 	pipeline := []Filter{{ID: filterShuffle, Values: []uint32{8}}, {ID: filterDeflate, Values: []uint32{4}}}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()

@@ -13,9 +13,9 @@ import (
 	"github.com/pipefs/pipefs/vfs/driver"
 )
 
-// zlibReaders holds zlib readers for reuse: a new one allocates its
+// filterZlibReaders holds zlib readers for reuse: a new one allocates its
 // window and tables, which costs more than inflating a small chunk.
-var zlibReaders sync.Pool
+var filterZlibReaders sync.Pool
 
 // decodeDeflate undoes filter 1: one zlib stream (RFC 1950), as libhdf5's
 // H5Z_filter_deflate writes it. Bytes after the end of the stream are
@@ -24,7 +24,7 @@ func decodeDeflate(_ Filter, src []byte, _, limit int) ([]byte, error) {
 	br := bytes.NewReader(src)
 	var zr io.ReadCloser
 	var err error
-	if v, ok := zlibReaders.Get().(io.ReadCloser); ok {
+	if v, ok := filterZlibReaders.Get().(io.ReadCloser); ok {
 		zr = v
 		err = zr.(zlib.Resetter).Reset(br, nil)
 	} else {
@@ -33,15 +33,15 @@ func decodeDeflate(_ Filter, src []byte, _, limit int) ([]byte, error) {
 	if err != nil {
 		return nil, driver.Corruptf("zlib header: %v", err)
 	}
-	out, err := readAtMost(zr, limit, len(src))
-	zlibReaders.Put(zr)
+	out, err := filterReadAll(zr, limit, len(src))
+	filterZlibReaders.Put(zr)
 	return out, err
 }
 
-// readAtMost reads r to its end into a buffer that never grows past limit
+// filterReadAll reads r to its end into a buffer that never grows past limit
 // bytes: more data is driver.ErrLimit. hint, the size of the compressed
 // input, sizes the first buffer when limit is large.
-func readAtMost(r io.Reader, limit, hint int) ([]byte, error) {
+func filterReadAll(r io.Reader, limit, hint int) ([]byte, error) {
 	size := limit
 	if size > 1<<22 {
 		size = min(limit, max(1<<16, 8*hint))
@@ -112,7 +112,7 @@ func decodeFletcher32(_ Filter, src []byte, _, limit int) ([]byte, error) {
 		return nil, driver.Corruptf("fletcher32: %d bytes, more than the %d expected", len(data), limit)
 	}
 	stored := binary.LittleEndian.Uint32(src[len(data):])
-	sum := fletcher32(data)
+	sum := checksumFletcher32(data)
 	// libhdf5 before 1.6.3 summed the other way round on little-endian
 	// hosts: the same checksum with each 16-bit half byte-swapped.
 	old := (sum&0x00ff00ff)<<8 | (sum&0xff00ff00)>>8
@@ -122,10 +122,10 @@ func decodeFletcher32(_ Filter, src []byte, _, limit int) ([]byte, error) {
 	return data, nil
 }
 
-// fletcher32 is libhdf5's H5_checksum_fletcher32: 16-bit words read
+// checksumFletcher32 is libhdf5's H5_checksum_fletcher32: 16-bit words read
 // big-endian, an odd last byte taken as the high byte of a word, sums
 // folded to 16 bits every 360 words.
-func fletcher32(data []byte) uint32 {
+func checksumFletcher32(data []byte) uint32 {
 	var sum1, sum2 uint32
 	words := len(data) / 2
 	p := data

@@ -13,7 +13,7 @@ import (
 	"github.com/pipefs/pipefs/vfs/driver"
 )
 
-func zlibBytes(t testing.TB, data []byte) []byte {
+func filterZlib(t testing.TB, data []byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w := zlib.NewWriter(&buf)
@@ -26,8 +26,8 @@ func zlibBytes(t testing.TB, data []byte) []byte {
 	return buf.Bytes()
 }
 
-// findCase returns the named case of the libhdf5 test data.
-func findCase(t *testing.T, name string) filterCase {
+// filterTestCase returns the named case of the libhdf5 test data.
+func filterTestCase(t *testing.T, name string) filterCase {
 	t.Helper()
 	for _, tc := range loadFilterCases(t) {
 		if tc.Name == name {
@@ -38,8 +38,8 @@ func findCase(t *testing.T, name string) filterCase {
 	return filterCase{}
 }
 
-// allocated returns the bytes f allocates.
-func allocated(f func()) uint64 {
+// filterAllocated returns the bytes f allocates.
+func filterAllocated(f func()) uint64 {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -50,15 +50,15 @@ func allocated(f func()) uint64 {
 
 func TestDecodeChunkErrors(t *testing.T) {
 	deflate := []Filter{{ID: filterDeflate}}
-	bomb := zlibBytes(t, make([]byte, 64<<20))
-	fl := findCase(t, "fletcher32_i4")
+	bomb := filterZlib(t, make([]byte, 64<<20))
+	fl := filterTestCase(t, "fletcher32_i4")
 	badSum := bytes.Clone(fl.Chunks[0].Raw)
 	badSum[3] ^= 0x40
 	lz4Huge := binary.BigEndian.AppendUint64(nil, 1<<40)
 	lz4Huge = binary.BigEndian.AppendUint32(lz4Huge, 1<<20)
 	nbitHuge := []Filter{{ID: filterNbit, Values: []uint32{8, 0, 1 << 30, 1, 4, 0, 8, 0}}}
-	so := findCase(t, "scaleoffset_int4_lei2")
-	nbitCompound := findCase(t, "nbit_compound")
+	so := filterTestCase(t, "scaleoffset_int4_lei2")
+	nbitCompound := filterTestCase(t, "nbit_compound")
 	deep := []uint32{0, 0, 1, nbitArray, 4}
 	for i := 0; i < 1000; i++ {
 		deep = append(deep, nbitArray, 4)
@@ -75,8 +75,8 @@ func TestDecodeChunkErrors(t *testing.T) {
 		maxAlloc   uint64
 	}{
 		{name: "deflate bomb", pipeline: deflate, src: bomb, chunkBytes: 4096, want: driver.ErrLimit, maxAlloc: 1 << 20},
-		{name: "deflate truncated", pipeline: deflate, src: zlibBytes(t, []byte("hello, hello, hello"))[:8], chunkBytes: 19, want: driver.ErrCorrupt},
-		{name: "deflate short", pipeline: deflate, src: zlibBytes(t, []byte("hello")), chunkBytes: 6, want: driver.ErrCorrupt, wantText: "decodes to 5 bytes, want 6"},
+		{name: "deflate truncated", pipeline: deflate, src: filterZlib(t, []byte("hello, hello, hello"))[:8], chunkBytes: 19, want: driver.ErrCorrupt},
+		{name: "deflate short", pipeline: deflate, src: filterZlib(t, []byte("hello")), chunkBytes: 6, want: driver.ErrCorrupt, wantText: "decodes to 5 bytes, want 6"},
 		{name: "deflate not zlib", pipeline: deflate, src: []byte("not a zlib stream"), chunkBytes: 6, want: driver.ErrCorrupt},
 		{name: "fletcher32 mismatch", pipeline: fl.Pipeline, src: badSum, chunkBytes: fl.ChunkBytes, want: driver.ErrCorrupt, wantText: "fletcher32: checksum"},
 		{name: "fletcher32 short", pipeline: fl.Pipeline, src: []byte{1, 2}, chunkBytes: 0, want: driver.ErrCorrupt},
@@ -103,20 +103,20 @@ func TestDecodeChunkErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
-			n := allocated(func() {
+			n := filterAllocated(func() {
 				_, err = decodeChunk(tc.pipeline, tc.mask, tc.src, 4, tc.chunkBytes)
 			})
-			if !errors.Is(err, tc.want) || !strings.Contains(errString(err), tc.wantText) {
+			if !errors.Is(err, tc.want) || !strings.Contains(filterErrText(err), tc.wantText) {
 				t.Fatalf("decodeChunk error = %v, want %v containing %q", err, tc.want, tc.wantText)
 			}
 			if tc.maxAlloc > 0 && n > tc.maxAlloc {
-				t.Errorf("decodeChunk allocated %d bytes, want at most %d", n, tc.maxAlloc)
+				t.Errorf("decodeChunk filterAllocated %d bytes, want at most %d", n, tc.maxAlloc)
 			}
 		})
 	}
 }
 
-func errString(err error) string {
+func filterErrText(err error) string {
 	if err == nil {
 		return ""
 	}
@@ -127,7 +127,7 @@ func errString(err error) string {
 // the chunk from decoding.
 func TestDecodeChunkMaskedUnsupported(t *testing.T) {
 	pipeline := []Filter{{ID: filterDeflate}, {ID: 4, Name: "szip", Flags: 1}}
-	got, err := decodeChunk(pipeline, 0b10, zlibBytes(t, []byte("hello")), 1, 5)
+	got, err := decodeChunk(pipeline, 0b10, filterZlib(t, []byte("hello")), 1, 5)
 	if err != nil || string(got) != "hello" {
 		t.Fatalf("decodeChunk = %q, %v, want hello", got, err)
 	}
@@ -151,10 +151,10 @@ func TestFilterName(t *testing.T) {
 func TestFletcher32(t *testing.T) {
 	// Values computed by libhdf5: the checksums of testdata chunks.
 	for _, name := range []string{"fletcher32_i4", "fletcher32_u1_odd"} {
-		tc := findCase(t, name)
+		tc := filterTestCase(t, name)
 		for _, ch := range tc.Chunks {
 			n := len(ch.Raw) - 4
-			if got, want := fletcher32(ch.Raw[:n]), binary.LittleEndian.Uint32(ch.Raw[n:]); got != want {
+			if got, want := checksumFletcher32(ch.Raw[:n]), binary.LittleEndian.Uint32(ch.Raw[n:]); got != want {
 				t.Errorf("%s %v: fletcher32 = %#x, want %#x", name, ch.Offset, got, want)
 			}
 		}

@@ -6,24 +6,24 @@ import (
 	"github.com/pipefs/pipefs/vfs/driver"
 )
 
-// bitReader reads a bit stream most significant bit first, the packing
+// packedBits reads a bit stream most significant bit first, the packing
 // of the n-bit and scale-offset filters.
-type bitReader struct {
+type packedBits struct {
 	buf  []byte
 	i    int  // current byte
 	left uint // bits not yet read in buf[i], 1 to 8
 }
 
-func newBitReader(b []byte) *bitReader { return &bitReader{buf: b, left: 8} }
+func newPackedBits(b []byte) *packedBits { return &packedBits{buf: b, left: 8} }
 
-var errBitsTruncated = errors.New("packed data ends early")
+var errPackedShort = errors.New("packed data ends early")
 
 // bits returns the next n bits, n from 0 to 8.
-func (r *bitReader) bits(n uint) (byte, error) {
+func (r *packedBits) bits(n uint) (byte, error) {
 	var v uint
 	for n > 0 {
 		if r.i >= len(r.buf) {
-			return 0, errBitsTruncated
+			return 0, errPackedShort
 		}
 		take := min(n, r.left)
 		v = v<<take | uint(r.buf[r.i]>>(r.left-take))&(1<<take-1)
@@ -70,7 +70,7 @@ func (p nbitAtom) check() error {
 // restarting an array's base-type parameters after the array.
 type nbitDecoder struct {
 	cd    []uint32
-	r     *bitReader
+	r     *packedBits
 	depth int
 }
 
@@ -96,7 +96,7 @@ func decodeNbit(f Filter, src []byte, _, limit int) ([]byte, error) {
 		return nil, driver.Corruptf("nbit: %d elements of %d bytes, more than the chunk's %d bytes", n, size, limit)
 	}
 	out := make([]byte, n*size)
-	d := &nbitDecoder{cd: cd, r: newBitReader(src)}
+	d := &nbitDecoder{cd: cd, r: newPackedBits(src)}
 	var err error
 	switch cd[3] {
 	case nbitAtomic:
@@ -124,7 +124,7 @@ func decodeNbit(f Filter, src []byte, _, limit int) ([]byte, error) {
 		return nil, driver.Corruptf("nbit: type class %d", cd[3])
 	}
 	if err != nil {
-		if errors.Is(err, errBitsTruncated) {
+		if errors.Is(err, errPackedShort) {
 			return nil, driver.Corruptf("nbit: %v", err)
 		}
 		return nil, err

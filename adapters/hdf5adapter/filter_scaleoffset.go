@@ -101,7 +101,7 @@ func decodeScaleOffset(f Filter, src []byte, _, limit int) ([]byte, error) {
 		}
 		copy(out, src[soHeader:])
 		if bigEndian {
-			swapElements(out, int(size))
+			swapFilterElements(out, int(size))
 		}
 		return out, nil
 	}
@@ -109,7 +109,7 @@ func decodeScaleOffset(f Filter, src []byte, _, limit int) ([]byte, error) {
 	hasFill := cd[soFillAvail] == 1
 	ones := uint64(1)<<minbits - 1
 	var tmp [8]byte
-	r := newBitReader(src[soHeader:])
+	r := newPackedBits(src[soHeader:])
 	for e := uint64(0); e < n; e++ {
 		var v uint64
 		if minbits != 0 {
@@ -125,10 +125,10 @@ func decodeScaleOffset(f Filter, src []byte, _, limit int) ([]byte, error) {
 		case class == 0:
 			bits = v + minval // wraps as the C integer types do
 		case size == 4:
-			d := float32(int32(uint32(v)))/pow10f32(factor) + math.Float32frombits(uint32(minval))
+			d := float32(int32(uint32(v)))/filterPow10f32(factor) + math.Float32frombits(uint32(minval))
 			bits = uint64(math.Float32bits(d))
 		default:
-			d := float64(int64(v))/pow10f64(factor) + math.Float64frombits(minval)
+			d := float64(int64(v))/filterPow10f64(factor) + math.Float64frombits(minval)
 			bits = math.Float64bits(d)
 		}
 		// put writes 8 bytes: keep the element's low bytes.
@@ -144,7 +144,7 @@ func decodeScaleOffset(f Filter, src []byte, _, limit int) ([]byte, error) {
 }
 
 // uint returns the next n bits, n from 0 to 64, as a number.
-func (r *bitReader) uint(n uint) (uint64, error) {
+func (r *packedBits) uint(n uint) (uint64, error) {
 	var v uint64
 	if first := n % 8; first != 0 {
 		b, err := r.bits(first)
@@ -164,8 +164,8 @@ func (r *bitReader) uint(n uint) (uint64, error) {
 	return v, nil
 }
 
-// swapElements reverses the bytes of each size-byte element of b.
-func swapElements(b []byte, size int) {
+// swapFilterElements reverses the bytes of each size-byte element of b.
+func swapFilterElements(b []byte, size int) {
 	for i := 0; i+size <= len(b); i += size {
 		e := b[i : i+size]
 		for j := 0; j < size/2; j++ {
@@ -174,32 +174,32 @@ func swapElements(b []byte, size int) {
 	}
 }
 
-// pow10f32 is powf(10, d) as libhdf5 gets it from C: exact for the
+// filterPow10f32 is powf(10, d) as libhdf5 gets it from C: exact for the
 // powers float32 holds exactly, correctly rounded for their inverses.
-func pow10f32(d int32) float32 {
+func filterPow10f32(d int32) float32 {
 	switch {
 	case d >= 0 && d <= 10:
-		return float32(pow10exact[d])
+		return float32(filterPow10[d])
 	case d < 0 && d >= -10:
-		return 1 / float32(pow10exact[-d])
+		return 1 / float32(filterPow10[-d])
 	}
 	return float32(math.Pow(10, float64(d)))
 }
 
-// pow10f64 is pow(10, d): exact for the powers float64 holds exactly,
+// filterPow10f64 is pow(10, d): exact for the powers float64 holds exactly,
 // correctly rounded for their inverses.
-func pow10f64(d int32) float64 {
+func filterPow10f64(d int32) float64 {
 	switch {
 	case d >= 0 && d <= 22:
-		return pow10exact[d]
+		return filterPow10[d]
 	case d < 0 && d >= -22:
-		return 1 / pow10exact[-d]
+		return 1 / filterPow10[-d]
 	}
 	return math.Pow(10, float64(d))
 }
 
-// pow10exact holds the powers of ten that float64 represents exactly.
-var pow10exact = [...]float64{
+// filterPow10 holds the powers of ten that float64 represents exactly.
+var filterPow10 = [...]float64{
 	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 }

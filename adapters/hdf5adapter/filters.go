@@ -39,18 +39,18 @@ const (
 	filterZstd        = 32015
 )
 
-// maxFilters is the number of filters a pipeline may hold (libhdf5's
+// maxPipelineFilters is the number of filters a pipeline may hold (libhdf5's
 // H5Z_MAX_NFILTERS): the filter mask of a chunk has one bit for each.
-const maxFilters = 32
+const maxPipelineFilters = 32
 
 // A filterFunc undoes one filter on src. elemSize is the dataset's element
-// size; max bounds the size of what it returns, and so of what it may
+// size; limit bounds the size of what it returns, and so of what it may
 // allocate: a stream that decodes to more is an error (driver.ErrLimit or
 // driver.ErrCorrupt), whatever its headers claim. It may return src itself.
-type filterFunc func(f Filter, src []byte, elemSize, max int) ([]byte, error)
+type filterFunc func(f Filter, src []byte, elemSize, limit int) ([]byte, error)
 
-// decoders maps the filters decodeChunk undoes to their functions.
-var decoders = map[uint16]filterFunc{
+// filterDecoders maps the filters decodeChunk undoes to their functions.
+var filterDecoders = map[uint16]filterFunc{
 	filterDeflate:     decodeDeflate,
 	filterShuffle:     decodeShuffle,
 	filterFletcher32:  decodeFletcher32,
@@ -82,8 +82,8 @@ func decodeChunk(pipeline []Filter, mask uint32, src []byte, elemSize int, chunk
 	if chunkBytes < 0 || chunkBytes > math.MaxInt/4 {
 		return nil, driver.Limitf("HDF5 chunk of %d bytes is too large to decode", chunkBytes)
 	}
-	if len(pipeline) > maxFilters {
-		return nil, driver.Corruptf("HDF5 filter pipeline of %d filters (at most %d)", len(pipeline), maxFilters)
+	if len(pipeline) > maxPipelineFilters {
+		return nil, driver.Corruptf("HDF5 filter pipeline of %d filters (at most %d)", len(pipeline), maxPipelineFilters)
 	}
 	want := int(chunkBytes)
 	buf := src
@@ -92,11 +92,11 @@ func decodeChunk(pipeline []Filter, mask uint32, src []byte, elemSize int, chunk
 			continue // an optional filter that was not applied to this chunk
 		}
 		f := pipeline[i]
-		dec, ok := decoders[f.ID]
+		dec, ok := filterDecoders[f.ID]
 		if !ok {
 			return nil, unsupportedFilter(f)
 		}
-		out, err := dec(f, buf, elemSize, want+slack(pipeline[:i], mask, want))
+		out, err := dec(f, buf, elemSize, want+filterSlack(pipeline[:i], mask, want))
 		if err != nil {
 			return nil, fmt.Errorf("HDF5 filter %d (%s): %w", f.ID, filterLabel(f), err)
 		}
@@ -119,12 +119,12 @@ const (
 	slackCompressed = 1024
 )
 
-// slack is how many bytes more than the chunk the output of a filter may
+// filterSlack is how many bytes more than the chunk the output of a filter may
 // hold when rest (the filters before it, which decodeChunk undoes after
 // it) still has to be undone: 4 for each fletcher32 checksum, and room for
 // headers and for compressed data that another decoder will expand. With
 // at most 32 filters and chunk at most MaxInt/4, the sum cannot overflow.
-func slack(rest []Filter, mask uint32, chunk int) int {
+func filterSlack(rest []Filter, mask uint32, chunk int) int {
 	n := 0
 	for i, f := range rest {
 		if mask&(1<<i) != 0 {
@@ -149,7 +149,7 @@ func slack(rest []Filter, mask uint32, chunk int) int {
 // decodeChunk cannot decode; nil when it decodes them all.
 func checkFilters(pipeline []Filter) error {
 	for _, f := range pipeline {
-		if _, ok := decoders[f.ID]; !ok {
+		if _, ok := filterDecoders[f.ID]; !ok {
 			return unsupportedFilter(f)
 		}
 	}
