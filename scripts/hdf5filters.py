@@ -334,6 +334,9 @@ def main(outdir):
     tid.set_offset(3)
     tid.set_precision(44)
     lowlevel(f, "nbit_f8le", tid, chunked((4, 5), nb), data("<f8", (6, 7), 23))
+    # x86 long double: 16 bytes, 80 bits of precision
+    lowlevel(f, "nbit_longdouble", h5t.NATIVE_LDOUBLE.copy(), chunked((4, 5), nb),
+             data("<f8", (6, 7), 24).astype(np.longdouble), "16-byte type, 80-bit precision")
     # compound with nested compound, array and string members
     inner = h5t.create(h5t.COMPOUND, 6)
     inner.insert(b"c", 0, nbit_type(h5t.STD_U16LE, 9, 4))
