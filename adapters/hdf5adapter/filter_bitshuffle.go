@@ -61,7 +61,7 @@ func decodeBitshuffle(f Filter, src []byte, _, limit int) ([]byte, error) {
 		in = src[12:]
 	}
 	if total > uint64(limit) {
-		return nil, driver.Limitf("bitshuffle: %d bytes, more than the chunk's %d", total, limit)
+		return nil, driver.Corruptf("bitshuffle: header claims %d bytes, more than the %d the chunk can hold", total, limit)
 	}
 	if total%es != 0 {
 		return nil, driver.Corruptf("bitshuffle: %d bytes are not whole %d-byte elements", total, es)

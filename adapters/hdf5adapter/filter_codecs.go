@@ -39,7 +39,7 @@ func decodeDeflate(_ Filter, src []byte, _, limit int) ([]byte, error) {
 }
 
 // filterReadAll reads r to its end into a buffer that never grows past limit
-// bytes: more data is driver.ErrLimit. hint, the size of the compressed
+// bytes: more data is driver.ErrCorrupt. hint, the size of the compressed
 // input, sizes the first buffer when limit is large.
 func filterReadAll(r io.Reader, limit, hint int) ([]byte, error) {
 	size := limit
@@ -68,7 +68,7 @@ func filterReadAll(r io.Reader, limit, hint int) ([]byte, error) {
 			var probe [1]byte
 			m, err := io.ReadFull(r, probe[:])
 			if m > 0 {
-				return nil, driver.Limitf("stream decodes to more than %d bytes, the chunk's size", limit)
+				return nil, driver.Corruptf("stream decodes to more than the %d bytes the chunk can hold", limit)
 			}
 			if err != io.EOF {
 				return nil, driver.Corruptf("%v", err)
@@ -183,7 +183,7 @@ func decodeLZ4(_ Filter, src []byte, _, limit int) ([]byte, error) {
 	total := binary.BigEndian.Uint64(src)
 	block := uint64(binary.BigEndian.Uint32(src[8:]))
 	if total > uint64(limit) {
-		return nil, driver.Limitf("lz4: decoded size %d, more than the chunk's %d bytes", total, limit)
+		return nil, driver.Corruptf("lz4: header claims %d bytes, more than the %d the chunk can hold", total, limit)
 	}
 	if block > total {
 		block = total
@@ -224,7 +224,7 @@ func decodeLZF(_ Filter, src []byte, _, limit int) ([]byte, error) {
 	out := make([]byte, 0, min(limit, 64+32*len(src)))
 	grow := func(n int) error {
 		if len(out)+n > limit {
-			return driver.Limitf("lzf: data decodes to more than %d bytes, the chunk's size", limit)
+			return driver.Corruptf("lzf: data decodes to more than the %d bytes the chunk can hold", limit)
 		}
 		if len(out)+n > cap(out) {
 			bigger := make([]byte, len(out), min(limit, 2*cap(out)+n))

@@ -74,13 +74,13 @@ func TestDecodeChunkErrors(t *testing.T) {
 		wantText   string
 		maxAlloc   uint64
 	}{
-		{name: "deflate bomb", pipeline: deflate, src: bomb, chunkBytes: 4096, want: driver.ErrLimit, maxAlloc: 1 << 20},
+		{name: "deflate bomb", pipeline: deflate, src: bomb, chunkBytes: 4096, want: driver.ErrCorrupt, wantText: "more than the 4096 bytes the chunk can hold", maxAlloc: 1 << 20},
 		{name: "deflate truncated", pipeline: deflate, src: filterZlib(t, []byte("hello, hello, hello"))[:8], chunkBytes: 19, want: driver.ErrCorrupt},
 		{name: "deflate short", pipeline: deflate, src: filterZlib(t, []byte("hello")), chunkBytes: 6, want: driver.ErrCorrupt, wantText: "decodes to 5 bytes, want 6"},
 		{name: "deflate not zlib", pipeline: deflate, src: []byte("not a zlib stream"), chunkBytes: 6, want: driver.ErrCorrupt},
 		{name: "fletcher32 mismatch", pipeline: fl.Pipeline, src: badSum, chunkBytes: fl.ChunkBytes, want: driver.ErrCorrupt, wantText: "fletcher32: checksum"},
 		{name: "fletcher32 short", pipeline: fl.Pipeline, src: []byte{1, 2}, chunkBytes: 0, want: driver.ErrCorrupt},
-		{name: "lz4 huge size", pipeline: []Filter{{ID: filterLZ4}}, src: lz4Huge, chunkBytes: 4096, want: driver.ErrLimit, maxAlloc: 1 << 16},
+		{name: "lz4 huge size", pipeline: []Filter{{ID: filterLZ4}}, src: lz4Huge, chunkBytes: 4096, want: driver.ErrCorrupt, wantText: "header claims", maxAlloc: 1 << 16},
 		{name: "lz4 truncated", pipeline: []Filter{{ID: filterLZ4}}, src: lz4Huge[:10], chunkBytes: 4096, want: driver.ErrCorrupt},
 		{name: "nbit huge count", pipeline: nbitHuge, src: []byte{1, 2, 3}, chunkBytes: 4096, want: driver.ErrCorrupt, maxAlloc: 1 << 16},
 		{name: "nbit truncated", pipeline: []Filter{{ID: filterNbit, Values: []uint32{8, 0, 4, 1, 4, 0, 17, 3}}}, src: []byte{1, 2, 3}, chunkBytes: 16, want: driver.ErrCorrupt, wantText: "packed data ends early"},
@@ -90,8 +90,8 @@ func TestDecodeChunkErrors(t *testing.T) {
 		{name: "scaleoffset truncated", pipeline: so.Pipeline, src: so.Chunks[0].Raw[:len(so.Chunks[0].Raw)-8], chunkBytes: so.ChunkBytes, want: driver.ErrCorrupt},
 		{name: "scaleoffset minbits", pipeline: so.Pipeline, src: append([]byte{99, 0, 0, 0}, make([]byte, 40)...), chunkBytes: so.ChunkBytes, want: driver.ErrCorrupt},
 		{name: "lzf before start", pipeline: []Filter{{ID: filterLZF}}, src: []byte{0x20, 0x05}, chunkBytes: 8, want: driver.ErrCorrupt},
-		{name: "lzf too long", pipeline: []Filter{{ID: filterLZF}}, src: []byte{0, 'a', 0xe0, 0xff, 0x00}, chunkBytes: 8, want: driver.ErrLimit},
-		{name: "bitshuffle huge size", pipeline: []Filter{{ID: filterBitshuffle, Values: []uint32{0, 4, 4, 0, 2}}}, src: lz4Huge, chunkBytes: 4096, want: driver.ErrLimit, maxAlloc: 1 << 16},
+		{name: "lzf too long", pipeline: []Filter{{ID: filterLZF}}, src: []byte{0, 'a', 0xe0, 0xff, 0x00}, chunkBytes: 8, want: driver.ErrCorrupt, wantText: "more than the 8 bytes"},
+		{name: "bitshuffle huge size", pipeline: []Filter{{ID: filterBitshuffle, Values: []uint32{0, 4, 4, 0, 2}}}, src: lz4Huge, chunkBytes: 4096, want: driver.ErrCorrupt, wantText: "header claims", maxAlloc: 1 << 16},
 		{name: "bitshuffle odd block", pipeline: []Filter{{ID: filterBitshuffle, Values: []uint32{0, 4, 4, 12, 0}}}, src: make([]byte, 64), chunkBytes: 64, want: driver.ErrCorrupt, wantText: "not a multiple of 8"},
 		{name: "bitshuffle truncated", pipeline: []Filter{{ID: filterBitshuffle, Values: []uint32{0, 4, 4, 0, 2}}}, src: append(binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(nil, 64), 64), 0, 0, 0, 9, 1), chunkBytes: 64, want: driver.ErrCorrupt},
 		{name: "blosc garbage", pipeline: []Filter{{ID: filterBlosc}}, src: []byte("garbage"), chunkBytes: 8, want: driver.ErrCorrupt},

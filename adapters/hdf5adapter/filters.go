@@ -75,8 +75,8 @@ var filterDecoders = map[uint16]filterFunc{
 // Nothing it allocates is sized by the stored data beyond chunkBytes plus
 // a slack for what the filters still to undo add (4 bytes for a checksum,
 // a header, 1 KiB and 1/32 of the chunk for data compressed twice): a
-// stream that claims or decodes to more is driver.ErrLimit or
-// driver.ErrCorrupt. The result may be src itself when no filter changes
+// stream that claims or decodes to more is driver.ErrCorrupt, or
+// driver.ErrLimit from the codecs shared with Zarr (blosc, bzip2, zstd). The result may be src itself when no filter changes
 // the bytes; src is not modified.
 func decodeChunk(pipeline []Filter, mask uint32, src []byte, elemSize int, chunkBytes int64) ([]byte, error) {
 	if chunkBytes < 0 || chunkBytes > math.MaxInt/4 {
