@@ -76,8 +76,9 @@ var filterDecoders = map[uint16]filterFunc{
 // a slack for what the filters still to undo add (4 bytes for a checksum,
 // a header, 1 KiB and 1/32 of the chunk for data compressed twice): a
 // stream that claims or decodes to more is driver.ErrCorrupt, or
-// driver.ErrLimit from the codecs shared with Zarr (blosc, bzip2, zstd). The result may be src itself when no filter changes
-// the bytes; src is not modified.
+// driver.ErrLimit from the codecs shared with Zarr (blosc, bzip2, zstd).
+// The result may be src itself when no filter changes the bytes; src is
+// not modified.
 func decodeChunk(pipeline []Filter, mask uint32, src []byte, elemSize int, chunkBytes int64) ([]byte, error) {
 	if chunkBytes < 0 || chunkBytes > math.MaxInt/4 {
 		return nil, driver.Limitf("HDF5 chunk of %d bytes is too large to decode", chunkBytes)
