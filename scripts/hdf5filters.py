@@ -41,6 +41,7 @@ import ctypes
 import ctypes.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -472,6 +473,7 @@ def main(outdir):
         simple(f, "szip", "<i4", compression="szip", expect="unsupported")
 
     f.close()
+    shutil.rmtree(tmp)
     os.makedirs(outdir, exist_ok=True)
     with open(os.path.join(outdir, "cases.json"), "w") as out:
         json.dump({"generator": "scripts/hdf5filters.py", "h5py": h5py.version.version,
