@@ -1,0 +1,210 @@
+package hdf5adapter
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pipefs/pipefs/vfs/driver"
+)
+
+// chunkKey keys a decoded chunk in the cache: the file (its env.Key, or
+// the *file when nothing names its bytes), the dataset's object header
+// and the chunk's grid coordinates.
+type chunkKey struct {
+	file  any
+	addr  uint64
+	coord string
+}
+
+func (d *dsInfo) cacheKey(g []int64) chunkKey {
+	var owner any = d.f
+	if d.f.key != "" {
+		owner = d.f.key
+	}
+	var sb strings.Builder
+	for i, v := range g {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprint(&sb, v)
+	}
+	return chunkKey{owner, d.addr, sb.String()}
+}
+
+// readChunk returns the decoded chunk at grid coordinates g, full size, in
+// stored byte order; found is false when it is not stored (then data is
+// nil: the chunk is fill).
+func (d *dsInfo) readChunk(ctx context.Context, g []int64) (data []byte, found bool, err error) {
+	if d.bad != nil {
+		return nil, false, d.bad
+	}
+	key := d.cacheKey(g)
+	if d.f.cache != nil {
+		if v, ok := d.f.cache.Get(key); ok {
+			b := v.([]byte)
+			return b, b != nil, nil
+		}
+	}
+	ix, err := d.chunkIndex(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("chunk index: %w", err)
+	}
+	loc, err := ix.lookup(ctx, g)
+	if err != nil {
+		return nil, false, fmt.Errorf("chunk %v: %w", g, err)
+	}
+	if !loc.found {
+		return nil, false, nil
+	}
+	if loc.size > uint64(d.f.lim.MaxChunk) || (len(d.filter) == 0 && loc.size != uint64(d.cb)) {
+		if len(d.filter) == 0 {
+			return nil, false, driver.Corruptf("chunk %v of %d bytes, want %d", g, loc.size, d.cb)
+		}
+		return nil, false, driver.Limitf("chunk %v of %d stored bytes, more than MaxChunk (%d)", g, loc.size, d.f.lim.MaxChunk)
+	}
+	if err := d.f.check(loc.addr, loc.size, fmt.Sprintf("chunk %v", g)); err != nil {
+		return nil, false, err
+	}
+	raw := make([]byte, loc.size)
+	if _, err := readFull(ctx, d.f.blob, raw, int64(d.f.base+loc.addr)); err != nil {
+		return nil, false, fmt.Errorf("chunk %v: %w", g, err)
+	}
+	data = raw
+	if len(d.filter) > 0 {
+		mask := loc.mask
+		if d.edgeRaw && d.edge(g) {
+			mask = ^uint32(0)
+		}
+		if data, err = decodeChunk(d.filter, mask, raw, d.es, d.cb); err != nil {
+			return nil, false, fmt.Errorf("chunk %v: %w", g, err)
+		}
+		if int64(len(data)) != d.cb {
+			return nil, false, driver.Corruptf("chunk %v decodes to %d bytes, want %d", g, len(data), d.cb)
+		}
+	}
+	if d.f.cache != nil {
+		d.f.cache.Add(key, data, int64(len(data))+64)
+	}
+	return data, true, nil
+}
+
+// edge reports whether chunk g reaches past the dataset's dimensions.
+func (d *dsInfo) edge(g []int64) bool {
+	for i, v := range g {
+		if (v+1)*d.chunk[i] > d.dims[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// size is the byte size of the dataset's file.
+func (d *dsInfo) size() int64 { return d.count * int64(d.es) }
+
+// readAt reads the dataset's bytes (C order, stored byte order) at off.
+func (d *dsInfo) readAt(ctx context.Context, p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("negative offset %d: %w", off, driver.ErrCorrupt)
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	size := d.size()
+	if off >= size {
+		if len(p) == 0 {
+			return 0, nil
+		}
+		return 0, io.EOF
+	}
+	if d.bad != nil {
+		return 0, d.bad
+	}
+	want := len(p)
+	if int64(want) > size-off {
+		p = p[:size-off]
+	}
+	var n int
+	var err error
+	switch d.layout {
+	case layoutCompact:
+		n = copy(p, d.compact[off:size])
+	case layoutContiguous:
+		if d.contigAddr == undef {
+			n = d.fillBytes(p, off)
+			break
+		}
+		if err = d.f.check(d.contigAddr, uint64(size), "contiguous data"); err != nil {
+			return 0, err
+		}
+		n, err = readFull(ctx, d.f.blob, p, int64(d.f.base+d.contigAddr)+off)
+	case layoutChunked:
+		n, err = d.readChunked(ctx, p, off)
+	}
+	if err == nil && n < want {
+		err = io.EOF
+	}
+	return n, err
+}
+
+// fillBytes fills p with the fill value as the bytes at off of a dataset
+// that holds only fill.
+func (d *dsInfo) fillBytes(p []byte, off int64) int {
+	if d.fill == nil {
+		clear(p)
+		return len(p)
+	}
+	for i := range p {
+		p[i] = d.fill[(off+int64(i))%int64(d.es)]
+	}
+	return len(p)
+}
+
+// readChunked serves a read of a chunked dataset chunk by chunk: each run
+// of elements along the last dimension inside one chunk is one copy.
+func (d *dsInfo) readChunked(ctx context.Context, p []byte, off int64) (int, error) {
+	es := int64(d.es)
+	rank := len(d.dims)
+	done := 0
+	coord := make([]int64, rank)
+	g := make([]int64, rank)
+	for done < len(p) {
+		if err := ctx.Err(); err != nil {
+			return done, err
+		}
+		pos := off + int64(done)
+		e, within := pos/es, pos%es
+		// Unravel e.
+		r := e
+		for i := rank - 1; i >= 0; i-- {
+			coord[i] = r % d.dims[i]
+			r /= d.dims[i]
+		}
+		for i := range g {
+			g[i] = coord[i] / d.chunk[i]
+		}
+		last := rank - 1
+		w := coord[last] % d.chunk[last]
+		run := min(d.chunk[last]-w, d.dims[last]-coord[last])
+		// Byte range of the run.
+		from := within
+		to := min(run*es, from+int64(len(p)-done))
+		data, found, err := d.readChunk(ctx, g)
+		if err != nil {
+			return done, err
+		}
+		dst := p[done : done+int(to-from)]
+		if !found {
+			d.fillBytes(dst, pos)
+		} else {
+			var ci int64
+			for i := range rank {
+				ci = ci*d.chunk[i] + coord[i]%d.chunk[i]
+			}
+			copy(dst, data[ci*es+from:])
+		}
+		done += len(dst)
+	}
+	return done, nil
+}
