@@ -219,9 +219,6 @@ func (f *file) parseDataset(ctx context.Context, o *object) (*dsInfo, error) {
 	if d.count > math.MaxInt64/int64(d.es) {
 		return nil, driver.Corruptf("dataset of %d elements of %d bytes", d.count, d.es)
 	}
-	if d.dtype.Variable() {
-		d.bad = fmt.Errorf("%w: %s elements are stored as pointers into the file's heaps, not as bytes; read variable-length strings with pipefs array --strings (array.ReadStrings)", errors.ErrUnsupported, d.dtype.String())
-	}
 	if err := d.parseFill(ctx, o); err != nil {
 		return nil, err
 	}
@@ -474,6 +471,11 @@ func (d *dsInfo) parseLayout(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// variableErr is the error of reading the bytes of variable-length data.
+func (d *dsInfo) variableErr() error {
+	return fmt.Errorf("%w: %s elements are stored as pointers into the file's heaps, not as bytes; read variable-length strings with pipefs array --strings (array.ReadStrings)", errors.ErrUnsupported, d.dtype.String())
 }
 
 // describe returns the exported description of the dataset.

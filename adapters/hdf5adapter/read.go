@@ -104,7 +104,17 @@ func (d *dsInfo) edge(g []int64) bool {
 func (d *dsInfo) size() int64 { return d.count * int64(d.es) }
 
 // readAt reads the dataset's bytes (C order, stored byte order) at off.
+// Variable-length data does not read.
 func (d *dsInfo) readAt(ctx context.Context, p []byte, off int64) (int, error) {
+	if d.dtype.Variable() && off < d.size() {
+		return 0, d.variableErr()
+	}
+	return d.readRaw(ctx, p, off)
+}
+
+// readRaw is readAt for any type: variable-length data reads as its heap
+// pointers.
+func (d *dsInfo) readRaw(ctx context.Context, p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, fmt.Errorf("negative offset %d: %w", off, driver.ErrCorrupt)
 	}
