@@ -2,6 +2,7 @@ package hdf5adapter
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/pipefs/pipefs/vfs/driver"
@@ -119,15 +120,19 @@ func (f *file) attribute(ctx context.Context, b []byte) (string, any, error) {
 	if n > int64(len(data))/int64(t.Size) {
 		return name, nil, driver.Corruptf("attribute %q of %d elements of %d bytes in %d bytes", name, n, t.Size, len(data))
 	}
-	vals := make([]any, n)
-	for i := range vals {
-		e := data[int64(i)*int64(t.Size) : int64(i+1)*int64(t.Size)]
-		if vals[i], err = f.value(ctx, e, &t); err != nil {
-			return name, nil, err
-		}
-	}
 	if space.null {
 		return name, nil, nil
+	}
+	if n == 0 {
+		return name, []any{}, nil
+	}
+	vals := make([]any, n)
+	budget := f.lim.MaxDocument // bytes of variable-length data decoded
+	for i := range vals {
+		e := data[int64(i)*int64(t.Size) : int64(i+1)*int64(t.Size)]
+		if vals[i], err = f.value(ctx, e, &t, &budget); err != nil {
+			return name, nil, fmt.Errorf("attribute %q: %w", name, err)
+		}
 	}
 	if space.dims == nil {
 		return name, vals[0], nil
@@ -153,7 +158,9 @@ func nest(vals []any, dims []int64) any {
 
 // value decodes one element, reading variable-length data from the
 // global heap.
-func (f *file) value(ctx context.Context, e []byte, t *DType) (any, error) {
+// budget is what is left of the bytes that variable-length data may
+// decode to.
+func (f *file) value(ctx context.Context, e []byte, t *DType, budget *int64) (any, error) {
 	if t.Class != "vlen" {
 		return decodeValue(e, t), nil
 	}
@@ -174,6 +181,9 @@ func (f *file) value(ctx context.Context, e []byte, t *DType) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if *budget -= int64(len(obj)) + 16; *budget < 0 {
+		return nil, driver.Limitf("variable-length data of more than MaxDocument (%d) bytes", f.lim.MaxDocument)
+	}
 	if t.VarString {
 		if uint64(n) > uint64(len(obj)) {
 			return nil, driver.Corruptf("variable-length string of %d bytes in a heap object of %d", n, len(obj))
@@ -186,7 +196,7 @@ func (f *file) value(ctx context.Context, e []byte, t *DType) (any, error) {
 	out := make([]any, n)
 	for i := range out {
 		var err error
-		if out[i], err = f.value(ctx, obj[i*t.Base.Size:(i+1)*t.Base.Size], t.Base); err != nil {
+		if out[i], err = f.value(ctx, obj[i*t.Base.Size:(i+1)*t.Base.Size], t.Base, budget); err != nil {
 			return nil, err
 		}
 	}

@@ -176,6 +176,26 @@ func (f *file) page(ctx context.Context, addr, n uint64, sig, what string) ([]by
 	return b, nil
 }
 
+// cachedRead is read for metadata that lookups read again and again (the
+// nodes of chunk B-trees): it keeps what it read with the file's metadata.
+func (f *file) cachedRead(ctx context.Context, addr, n uint64, what string) ([]byte, error) {
+	f.mu.Lock()
+	b := f.blocks[addr]
+	f.mu.Unlock()
+	if b != nil && uint64(len(b)) >= n {
+		return b[:n], nil
+	}
+	b, err := f.read(ctx, addr, n, what)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	f.remember(int64(len(b)))
+	f.blocks[addr] = b
+	f.mu.Unlock()
+	return b, nil
+}
+
 // fixedIndex is a fixed array index (FAHD).
 type fixedIndex struct {
 	d        *dsInfo
@@ -451,7 +471,7 @@ func (x *btree1Index) lookup(ctx context.Context, g []int64) (chunkLoc, error) {
 			return chunkLoc{}, driver.Corruptf("v1 B-tree node %#x reached twice", addr)
 		}
 		seen[addr] = true
-		b, err := f.read(ctx, addr, uint64(hdr), "v1 B-tree node")
+		b, err := f.cachedRead(ctx, addr, uint64(hdr), "v1 B-tree node")
 		if err != nil {
 			return chunkLoc{}, err
 		}
@@ -463,7 +483,7 @@ func (x *btree1Index) lookup(ctx context.Context, g []int64) (chunkLoc, error) {
 			return chunkLoc{}, driver.Corruptf("v1 B-tree node at %#x at level %d, its parent wants %d", addr, lv, level)
 		}
 		n := int(b[6]) | int(b[7])<<8
-		b, err = f.read(ctx, addr, uint64(hdr)+uint64(n)*uint64(keySize+f.o)+uint64(keySize), "v1 B-tree node")
+		b, err = f.cachedRead(ctx, addr, uint64(hdr)+uint64(n)*uint64(keySize+f.o)+uint64(keySize), "v1 B-tree node")
 		if err != nil {
 			return chunkLoc{}, err
 		}
@@ -558,7 +578,7 @@ func (x *btree2Index) lookup(ctx context.Context, g []int64) (chunkLoc, error) {
 		if addr == undef || n == 0 || depth < 0 {
 			return chunkLoc{}, nil
 		}
-		b, err := f.read(ctx, addr, x.t.nodeSize, "v2 B-tree node")
+		b, err := f.cachedRead(ctx, addr, x.t.nodeSize, "v2 B-tree node")
 		if err != nil {
 			return chunkLoc{}, err
 		}

@@ -56,6 +56,9 @@ func (d *dsInfo) readChunk(ctx context.Context, g []int64) (data []byte, found b
 		return nil, false, fmt.Errorf("chunk %v: %w", g, err)
 	}
 	if !loc.found {
+		if d.f.cache != nil {
+			d.f.cache.Add(key, []byte(nil), 64)
+		}
 		return nil, false, nil
 	}
 	if loc.size > uint64(d.f.lim.MaxChunk) || (len(d.filter) == 0 && loc.size != uint64(d.cb)) {

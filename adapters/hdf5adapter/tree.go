@@ -100,7 +100,8 @@ func (t *tree) resolve(ctx context.Context, name string) (target, error) {
 		if k == nil {
 			return cur, fs.ErrNotExist
 		}
-		next, err := t.follow(ctx, cur, k, 0)
+		hops := maxSoftHops
+		next, err := t.follow(ctx, cur, k, &hops)
 		if err != nil {
 			return cur, err
 		}
@@ -112,17 +113,19 @@ func (t *tree) resolve(ctx context.Context, name string) (target, error) {
 	return cur, nil
 }
 
-// follow resolves link k of the group at parent.
-func (t *tree) follow(ctx context.Context, parent target, k *link, hops int) (target, error) {
+// follow resolves link k of the group at parent. hops is what is left of
+// the soft links that one resolution may follow.
+func (t *tree) follow(ctx context.Context, parent target, k *link, hops *int) (target, error) {
 	next := target{path: path.Join(parent.path, k.name), chain: append(slices.Clip(parent.chain), parent.addr)}
 	switch k.typ {
 	case linkHard:
 		next.addr = k.addr
 	case linkSoft:
-		if hops >= maxSoftHops {
+		if *hops <= 0 {
 			return next, fmt.Errorf("soft link %s: more than %d links followed: %w", next.path, maxSoftHops, fs.ErrNotExist)
 		}
-		dest, err := t.resolvePath(ctx, parent, k.target, hops+1)
+		*hops--
+		dest, err := t.resolvePath(ctx, parent, k.target, hops)
 		if err != nil {
 			return next, fmt.Errorf("soft link %s to %s: %w", next.path, k.target, err)
 		}
@@ -147,7 +150,7 @@ func (t *tree) follow(ctx context.Context, parent target, k *link, hops int) (ta
 
 // resolvePath resolves an HDF5 path (a soft link's target), absolute or
 // relative to the group from.
-func (t *tree) resolvePath(ctx context.Context, from target, p string, hops int) (target, error) {
+func (t *tree) resolvePath(ctx context.Context, from target, p string, hops *int) (target, error) {
 	cur := from
 	if strings.HasPrefix(p, "/") {
 		cur = target{path: "/", addr: t.f.root, kind: kindGroup}
@@ -310,13 +313,11 @@ func (t *tree) entry(ctx context.Context, tg target, k *link, onPath []uint64) (
 	default:
 		return nil, nil
 	}
-	next, err := t.follow(ctx, tg, k, 0)
+	hops := maxSoftHops
+	next, err := t.follow(ctx, tg, k, &hops)
 	if err != nil {
 		if k.typ == linkSoft && !isLimitOrCtx(err) {
 			return sym(&SoftLink{Path: k.target}), nil
-		}
-		if next.addr != 0 && next.kind == kindDatatype {
-			return nil, nil
 		}
 		if isNotExist(err) {
 			return nil, nil
