@@ -88,9 +88,9 @@ func (t *tree) resolve(ctx context.Context, name string) (target, error) {
 		return cur, fs.ErrInvalid
 	}
 	elems := strings.Split(name, "/")
-	for i, el := range elems {
+	for _, el := range elems {
 		if cur.kind != kindGroup {
-			return cur, fmt.Errorf("%s is a dataset: %w", cur.path, driver.ErrNotDir)
+			return cur, fmt.Errorf("%s is a dataset, not a group: %w", cur.path, fs.ErrNotExist)
 		}
 		ls, err := t.f.groupLinks(ctx, cur.addr)
 		if err != nil {
@@ -104,9 +104,6 @@ func (t *tree) resolve(ctx context.Context, name string) (target, error) {
 		next, err := t.follow(ctx, cur, k, &hops)
 		if err != nil {
 			return cur, err
-		}
-		if i < len(elems)-1 && next.kind != kindGroup {
-			return cur, driver.ErrNotDir
 		}
 		cur = next
 	}
