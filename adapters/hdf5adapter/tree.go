@@ -157,7 +157,7 @@ func (t *tree) resolvePath(ctx context.Context, from target, p string, hops *int
 			continue
 		}
 		if cur.kind != kindGroup {
-			return cur, driver.ErrNotDir
+			return cur, fmt.Errorf("%s is a dataset, not a group: %w", cur.path, fs.ErrNotExist)
 		}
 		ls, err := t.f.groupLinks(ctx, cur.addr)
 		if err != nil {
