@@ -1,9 +1,11 @@
 package hdf5adapter
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/pipefs/pipefs/vfs/driver"
@@ -177,6 +179,7 @@ func (d *dsInfo) fillBytes(p []byte, off int64) int {
 // readChunked serves a read of a chunked dataset chunk by chunk: each run
 // of elements along the last dimension inside one chunk is one copy.
 func (d *dsInfo) readChunked(ctx context.Context, p []byte, off int64) (int, error) {
+	d.prefetch(ctx, p, off)
 	es := int64(d.es)
 	rank := len(d.dims)
 	done := 0
@@ -220,4 +223,75 @@ func (d *dsInfo) readChunked(ctx context.Context, p []byte, off int64) (int, err
 		done += len(dst)
 	}
 	return done, nil
+}
+
+// prefetch tells the input which stored chunks a read of len(p) bytes at
+// off will read, when it touches more than one that is not cached: their
+// extents, merged where they lie close together in the file, go to
+// driver.Prefetch, so that a remote input fetches them in few requests
+// rather than one per chunk. It is a hint: errors are left to the reads.
+func (d *dsInfo) prefetch(ctx context.Context, p []byte, off int64) {
+	const (
+		maxRuns   = 4096
+		maxChunks = 256
+		gap       = 64 << 10 // merge extents less than this apart
+	)
+	es := int64(d.es)
+	rank := len(d.dims)
+	coord := make([]int64, rank)
+	seen := map[chunkKey]bool{}
+	var todo [][]int64
+	done := int64(0)
+	for runs := 0; done < int64(len(p)) && runs < maxRuns && len(todo) < maxChunks; runs++ {
+		e := (off + done) / es
+		for i := rank - 1; i >= 0; i-- {
+			coord[i] = e % d.dims[i]
+			e /= d.dims[i]
+		}
+		g := make([]int64, rank)
+		for i := range g {
+			g[i] = coord[i] / d.chunk[i]
+		}
+		last := rank - 1
+		run := min(d.chunk[last]-coord[last]%d.chunk[last], d.dims[last]-coord[last])
+		done += run*es - (off+done)%es
+		k := d.cacheKey(g)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if d.f.cache != nil {
+			if _, ok := d.f.cache.Peek(k); ok {
+				continue
+			}
+		}
+		todo = append(todo, g)
+	}
+	if len(todo) < 2 {
+		return
+	}
+	ix, err := d.chunkIndex(ctx)
+	if err != nil {
+		return
+	}
+	var ext [][2]uint64
+	for _, g := range todo {
+		loc, err := ix.lookup(ctx, g)
+		if err != nil || !loc.found || d.f.check(loc.addr, loc.size, "chunk") != nil {
+			continue
+		}
+		ext = append(ext, [2]uint64{loc.addr, loc.addr + loc.size})
+	}
+	slices.SortFunc(ext, func(a, b [2]uint64) int { return cmp.Compare(a[0], b[0]) })
+	for i := 0; i < len(ext); {
+		lo, hi := ext[i][0], ext[i][1]
+		j := i + 1
+		for ; j < len(ext) && ext[j][0] <= hi+gap; j++ {
+			hi = max(hi, ext[j][1])
+		}
+		if driver.Prefetch(ctx, d.f.blob, int64(d.f.base+lo), int64(hi-lo)) != nil {
+			return
+		}
+		i = j
+	}
 }

@@ -113,6 +113,26 @@ func TestRemoteRequests(t *testing.T) {
 	if !bytes.Equal(box, want) {
 		t.Errorf("ReadBox differs from h5py")
 	}
+
+	// A row of the image through the dataset's file: 16 chunks, which
+	// lie together in the file, prefetched at once.
+	srv.Reset()
+	f, err := vfs.OpenFile(ctx, srv.URL()+"/image.h5|hdf5:/image", httpOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	opened = srv.Requests()
+	row := make([]byte, 2*4096)
+	if _, err := f.ReadAt(row, 300*2*4096); err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.Requests(); n != wantRowRequests {
+		t.Errorf("opening and reading one row: %d requests (%d to open), want %d\n%s", n, opened, wantRowRequests, srv.LogString())
+	}
+	if !bytes.Equal(row[2*512:2*768], want[2*44*256:2*45*256]) {
+		t.Errorf("row 300 differs from h5py")
+	}
 }
 
 // The measured request counts of TestRemoteRequests. Listing: the
@@ -120,7 +140,11 @@ func TestRemoteRequests(t *testing.T) {
 // block, which holds the superblock and the object headers. Reading a
 // chunk: the same two to open the pipeline, then the one block that
 // holds the chunk (its fixed array index came with the first block).
+// Reading a row of 16 chunks through the dataset's file: the two to open,
+// then one for the 16 chunks, which the read prefetches together (6
+// requests without the prefetch, with the block cache's readahead).
 const (
 	wantListRequests = 2
 	wantBoxRequests  = 3
+	wantRowRequests  = 3
 )
