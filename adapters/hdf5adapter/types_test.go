@@ -199,3 +199,38 @@ func normalize(v any) any {
 	}
 	return v
 }
+
+// edgeScript writes a gzip dataset whose partial edge chunks are stored
+// unfiltered (H5Pset_chunk_opts with H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS,
+// which h5py does not wrap: through libhdf5, as h5py loaded it).
+const edgeScript = `
+import sys, ctypes, h5py, numpy as np
+lib = ctypes.CDLL('libhdf5_serial.so.103')
+lib.H5Pset_chunk_opts.argtypes = [ctypes.c_int64, ctypes.c_uint]
+with h5py.File(sys.argv[1], 'w', libver='latest') as f:
+    dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+    dcpl.set_chunk((3, 2))
+    dcpl.set_deflate(6)
+    if lib.H5Pset_chunk_opts(dcpl.id, 2) < 0:
+        raise SystemExit('H5Pset_chunk_opts failed')
+    space = h5py.h5s.create_simple((7, 5))
+    d = h5py.Dataset(h5py.h5d.create(f.id, b'edge', h5py.h5t.STD_I32LE, space, dcpl=dcpl))
+    d[...] = np.arange(35, dtype='<i4').reshape(7, 5)
+`
+
+// TestEdgeChunksUnfiltered reads a dataset of layout version 4 whose
+// flag bit 0 says that partial edge chunks skip the filters (it needs the
+// deflate filter).
+func TestEdgeChunksUnfiltered(t *testing.T) {
+	py := h5py(t)
+	p := filepath.Join(t.TempDir(), "edge.h5")
+	if out, err := exec.Command(py, "-c", edgeScript, p).CombinedOutput(); err != nil {
+		t.Fatalf("h5py: %v\n%s", err, out)
+	}
+	fsys, err := vfs.OpenFS(context.Background(), "file:"+filepath.ToSlash(p), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	checkFile(t, fsys, "edge", enc("<i4", arange(35)...))
+}
