@@ -138,8 +138,9 @@ func (x implicitIndex) lookup(_ context.Context, g []int64) (chunkLoc, error) {
 	return chunkLoc{addr: x.d.indexAddr + off, size: uint64(x.d.cb), found: true}, nil
 }
 
-// entrySize is the size of an array index entry, and whether it is
-// filtered.
+// readEntry reads one entry of a fixed or extensible array, or a v2
+// B-tree chunk record: the chunk's address, and when filtered its stored
+// size and filter mask.
 func (d *dsInfo) readEntry(c *cursor, filtered bool) chunkLoc {
 	l := chunkLoc{addr: c.addr(), size: uint64(d.cb)}
 	if filtered {

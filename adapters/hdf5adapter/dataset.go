@@ -161,8 +161,8 @@ type eaParams struct {
 	maxBits, idxElems, minPtrs, minElems, pageBits int
 }
 
-// dataset returns the description of the dataset at addr (path names it
-// in messages and in Dataset.Path).
+// dataset returns what reading the dataset whose object header is at
+// addr needs, parsed once.
 func (f *file) dataset(ctx context.Context, addr uint64) (*dsInfo, error) {
 	f.mu.Lock()
 	d := f.dsts[addr]

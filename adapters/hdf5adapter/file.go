@@ -202,7 +202,7 @@ func (f *file) cursor(b []byte, what string) *cursor {
 	return &cursor{b: b, what: what, o: f.o, l: f.l}
 }
 
-// signed checks the 4-byte signature at the start of b.
+// hasSig reports whether b starts with the 4-byte signature sig.
 func hasSig(b []byte, sig string) bool { return len(b) >= 4 && bytes.Equal(b[:4], []byte(sig)) }
 
 // remember charges n bytes of parsed metadata and empties the maps when

@@ -93,7 +93,7 @@ func (h *fractalHeap) rowSize(r int) uint64 {
 	return h.start << (r - 1)
 }
 
-// object returns the object of heap id.
+// heapObject returns the object of heap ID id.
 func (f *file) heapObject(ctx context.Context, h *fractalHeap, id []byte) ([]byte, error) {
 	if len(id) == 0 {
 		return nil, driver.Corruptf("empty heap ID")
@@ -162,10 +162,10 @@ func (f *file) managed(ctx context.Context, h *fractalHeap, off, n uint64) ([]by
 		if err != nil {
 			return nil, err
 		}
-		rel := off - blkOff
 		if off < blkOff {
 			return nil, driver.Corruptf("heap offset %d before its block at %d", off, blkOff)
 		}
+		rel := off - blkOff
 		row := 0
 		first := uint64(h.width) * h.start
 		if rel >= first {
