@@ -28,7 +28,7 @@
 //
 // Links:
 //   - A hard or soft link to a group or dataset is listed as its target.
-//     Soft links resolve inside the file, at most 40 of them for one name.
+//     Soft links resolve inside the file, at most 40 for one link.
 //   - A link to a group that is already on the path from the root (a
 //     hard-link cycle such as /a/up → /, or a soft link to an ancestor)
 //     is listed as a symbolic link (fs.ModeSymlink) whose Sys is a
