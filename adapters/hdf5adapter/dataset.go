@@ -209,10 +209,19 @@ func (f *file) parseDataset(ctx context.Context, o *object) (*dsInfo, error) {
 	if d.count, err = space.count(); err != nil {
 		return nil, err
 	}
-	if b, err = need(msgDatatype, "datatype"); err != nil {
-		return nil, err
+	b, err = need(msgDatatype, "datatype")
+	if err == nil {
+		d.dtype, _, err = f.parseDType(b)
 	}
-	if d.dtype, _, err = f.parseDType(b); err != nil {
+	if errors.Is(err, errors.ErrUnsupported) {
+		// Listed and described, but not read.
+		size := 1
+		if b != nil && len(b) >= 8 {
+			size = int(max(1, min(leUint(b[4:8]), 1<<28)))
+		}
+		d.dtype = DType{Class: "unsupported", Size: size, NumPy: fmt.Sprintf("|V%d", size)}
+		d.bad = fmt.Errorf("datatype: %w", err)
+	} else if err != nil {
 		return nil, err
 	}
 	d.es = d.dtype.Size

@@ -18,7 +18,10 @@ type DType struct {
 	// references.
 	NumPy string `json:"numpy"`
 	// Class is "integer", "float", "time", "string", "bitfield",
-	// "opaque", "compound", "reference", "enum", "vlen" or "array".
+	// "opaque", "compound", "reference", "enum", "vlen" or "array"; or
+	// "unsupported" for a type this package does not read (VAX floats,
+	// unknown classes): the dataset is listed, but reading it fails with
+	// an error matching errors.ErrUnsupported.
 	Class string `json:"class"`
 	// Size is the element size in bytes as stored (for vlen data, the
 	// size of the stored pointer: 4 + O + 4).

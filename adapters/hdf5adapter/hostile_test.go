@@ -200,3 +200,38 @@ func TestSoftLinkCycles(t *testing.T) {
 		t.Errorf("g/up/hard_up/g/to_x: %d bytes, %v", len(b), err)
 	}
 }
+
+func TestUnsupportedDatatypeListed(t *testing.T) {
+	b := fixtureBytes(t, "earliest.hdf5")
+	// dataset1's datatype message: class 0 version 1, little-endian signed
+	// 32-bit; make it class 15.
+	const header = 912 // dataset1's object header
+	i := header + bytes.Index(b[header:], []byte{0x10, 0x08, 0, 0, 4, 0, 0, 0, 0, 0, 32, 0})
+	if i < header {
+		t.Fatal("no datatype message found")
+	}
+	b[i] = 0x1f
+	tr, err := openBytes(t, b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ents, err := tr.ReadDir(ctx, ".")
+	if err != nil || len(ents) != 2 {
+		t.Fatalf("ReadDir: %v, %v", ents, err)
+	}
+	info, err := tr.Stat(ctx, "dataset1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := info.Sys().(*hdf5adapter.Dataset); d.DType.Class != "unsupported" || info.Size() != 16 {
+		t.Errorf("dataset1: %+v, %d bytes", d.DType, info.Size())
+	}
+	blob, err := tr.OpenBlob(ctx, "dataset1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blob.ReadAt(ctx, make([]byte, 4), 0); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("reading it: %v", err)
+	}
+}
