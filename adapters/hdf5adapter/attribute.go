@@ -2,6 +2,7 @@ package hdf5adapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -16,6 +17,9 @@ func (f *file) attributes(ctx context.Context, o *object) (map[string]any, error
 			return driver.Limitf("more than MaxEntries (%d) attributes", f.lim.MaxEntries)
 		}
 		name, v, err := f.attribute(ctx, b)
+		if errors.Is(err, errors.ErrUnsupported) && name != "" {
+			v, err = nil, nil // a type this package does not read
+		}
 		if err != nil {
 			return err
 		}

@@ -58,7 +58,8 @@ type Group struct {
 	// Attributes are the group's attributes decoded to Go values: int64,
 	// uint64, float64, string (fixed and variable-length strings), []any
 	// for arrays and non-scalar dataspaces, map[string]any for compounds,
-	// and the raw bytes ([]byte) for anything else.
+	// the raw bytes ([]byte) for anything else, and nil for a type this
+	// package does not read.
 	Attributes map[string]any `json:"attributes,omitempty"`
 	// Links are the group's links, sorted by name. Links and Omitted are
 	// set in the Sys of Stat, not in the entries of a listing, so that
