@@ -217,7 +217,7 @@ func (f *file) parseDataset(ctx context.Context, o *object) (*dsInfo, error) {
 	if errors.Is(err, errors.ErrUnsupported) {
 		// Listed and described, but not read.
 		size := 1
-		if b != nil && len(b) >= 8 {
+		if len(b) >= 8 {
 			size = int(max(1, min(leUint(b[4:8]), 1<<28)))
 		}
 		d.dtype = DType{Class: "unsupported", Size: size, NumPy: fmt.Sprintf("|V%d", size)}
