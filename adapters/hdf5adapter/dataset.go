@@ -97,6 +97,16 @@ type SoftLink struct {
 	Path string `json:"path"`
 }
 
+// An Unreadable is the Sys of the entry of an object whose metadata does
+// not parse (corrupt, or of a kind this package does not read), listed as
+// an irregular file (fs.ModeIrregular) so that its siblings are listed;
+// Stat and Open of its name fail with the error.
+type Unreadable struct {
+	Path    string `json:"path"`
+	Address uint64 `json:"address"`
+	Err     string `json:"error"`
+}
+
 // A CycleLink is the Sys of the entry of a link to a group that is
 // already on the path from the root (a hard or soft link back up the
 // tree), listed as a symbolic link so that fs.WalkDir does not descend
@@ -229,12 +239,18 @@ func (f *file) parseDataset(ctx context.Context, o *object) (*dsInfo, error) {
 	if d.count > math.MaxInt64/int64(d.es) {
 		return nil, driver.Corruptf("dataset of %d elements of %d bytes", d.count, d.es)
 	}
-	if err := d.parseFill(ctx, o); err != nil {
-		return nil, err
+	// A fill value or filter pipeline that does not parse makes the
+	// dataset's reads fail; it is still listed and described.
+	if err := d.parseFill(ctx, o); err != nil && d.bad == nil {
+		d.bad = fmt.Errorf("fill value: %w", err)
 	}
 	if m := o.first(msgFilters); m != nil {
-		if d.filter, err = f.parseFilters(m.body); err != nil {
-			return nil, err
+		b, err := f.body(ctx, m, 0)
+		if err == nil {
+			d.filter, err = f.parseFilters(b)
+		}
+		if err != nil && d.bad == nil {
+			d.bad = fmt.Errorf("filter pipeline: %w", err)
 		}
 	}
 	if o.has(msgExternal) && d.bad == nil {
@@ -254,7 +270,11 @@ func (d *dsInfo) parseFill(ctx context.Context, o *object) error {
 	var val []byte
 	found := false
 	if m := o.first(msgFill); m != nil {
-		c := f.cursor(m.body, "fill value message")
+		b, err := f.body(ctx, m, 0)
+		if err != nil {
+			return err
+		}
+		c := f.cursor(b, "fill value message")
 		switch v := c.u8(); v {
 		case 1, 2:
 			c.skip(2)
@@ -279,7 +299,11 @@ func (d *dsInfo) parseFill(ctx context.Context, o *object) error {
 		}
 	}
 	if m := o.first(msgFillOld); m != nil && !found {
-		c := f.cursor(m.body, "fill value message")
+		b, err := f.body(ctx, m, 0)
+		if err != nil {
+			return err
+		}
+		c := f.cursor(b, "fill value message")
 		n := c.u32()
 		val = c.take(int(min(n, 1<<30)))
 		if c.err != nil {

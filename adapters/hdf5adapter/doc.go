@@ -42,6 +42,9 @@
 //   - A soft link that leads nowhere (a missing target, a cycle of soft
 //     links) is listed as a symbolic link whose Sys is a *SoftLink; Stat
 //     and Open fail with fs.ErrNotExist.
+//   - An object whose metadata does not parse is listed as an irregular
+//     file (fs.ModeIrregular) whose Sys is an *Unreadable, so that one
+//     bad object does not hide its siblings; Stat and Open of it fail.
 //   - Committed datatypes, user-defined links and names that are not
 //     valid io/fs names are not listed; Group.Omitted (in the Sys of
 //     Stat) says which, and why.

@@ -49,8 +49,21 @@ func TestBadChecksums(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tr.ReadDir(ctx, "."); !errors.Is(err, driver.ErrCorrupt) {
-		t.Errorf("bad object header checksum: %v", err)
+	ents, err := tr.ReadDir(ctx, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := 0
+	for _, e := range ents {
+		if e.Type() == fs.ModeIrregular {
+			bad++
+			if _, err := tr.Stat(ctx, e.Name()); !errors.Is(err, driver.ErrCorrupt) {
+				t.Errorf("Stat(%s) with a bad object header checksum: %v", e.Name(), err)
+			}
+		}
+	}
+	if bad != 1 || len(ents) != 2 {
+		t.Errorf("bad object header checksum: %d entries, %d unreadable", len(ents), bad)
 	}
 	// A fixed array header: listing works, reading fails.
 	b = fixtureBytes(t, "chunk_index_v4.hdf5")

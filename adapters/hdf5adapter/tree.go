@@ -319,6 +319,9 @@ func (t *tree) entry(ctx context.Context, tg target, k *link, onPath []uint64) (
 		if isNotExist(err) {
 			return nil, nil
 		}
+		if !isLimitOrCtx(err) && !isIO(err) {
+			return unreadable(k.name, next, err), nil
+		}
 		return nil, err
 	}
 	if next.kind == kindGroup && slices.Contains(onPath, next.addr) {
@@ -328,7 +331,26 @@ func (t *tree) entry(ctx context.Context, tg target, k *link, onPath []uint64) (
 		}
 		return sym(&CycleLink{Path: t.pathOf(onPath, next.addr, tg.path), Type: typ}), nil
 	}
-	return t.info(ctx, next, k.name, false)
+	fi, err := t.info(ctx, next, k.name, false)
+	if err != nil && !isLimitOrCtx(err) && !isIO(err) {
+		return unreadable(k.name, next, err), nil
+	}
+	return fi, err
+}
+
+// unreadable is the entry of an object that does not parse: one object
+// does not hide its siblings. It is listed as an irregular file, and Stat
+// or Open of it fails with err.
+func unreadable(name string, tg target, err error) *driver.FileInfo {
+	return &driver.FileInfo{FName: name, FMode: fs.ModeIrregular | 0o444,
+		FSys: &Unreadable{Path: tg.path, Address: tg.addr, Err: err.Error()}}
+}
+
+// isIO reports an error that is neither about the file's bytes nor about
+// what this package reads: an I/O error of the input.
+func isIO(err error) bool {
+	return !errors.Is(err, driver.ErrCorrupt) && !errors.Is(err, errors.ErrUnsupported) &&
+		!errors.Is(err, fs.ErrNotExist) && !errors.Is(err, driver.ErrNotDir)
 }
 
 // pathOf returns the path of the group addr on the path onPath to dir.
