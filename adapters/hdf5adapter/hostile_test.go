@@ -20,11 +20,17 @@ import (
 // fixtureBytes reads a shared HDF5 fixture.
 func fixtureBytes(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(fstest.Fixture(t, "hdf5/"+name))
+	b, err := readFixture(t, name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// readFixture reads a shared HDF5 fixture.
+func readFixture(t testing.TB, name string) ([]byte, error) {
+	t.Helper()
+	return os.ReadFile(fstest.Fixture(t, "hdf5/"+name))
 }
 
 // openBytes opens b as an HDF5 tree with the limits of env.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
+	"strconv"
 
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -25,14 +25,14 @@ func (d *dsInfo) cacheKey(g []int64) chunkKey {
 	if d.f.key != "" {
 		owner = d.f.key
 	}
-	var sb strings.Builder
+	b := make([]byte, 0, 8*len(g))
 	for i, v := range g {
 		if i > 0 {
-			sb.WriteByte(',')
+			b = append(b, ',')
 		}
-		fmt.Fprint(&sb, v)
+		b = strconv.AppendInt(b, v, 10)
 	}
-	return chunkKey{owner, d.addr, sb.String()}
+	return chunkKey{owner, d.addr, string(b)}
 }
 
 // readChunk returns the decoded chunk at grid coordinates g, full size, in
@@ -185,6 +185,12 @@ func (d *dsInfo) readChunked(ctx context.Context, p []byte, off int64) (int, err
 	done := 0
 	coord := make([]int64, rank)
 	g := make([]int64, rank)
+	// The chunks this read has taken, by their linear grid index.
+	type taken struct {
+		data  []byte
+		found bool
+	}
+	local := map[int64]taken{}
 	for done < len(p) {
 		if err := ctx.Err(); err != nil {
 			return done, err
@@ -197,8 +203,10 @@ func (d *dsInfo) readChunked(ctx context.Context, p []byte, off int64) (int, err
 			coord[i] = r % d.dims[i]
 			r /= d.dims[i]
 		}
+		var lin int64
 		for i := range g {
 			g[i] = coord[i] / d.chunk[i]
+			lin = lin*((d.dims[i]+d.chunk[i]-1)/d.chunk[i]) + g[i]
 		}
 		last := rank - 1
 		w := coord[last] % d.chunk[last]
@@ -206,19 +214,24 @@ func (d *dsInfo) readChunked(ctx context.Context, p []byte, off int64) (int, err
 		// Byte range of the run.
 		from := within
 		to := min(run*es, from+int64(len(p)-done))
-		data, found, err := d.readChunk(ctx, g)
-		if err != nil {
-			return done, err
+		c, ok := local[lin]
+		if !ok {
+			data, found, err := d.readChunk(ctx, g)
+			if err != nil {
+				return done, err
+			}
+			c = taken{data, found}
+			local[lin] = c
 		}
 		dst := p[done : done+int(to-from)]
-		if !found {
+		if !c.found {
 			d.fillBytes(dst, pos)
 		} else {
 			var ci int64
 			for i := range rank {
 				ci = ci*d.chunk[i] + coord[i]%d.chunk[i]
 			}
-			copy(dst, data[ci*es+from:])
+			copy(dst, c.data[ci*es+from:])
 		}
 		done += len(dst)
 	}
@@ -239,7 +252,7 @@ func (d *dsInfo) prefetch(ctx context.Context, p []byte, off int64) {
 	es := int64(d.es)
 	rank := len(d.dims)
 	coord := make([]int64, rank)
-	seen := map[chunkKey]bool{}
+	seen := map[int64]bool{}
 	var todo [][]int64
 	done := int64(0)
 	for runs := 0; done < int64(len(p)) && runs < maxRuns && len(todo) < maxChunks; runs++ {
@@ -249,19 +262,20 @@ func (d *dsInfo) prefetch(ctx context.Context, p []byte, off int64) {
 			e /= d.dims[i]
 		}
 		g := make([]int64, rank)
+		var lin int64
 		for i := range g {
 			g[i] = coord[i] / d.chunk[i]
+			lin = lin*((d.dims[i]+d.chunk[i]-1)/d.chunk[i]) + g[i]
 		}
 		last := rank - 1
 		run := min(d.chunk[last]-coord[last]%d.chunk[last], d.dims[last]-coord[last])
 		done += run*es - (off+done)%es
-		k := d.cacheKey(g)
-		if seen[k] {
+		if seen[lin] {
 			continue
 		}
-		seen[k] = true
+		seen[lin] = true
 		if d.f.cache != nil {
-			if _, ok := d.f.cache.Peek(k); ok {
+			if _, ok := d.f.cache.Peek(d.cacheKey(g)); ok {
 				continue
 			}
 		}
