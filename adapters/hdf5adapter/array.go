@@ -198,7 +198,13 @@ func (r *chunkReader) raw(ctx context.Context, coord []int64) ([]byte, bool, err
 		if err != nil || !found {
 			return nil, found, err
 		}
-		return slices.Clone(data), true, nil
+		data = slices.Clone(data)
+		if hasString(&d.dtype) {
+			for i := 0; i+d.es <= len(data); i += d.es {
+				normalize(data[i:i+d.es], &d.dtype)
+			}
+		}
+		return data, true, nil
 	}
 	out := array.FillBytes(d.fill, array.Prod(r.grid), d.es)
 	if len(d.dims) == 0 {

@@ -280,9 +280,11 @@ func (d *dsInfo) parseFill(ctx context.Context, o *object) error {
 			c.skip(2)
 			defined := c.u8()
 			if v == 1 || defined != 0 {
-				n := c.u32()
-				val = c.take(int(min(n, 1<<30)))
-				found = true
+				// A size of -1 is an undefined fill value.
+				if n := c.u32(); n != 0xffffffff {
+					val = c.take(int(min(n, 1<<30)))
+					found = true
+				}
 			}
 		case 3:
 			flags := c.u8()

@@ -139,7 +139,11 @@ func (f *file) dtype(c *cursor, depth int) (DType, error) {
 	switch class {
 	case 0, 2, 4: // fixed-point, time, bitfield
 		t.BigEndian = bits&1 != 0
-		t.Offset, t.Precision = int(c.u16()), int(c.u16())
+		if class == 2 {
+			t.Precision = int(c.u16()) // time: precision only
+		} else {
+			t.Offset, t.Precision = int(c.u16()), int(c.u16())
+		}
 		switch class {
 		case 0:
 			t.Class = "integer"
