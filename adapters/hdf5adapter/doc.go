@@ -23,8 +23,12 @@
 // byte order the file stores them (a ">f8" dataset reads big endian), of
 // size elements × element size; its Sys is a *Dataset, which describes
 // shape, maximum shape, type, layout, chunks, filters, fill value and
-// attributes. ReadDir sorts by name. ModTime is the object's modification
-// time when the file records one.
+// attributes. Fixed-size strings read as h5py reads them, as libhdf5
+// converts them: the bytes after the NUL of a NUL-terminated string and
+// the trailing spaces of a space-padded one read as NULs, and the bytes
+// that no member covers in a compound holding such strings read as zeros.
+// ReadDir sorts by name. ModTime is the object's modification time when
+// the file records one.
 //
 // Links:
 //   - A hard or soft link to a group or dataset is listed as its target.
