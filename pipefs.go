@@ -8,7 +8,7 @@
 // http.FileServerFS, fs.WalkDir, fs.Glob, template.ParseFS and io.Copy.
 //
 // Importing this package registers the local roots ("file:", "memory:")
-// and every adapter (zip, tar, gzip, zstd, bzip2, xz, byte-range, json,
+// and every adapter (zip, tar, gzip, zstd, bzip2, xz, byte-range, json, hdf5,
 // zarr, n5, neuroglancer-precomputed, ocdbt, icechunk), all pure Go. It
 // does not register the remote roots, so that a program that reads local
 // files does not carry an HTTP client, a TLS stack or a cloud SDK: import
@@ -34,6 +34,7 @@ import (
 	// The local roots and every adapter; the remote roots are in package all.
 	_ "github.com/pipefs/pipefs/adapters/bzip2adapter"
 	_ "github.com/pipefs/pipefs/adapters/gzipadapter"
+	_ "github.com/pipefs/pipefs/adapters/hdf5adapter"
 	_ "github.com/pipefs/pipefs/adapters/icechunkadapter"
 	_ "github.com/pipefs/pipefs/adapters/jsonadapter"
 	_ "github.com/pipefs/pipefs/adapters/n5adapter"

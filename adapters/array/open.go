@@ -3,6 +3,7 @@ package array
 import (
 	"context"
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/pipefs/pipefs/vfs"
@@ -14,8 +15,12 @@ import (
 // The pipeline may end in an array adapter ("...|zarr3:a/b") or at a
 // directory that holds a dataset ("file:/d/x.zarr/"), whose format is then
 // detected among the registered dataset formats (o.NoDetect turns that
-// off).
+// off). It may also name a file whose Stat().Sys() is a [Noder] (an HDF5
+// dataset, "...|hdf5:/g/d"): the FS returned is then its directory's.
 func OpenNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node, *vfs.FS, error) {
+	if n, fsys := openFileNode(ctx, pipeline, o); n != nil {
+		return n, fsys, nil
+	}
 	fsys, err := vfs.OpenFS(ctx, pipeline, o)
 	if err != nil {
 		return nil, nil, err
@@ -77,6 +82,39 @@ func OpenArray(ctx context.Context, pipeline, child string, o *vfs.Options) (*Ar
 		return nil, nil, fmt.Errorf("%s: a %s group, not an array (children: %s): %w", pipeline, n.Format, strings.Join(n.Children, ", "), driver.ErrIsDir)
 	}
 	return n.Array, fsys, nil
+}
+
+// openFileNode opens a pipeline whose last stage reads a file and yields
+// a dataset (hdf5:) at a path that may name a file: it returns the node of
+// that file when its Sys is a Noder, and the FS of its directory, or nil
+// when the pipeline names no such file (OpenNode then goes on as for a
+// directory, whose errors say what is wrong).
+func openFileNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node, *vfs.FS) {
+	p, err := vfs.Parse(pipeline)
+	if err != nil || len(p) < 2 {
+		return nil, nil
+	}
+	last := p[len(p)-1]
+	base, yields, _ := vfs.SchemeKinds(last.Scheme)
+	if base != vfs.KindFile || yields != vfs.KindDataset || last.IsDir() || last.Key() == "." {
+		return nil, nil
+	}
+	dir, err := p.Resolve(".")
+	if err != nil {
+		return nil, nil
+	}
+	fsys, err := vfs.OpenPipelineFS(ctx, dir, o)
+	if err != nil {
+		return nil, nil
+	}
+	info, err := fsys.Stat(path.Base(last.Key()))
+	if err == nil && !info.IsDir() {
+		if n := NodeOf(info); n != nil {
+			return n, fsys
+		}
+	}
+	fsys.Close()
+	return nil, nil
 }
 
 func nodeOfFS(fsys *vfs.FS) (*Node, error) {

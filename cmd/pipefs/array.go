@@ -21,10 +21,12 @@ func newArrayCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "array [--json] [--read | --box BOX | --chunk COORD | --strings [--box BOX]] URL",
 		Short: "Describe an array or group, or write its elements",
-		Long: `array describes the Zarr (v2 or v3), N5 or neuroglancer precomputed node
-that URL names: format, node type, shape, data type, chunk grid, codecs,
-fill value, dimension names, attributes, and for a group its children.
-The format is detected when URL names the node's directory.
+		Long: `array describes the Zarr (v2 or v3), N5, neuroglancer precomputed or HDF5
+node that URL names: format, node type, shape, data type, chunk grid,
+codecs, fill value, dimension names, attributes, and for a group its
+children; for an HDF5 dataset also its HDF5 type, layout, chunk index,
+maximum shape, filters and stored fill value. The format is detected when
+URL names the node's directory (or an HDF5 file).
 
 With --read it writes the whole array to standard output as C-order
 little-endian elements (U as UTF-32LE, S raw, bool as 0/1; variable-length
@@ -44,7 +46,8 @@ bounds the bytes decoded.`,
   pipefs array --box 0:2,1:3 'file:/data/x.zarr/|zarr2:b'
   pipefs array --chunk 0,1 'file:/data/x.zarr/|zarr3:b'
   pipefs array --strings --box 0:2 'file:/data/x.zarr/|zarr3:names'
-  pipefs array --scale 8_8_8 --read 'file:/data/vol/|neuroglancer-precomputed:'`,
+  pipefs array --scale 8_8_8 --read 'file:/data/vol/|neuroglancer-precomputed:'
+  pipefs array --box 0:2 'file:/data/x.h5|hdf5:/group/dataset'`,
 		Args:              args(cobra.ExactArgs(1)),
 		ValidArgsFunction: g.completeURLs(1, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -79,7 +82,7 @@ bounds the bytes decoded.`,
 						return err
 					}
 				}
-				return writeDescription(w, n, asJSON)
+				return writeDescriptionHDF5(w, n, hdf5Dataset(fsys, n), asJSON)
 			}
 			a, fsys, err := array.OpenArray(ctx, pipeline, scale, g.options())
 			if err != nil {

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/pipefs/pipefs/adapters/array"
+	"github.com/pipefs/pipefs/adapters/hdf5adapter"
 	"github.com/pipefs/pipefs/adapters/precomputedadapter"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
@@ -21,8 +23,22 @@ import (
 // Node's fields as its struct tags name them) when asJSON is set, else
 // text, one "name: value" line per field.
 func writeDescription(w io.Writer, n *array.Node, asJSON bool) error {
+	return writeDescriptionHDF5(w, n, nil, asJSON)
+}
+
+// writeDescriptionHDF5 is writeDescription for a node that may be an HDF5
+// dataset ds (nil for any other node): its HDF5 specifics follow, in an
+// "hdf5" object of the JSON, or as "hdf5 ..." lines of the text.
+func writeDescriptionHDF5(w io.Writer, n *array.Node, ds *hdf5adapter.Dataset, asJSON bool) error {
 	if asJSON {
-		b, err := json.MarshalIndent(n, "", "  ")
+		var v any = n
+		if ds != nil {
+			v = struct {
+				*array.Node
+				HDF5 *hdf5adapter.Dataset `json:"hdf5"`
+			}{n, ds}
+		}
+		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
 			return err
 		}
@@ -70,6 +86,28 @@ func writeDescription(w io.Writer, n *array.Node, asJSON bool) error {
 		line("codecs", "%s", strings.Join(cs, ", "))
 	}
 	line("attributes", "%s", compact(n.Attributes))
+	if ds != nil {
+		line("hdf5 type", "%s (%s, %d bytes)", ds.DType.String(), ds.DType.Class, ds.DType.Size)
+		line("hdf5 layout", "%s", ds.Layout)
+		if ds.ChunkIndex != "" {
+			line("hdf5 index", "%s", ds.ChunkIndex)
+		}
+		if ds.MaxShape != nil {
+			line("hdf5 max shape", "%v (-1: unlimited)", ds.MaxShape)
+		}
+		var fs []string
+		for _, f := range ds.Filters {
+			fs = append(fs, fmt.Sprintf("%s (id %d, values %v)", f.Name, f.ID, f.Values))
+		}
+		if fs != nil {
+			line("hdf5 filters", "%s", strings.Join(fs, ", "))
+		}
+		if ds.Fill != nil {
+			line("hdf5 fill", "% x (stored bytes)", ds.Fill)
+		} else {
+			line("hdf5 fill", "undefined (zeros)")
+		}
+	}
 	if !n.IsArray {
 		src := ""
 		if n.Consolidated {
@@ -211,4 +249,26 @@ func registry(o *vfs.Options) *vfs.Registry {
 		return o.Registry
 	}
 	return vfs.DefaultRegistry
+}
+
+// hdf5Dataset returns the HDF5 dataset that n describes, found in fsys (as
+// array.OpenNode returns them), or nil for any other node.
+func hdf5Dataset(fsys *vfs.FS, n *array.Node) *hdf5adapter.Dataset {
+	if n.Format != "hdf5" || !n.IsArray {
+		return nil
+	}
+	for _, name := range []string{path.Base(n.Path), "."} {
+		info, err := fsys.Stat(name)
+		if err != nil {
+			continue
+		}
+		sys := info.Sys()
+		if o, ok := sys.(*vfs.Origin); ok {
+			sys = o.Header
+		}
+		if ds, ok := sys.(*hdf5adapter.Dataset); ok && ds.Path == n.Path {
+			return ds
+		}
+	}
+	return nil
 }

@@ -1,0 +1,61 @@
+package hdf5adapter
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/pipefs/pipefs/vfs"
+)
+
+func testFile() *file {
+	return &file{o: 8, l: 8, lim: vfs.Limits{}.Effective()}
+}
+
+// A time member has a precision and no bit offset (PyTables writes them).
+func TestTimeInCompound(t *testing.T) {
+	msg := []byte{
+		0x16, 1, 0, 0, 12, 0, 0, 0, // compound v1, 1 member, 12 bytes
+		't', '3', '2', 0, 0, 0, 0, 0, // name, padded to 8
+		8, 0, 0, 0, // offset
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, // v1 dims
+		0x12, 1, 0, 0, 4, 0, 0, 0, 32, 0, // time v1, big endian, 4 bytes, precision 32
+	}
+	dt, n, err := testFile().parseDType(msg)
+	if err != nil || n != len(msg) {
+		t.Fatalf("parseDType: %v after %d of %d bytes", err, n, len(msg))
+	}
+	if f := dt.Fields; len(f) != 1 || f[0].Offset != 8 || f[0].Type.Class != "time" || f[0].Type.Precision != 32 || !f[0].Type.BigEndian {
+		t.Errorf("%+v", dt)
+	}
+}
+
+// A fill value message of version 2 whose size is -1 leaves the fill
+// value undefined.
+func TestFillSizeMinusOne(t *testing.T) {
+	d := &dsInfo{f: testFile(), es: 2}
+	o := &object{msgs: []message{{typ: msgFill, body: []byte{2, 1, 0, 1, 0xff, 0xff, 0xff, 0xff}}}}
+	if err := d.parseFill(context.Background(), o); err != nil || d.fill != nil {
+		t.Errorf("fill % x, %v", d.fill, err)
+	}
+}
+
+// Strings read as libhdf5 converts them for h5py: after the NUL of a
+// NUL-terminated string and the trailing spaces of a space-padded one,
+// NULs; a compound that is converted has its gaps zeroed.
+func TestNormalize(t *testing.T) {
+	nt := DType{Class: "string", Size: 6, Padding: "nullterm"}
+	sp := DType{Class: "string", Size: 6, Padding: "spacepad"}
+	comp := DType{Class: "compound", Size: 16, Fields: []Field{{Name: "s", Offset: 0, Type: nt}, {Name: "p", Offset: 8, Type: sp}}}
+	e := []byte("ab\x00xyzGGcd  \x00 GG")
+	if !hasString(&comp) {
+		t.Fatal("hasString = false")
+	}
+	normalize(e, &comp)
+	if want := []byte("ab\x00\x00\x00\x00\x00\x00cd  \x00\x00\x00\x00"); !bytes.Equal(e, want) {
+		t.Errorf("got %q, want %q", e, want)
+	}
+	if hasString(&DType{Class: "compound", Size: 16, Fields: []Field{{Name: "a", Type: DType{Class: "integer", Size: 4}}}}) {
+		t.Error("a compound of numbers is converted")
+	}
+}

@@ -1,0 +1,411 @@
+package hdf5adapter
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+
+	"github.com/pipefs/pipefs/vfs/driver"
+)
+
+// chunkKey keys a decoded chunk in the cache: the file (its env.Key, or
+// the *file when nothing names its bytes), the dataset's object header
+// and the chunk's grid coordinates.
+type chunkKey struct {
+	file  any
+	addr  uint64
+	coord string
+}
+
+func (d *dsInfo) cacheKey(g []int64) chunkKey {
+	var owner any = d.f
+	if d.f.key != "" {
+		owner = d.f.key
+	}
+	b := make([]byte, 0, 8*len(g))
+	for i, v := range g {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, v, 10)
+	}
+	return chunkKey{owner, d.addr, string(b)}
+}
+
+// readChunk returns the decoded chunk at grid coordinates g, full size, in
+// stored byte order; found is false when it is not stored (then data is
+// nil: the chunk is fill).
+func (d *dsInfo) readChunk(ctx context.Context, g []int64) (data []byte, found bool, err error) {
+	if d.bad != nil {
+		return nil, false, d.bad
+	}
+	key := d.cacheKey(g)
+	if d.f.cache != nil {
+		if v, ok := d.f.cache.Get(key); ok {
+			b := v.([]byte)
+			return b, b != nil, nil
+		}
+	}
+	ix, err := d.chunkIndex(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("chunk index: %w", err)
+	}
+	loc, err := ix.lookup(ctx, g)
+	if err != nil {
+		return nil, false, fmt.Errorf("chunk %v: %w", g, err)
+	}
+	if !loc.found {
+		if d.f.cache != nil {
+			d.f.cache.Add(key, []byte(nil), 64)
+		}
+		return nil, false, nil
+	}
+	if loc.size > uint64(d.f.lim.MaxChunk) || (len(d.filter) == 0 && loc.size != uint64(d.cb)) {
+		if len(d.filter) == 0 {
+			return nil, false, driver.Corruptf("chunk %v of %d bytes, want %d", g, loc.size, d.cb)
+		}
+		return nil, false, driver.Limitf("chunk %v of %d stored bytes, more than MaxChunk (%d)", g, loc.size, d.f.lim.MaxChunk)
+	}
+	if err := d.f.check(loc.addr, loc.size, fmt.Sprintf("chunk %v", g)); err != nil {
+		return nil, false, err
+	}
+	raw := make([]byte, loc.size)
+	if _, err := readFull(ctx, d.f.blob, raw, int64(d.f.base+loc.addr)); err != nil {
+		return nil, false, fmt.Errorf("chunk %v: %w", g, err)
+	}
+	data = raw
+	if len(d.filter) > 0 {
+		mask := loc.mask
+		if d.edgeRaw && d.edge(g) {
+			mask = ^uint32(0)
+		}
+		if data, err = decodeChunk(d.filter, mask, raw, d.es, d.cb); err != nil {
+			return nil, false, fmt.Errorf("chunk %v: %w", g, err)
+		}
+		if int64(len(data)) != d.cb {
+			return nil, false, driver.Corruptf("chunk %v decodes to %d bytes, want %d", g, len(data), d.cb)
+		}
+	}
+	if d.f.cache != nil {
+		d.f.cache.Add(key, data, int64(len(data))+64)
+	}
+	return data, true, nil
+}
+
+// edge reports whether chunk g reaches past the dataset's dimensions.
+func (d *dsInfo) edge(g []int64) bool {
+	for i, v := range g {
+		if (v+1)*d.chunk[i] > d.dims[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// size is the byte size of the dataset's file.
+func (d *dsInfo) size() int64 { return d.count * int64(d.es) }
+
+// readAt reads the dataset's bytes (C order, stored byte order) at off.
+// Variable-length data does not read.
+func (d *dsInfo) readAt(ctx context.Context, p []byte, off int64) (int, error) {
+	if d.dtype.Variable() && off < d.size() {
+		return 0, d.variableErr()
+	}
+	return d.readRaw(ctx, p, off)
+}
+
+// readRaw is readAt for any type: variable-length data reads as its heap
+// pointers. Strings read as h5py reads them: the bytes after the NUL of a
+// NUL-terminated string, and the trailing spaces of a space-padded one,
+// read as NULs.
+func (d *dsInfo) readRaw(ctx context.Context, p []byte, off int64) (int, error) {
+	if !hasString(&d.dtype) || off < 0 {
+		return d.readStored(ctx, p, off)
+	}
+	es := int64(d.es)
+	size := d.size()
+	if off >= size {
+		return d.readStored(ctx, p, off)
+	}
+	// Whole elements around [off, off+len(p)).
+	lo := off - off%es
+	hi := min(size, (off+int64(len(p))+es-1)/es*es)
+	if hi-lo > int64(len(p))+2*es || hi-lo > 1<<30 {
+		hi = lo + (int64(len(p))+2*es)/es*es
+	}
+	buf := make([]byte, hi-lo)
+	n, err := d.readStored(ctx, buf, lo)
+	for i := int64(0); i+es <= int64(n); i += es {
+		normalize(buf[i:i+es], &d.dtype)
+	}
+	m := 0
+	if int64(n) > off-lo {
+		m = copy(p, buf[off-lo:n])
+	}
+	if err == nil && m < len(p) {
+		err = io.EOF
+	}
+	if err == io.EOF && off+int64(m) < size && m < len(p) {
+		err = nil
+	}
+	return m, err
+}
+
+// hasString reports whether elements of t read differently from their
+// stored bytes (see normalize): t holds strings that are not null-padded,
+// which libhdf5 converts when h5py reads them.
+func hasString(t *DType) bool {
+	switch t.Class {
+	case "string":
+		return t.Padding != "nullpad"
+	case "compound":
+		for i := range t.Fields {
+			if hasString(&t.Fields[i].Type) {
+				return true
+			}
+		}
+	case "array":
+		return t.Base != nil && hasString(t.Base)
+	}
+	return false
+}
+
+// normalize rewrites element e of type t, for which hasString holds, as
+// h5py reads it, converted by libhdf5: strings null-padded, and the bytes
+// of a compound that no member covers zero (a converted compound is built
+// member by member; one that needs no conversion reads as stored).
+func normalize(e []byte, t *DType) {
+	switch t.Class {
+	case "string":
+		switch t.Padding {
+		case "nullterm", "nullpad":
+			if i := bytes.IndexByte(e, 0); i >= 0 {
+				clear(e[i:])
+			}
+		case "spacepad":
+			i := len(e)
+			for i > 0 && e[i-1] == ' ' {
+				i--
+			}
+			clear(e[i:])
+		}
+	case "compound":
+		fields := slices.Clone(t.Fields)
+		slices.SortFunc(fields, func(a, b Field) int { return cmp.Compare(a.Offset, b.Offset) })
+		at := 0
+		for i := range fields {
+			fl := &fields[i]
+			if fl.Offset+fl.Type.Size > len(e) {
+				continue
+			}
+			if fl.Offset > at {
+				clear(e[at:fl.Offset])
+			}
+			normalize(e[fl.Offset:fl.Offset+fl.Type.Size], &fl.Type)
+			at = max(at, fl.Offset+fl.Type.Size)
+		}
+		clear(e[min(at, len(e)):])
+	case "array":
+		if t.Base != nil && t.Base.Size > 0 {
+			for i := 0; i+t.Base.Size <= len(e); i += t.Base.Size {
+				normalize(e[i:i+t.Base.Size], t.Base)
+			}
+		}
+	}
+}
+
+// readStored reads the stored bytes of the dataset at off.
+func (d *dsInfo) readStored(ctx context.Context, p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("negative offset %d: %w", off, driver.ErrCorrupt)
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	size := d.size()
+	if off >= size {
+		if len(p) == 0 {
+			return 0, nil
+		}
+		return 0, io.EOF
+	}
+	if d.bad != nil {
+		return 0, d.bad
+	}
+	want := len(p)
+	if int64(want) > size-off {
+		p = p[:size-off]
+	}
+	var n int
+	var err error
+	switch d.layout {
+	case layoutCompact:
+		n = copy(p, d.compact[off:size])
+	case layoutContiguous:
+		if d.contigAddr == undef {
+			n = d.fillBytes(p, off)
+			break
+		}
+		if err = d.f.check(d.contigAddr, uint64(size), "contiguous data"); err != nil {
+			return 0, err
+		}
+		n, err = readFull(ctx, d.f.blob, p, int64(d.f.base+d.contigAddr)+off)
+	case layoutChunked:
+		n, err = d.readChunked(ctx, p, off)
+	}
+	if err == nil && n < want {
+		err = io.EOF
+	}
+	return n, err
+}
+
+// fillBytes fills p with the fill value as the bytes at off of a dataset
+// that holds only fill.
+func (d *dsInfo) fillBytes(p []byte, off int64) int {
+	if d.fill == nil {
+		clear(p)
+		return len(p)
+	}
+	for i := range p {
+		p[i] = d.fill[(off+int64(i))%int64(d.es)]
+	}
+	return len(p)
+}
+
+// readChunked serves a read of a chunked dataset chunk by chunk: each run
+// of elements along the last dimension inside one chunk is one copy.
+func (d *dsInfo) readChunked(ctx context.Context, p []byte, off int64) (int, error) {
+	d.prefetch(ctx, p, off)
+	es := int64(d.es)
+	rank := len(d.dims)
+	done := 0
+	coord := make([]int64, rank)
+	g := make([]int64, rank)
+	// The chunks this read has taken, by their linear grid index.
+	type taken struct {
+		data  []byte
+		found bool
+	}
+	local := map[int64]taken{}
+	for done < len(p) {
+		if err := ctx.Err(); err != nil {
+			return done, err
+		}
+		pos := off + int64(done)
+		e, within := pos/es, pos%es
+		// Unravel e.
+		r := e
+		for i := rank - 1; i >= 0; i-- {
+			coord[i] = r % d.dims[i]
+			r /= d.dims[i]
+		}
+		var lin int64
+		for i := range g {
+			g[i] = coord[i] / d.chunk[i]
+			lin = lin*((d.dims[i]+d.chunk[i]-1)/d.chunk[i]) + g[i]
+		}
+		last := rank - 1
+		w := coord[last] % d.chunk[last]
+		run := min(d.chunk[last]-w, d.dims[last]-coord[last])
+		// Byte range of the run.
+		from := within
+		to := min(run*es, from+int64(len(p)-done))
+		c, ok := local[lin]
+		if !ok {
+			data, found, err := d.readChunk(ctx, g)
+			if err != nil {
+				return done, err
+			}
+			c = taken{data, found}
+			local[lin] = c
+		}
+		dst := p[done : done+int(to-from)]
+		if !c.found {
+			d.fillBytes(dst, pos)
+		} else {
+			var ci int64
+			for i := range rank {
+				ci = ci*d.chunk[i] + coord[i]%d.chunk[i]
+			}
+			copy(dst, c.data[ci*es+from:])
+		}
+		done += len(dst)
+	}
+	return done, nil
+}
+
+// prefetch tells the input which stored chunks a read of len(p) bytes at
+// off will read, when it touches more than one that is not cached: their
+// extents, merged where they lie close together in the file, go to
+// driver.Prefetch, so that a remote input fetches them in few requests
+// rather than one per chunk. It is a hint: errors are left to the reads.
+func (d *dsInfo) prefetch(ctx context.Context, p []byte, off int64) {
+	const (
+		maxRuns   = 4096
+		maxChunks = 256
+		gap       = 64 << 10 // merge extents less than this apart
+	)
+	es := int64(d.es)
+	rank := len(d.dims)
+	coord := make([]int64, rank)
+	seen := map[int64]bool{}
+	var todo [][]int64
+	done := int64(0)
+	for runs := 0; done < int64(len(p)) && runs < maxRuns && len(todo) < maxChunks; runs++ {
+		e := (off + done) / es
+		for i := rank - 1; i >= 0; i-- {
+			coord[i] = e % d.dims[i]
+			e /= d.dims[i]
+		}
+		g := make([]int64, rank)
+		var lin int64
+		for i := range g {
+			g[i] = coord[i] / d.chunk[i]
+			lin = lin*((d.dims[i]+d.chunk[i]-1)/d.chunk[i]) + g[i]
+		}
+		last := rank - 1
+		run := min(d.chunk[last]-coord[last]%d.chunk[last], d.dims[last]-coord[last])
+		done += run*es - (off+done)%es
+		if seen[lin] {
+			continue
+		}
+		seen[lin] = true
+		if d.f.cache != nil {
+			if _, ok := d.f.cache.Peek(d.cacheKey(g)); ok {
+				continue
+			}
+		}
+		todo = append(todo, g)
+	}
+	if len(todo) < 2 {
+		return
+	}
+	ix, err := d.chunkIndex(ctx)
+	if err != nil {
+		return
+	}
+	var ext [][2]uint64
+	for _, g := range todo {
+		loc, err := ix.lookup(ctx, g)
+		if err != nil || !loc.found || d.f.check(loc.addr, loc.size, "chunk") != nil {
+			continue
+		}
+		ext = append(ext, [2]uint64{loc.addr, loc.addr + loc.size})
+	}
+	slices.SortFunc(ext, func(a, b [2]uint64) int { return cmp.Compare(a[0], b[0]) })
+	for i := 0; i < len(ext); {
+		lo, hi := ext[i][0], ext[i][1]
+		j := i + 1
+		for ; j < len(ext) && ext[j][0] <= hi+gap; j++ {
+			hi = max(hi, ext[j][1])
+		}
+		if driver.Prefetch(ctx, d.f.blob, int64(d.f.base+lo), int64(hi-lo)) != nil {
+			return
+		}
+		i = j
+	}
+}
