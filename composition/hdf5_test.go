@@ -50,11 +50,11 @@ const (
 	h5pyDumps    = h5pyFixtures + "/dumps"
 )
 
-// h5Decoded are the filters pipefs must decode (issue: deflate, shuffle,
-// fletcher32, n-bit, scale-offset, blosc, bzip2, lz4, zstd). A read of a
-// dataset with any other filter (szip, lzf, lzo, ...) may fail with
-// errors.ErrUnsupported instead.
-var h5Decoded = map[uint16]bool{1: true, 2: true, 3: true, 5: true, 6: true, 32001: true, 307: true, 32004: true, 32015: true}
+// h5Decoded are the filters pipefs must decode: deflate, shuffle,
+// fletcher32, n-bit, scale-offset, lzf, blosc, bzip2, lz4 and zstd. A read
+// of a dataset with any other filter (szip, lzo, ...) may fail with
+// errors.ErrUnsupported instead, naming the filter.
+var h5Decoded = map[uint16]bool{1: true, 2: true, 3: true, 5: true, 6: true, 32000: true, 32001: true, 307: true, 32004: true, 32015: true}
 
 // h5File is what scripts/h5pydump.py prints for one file.
 type h5File struct {
@@ -441,7 +441,6 @@ func compareH5File(t *testing.T, file string, want *h5File, st *h5Stats) {
 // the right shape and dtype.
 func checkH5Dataset(t *testing.T, p string, d *h5Dataset, file *h5File,
 	stat func(string) (fs.FileInfo, error), read func(string) ([]byte, error), st *h5Stats) bool {
-	t.Helper()
 	info, err := stat(p)
 	if err != nil {
 		t.Errorf("dataset %s: %v", p, err)
@@ -466,7 +465,11 @@ func checkH5Dataset(t *testing.T, p string, d *h5Dataset, file *h5File,
 			t.Errorf("dataset %s: shape %v, h5py %v", p, m.Shape, d.Shape)
 			listed = false
 		}
-		if d.DType != nil && m.NumPy != *d.DType {
+		// A compound with variable-length members has numpy's in-memory
+		// size in h5py (8-byte object pointers), and its size in the file
+		// in pipefs: only the kind is compared.
+		varCompound := !d.Fixed && d.Class == "compound" && strings.HasPrefix(m.NumPy, "|V") && d.DType != nil && strings.HasPrefix(*d.DType, "|V")
+		if d.DType != nil && m.NumPy != *d.DType && !varCompound {
 			t.Errorf("dataset %s: dtype %q, h5py %q (HDF5 class %s)", p, m.NumPy, *d.DType, d.Class)
 			listed = false
 		}
@@ -503,8 +506,9 @@ func checkH5Dataset(t *testing.T, p string, d *h5Dataset, file *h5File,
 	case err != nil && (strings.HasPrefix(err.Error(), "panic") || strings.HasPrefix(err.Error(), "hang")):
 		t.Errorf("dataset %s: %v", p, err)
 	case !d.Fixed:
-		// Variable-length data and references are listed, not read.
-		if !errors.Is(err, errors.ErrUnsupported) {
+		// Variable-length data and references are listed, not read
+		// (when there is no element, an empty read is right too).
+		if !errors.Is(err, errors.ErrUnsupported) && !(err == nil && len(b) == 0 && elements(d.Shape) == 0) {
 			t.Errorf("dataset %s (%s, variable-length or references): read gives %d bytes, error %v; want errors.ErrUnsupported", p, deref(d.DType), len(b), err)
 		}
 	case d.Error != "":
@@ -539,6 +543,19 @@ func checkH5Dataset(t *testing.T, p string, d *h5Dataset, file *h5File,
 		}
 	}
 	return listed
+}
+
+// elements returns the number of elements of shape (0 for a null
+// dataspace, nil; 1 for a scalar, []).
+func elements(shape []int64) int64 {
+	if shape == nil {
+		return 0
+	}
+	n := int64(1)
+	for _, d := range shape {
+		n *= d
+	}
+	return n
 }
 
 func deref(s *string) string {

@@ -40,7 +40,8 @@ and a DATASET is
      conversion (fixed-size datasets only), "sha256_numpy": that of
      np.ascontiguousarray(d[()]).tobytes() when it differs, "error": why h5py
      could not read it (a filter not available, ...), "strings": the first
-     STRINGS decoded values of a variable-length string dataset, "attrs":
+     STRINGS decoded values of a variable-length string dataset (bytes
+     that do not decode as the declared character set become U+FFFD), "attrs":
      {name: {"dtype": ..., "value": ...}}, "same_as": the path of a dataset
      holding the same elements (from the attribute pipefs_same_as, set by
      scripts/hdf5fixtures.py on datasets whose filter h5py may lack)}
@@ -272,10 +273,10 @@ def describe(d, max_bytes):
         try:
             shape = out['shape']
             if n <= STRINGS or not shape:
-                vals = d.asstr()[()]
+                vals = d.asstr(errors='replace')[()]
             else:
                 row = max(1, int(np.prod(shape[1:], dtype=np.int64)))
-                vals = d.asstr()[0:-(-STRINGS // row)]
+                vals = d.asstr(errors='replace')[0:-(-STRINGS // row)]
             flat = np.asarray(vals, dtype=object).reshape(-1)[:STRINGS]
             out['strings'] = [str(s) for s in flat]
         except Exception as e:  # noqa: BLE001
