@@ -16,11 +16,12 @@
 # It is idempotent: a finished corpus (DIR/.done holds this script's
 # version) is left alone. It needs apt-get, ar, dpkg-deb, xz, bsdtar, npm,
 # go, python3, GNU tar and git; none of them needs root (apt-get download
-# writes to the working directory). The corpus is about 41 MB: 56 archives
-# and 231 HDF5 files from 16 packages, gathered in about a minute.
+# writes to the working directory). The corpus is about 44 MB: 56 archives
+# and 233 HDF5 files from 17 packages (about 115 MB of Debian packages to
+# download), gathered in one to four minutes.
 set -euo pipefail
 
-version=4
+version=5
 dir=${1:?usage: corpus.sh DIR}
 if [ "$(cat "$dir/.done" 2>/dev/null)" = "$version" ]; then
 	exit 0
@@ -144,11 +145,15 @@ fi
 #   - minc-tools, python3-nibabel: MINC 2 images (.mnc, HDF5 inside);
 #   - python3-sasview: NXcanSAS and NeXus files (the small ones);
 #   - python3-bmtk-examples: SONATA network and spike files, NWB (the
-#     small ones).
+#     small ones);
+#   - libncarg-data: NCL's sample data, a netCDF-4 file and a NASA Aura MLS
+#     level-2 product (HDF-EOS5).
+# (gmt-common's netCDF-4 coastlines would add 11 more files, for an 80 MB
+# download.)
 h5debs="python-tables-data python3-h5py-serial python3-hyperspy scilab-test
 	r-bioc-rhdf5 r-bioc-rhdf5filters r-cran-hdf5r python3-anndata python3-sunpy
 	r-cran-ncmeta r-cran-stars libhe5-hdfeos-dev minc-tools python3-nibabel
-	python3-sasview python3-bmtk-examples"
+	python3-sasview python3-bmtk-examples libncarg-data"
 mkdir "$work/h5"
 (cd "$work/h5" && apt-get download $h5debs >/dev/null 2>&1) ||
 	(cd "$work/h5" && apt-get download $h5debs)
