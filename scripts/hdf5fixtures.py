@@ -366,3 +366,16 @@ for ub, lv in [(512, 'earliest'), (1024, 'v108'), (2048, 'v110'), (4096, 'latest
     with open(name, 'r+b') as w:
         text = ('user block of %d bytes written by scripts/hdf5fixtures.py\n' % ub).encode()
         w.write(text)
+
+# ---------------------------------------------------------------------------
+# 6. A virtual dataset (layout class 3) mapping two datasets of the same
+#    file, with a fill value where neither maps; listed by pipefs, not
+#    read (the test does not require reading it).
+# ---------------------------------------------------------------------------
+with h5py.File(p('virtual_latest.h5'), 'w', libver='latest') as f:
+    f.create_dataset('src/a', data=np.arange(10, dtype='<i4'), track_times=False)
+    f.create_dataset('src/b', data=np.arange(100, 110, dtype='<i4'), track_times=False)
+    layout = h5py.VirtualLayout(shape=(3, 10), dtype='<i4')
+    layout[0] = h5py.VirtualSource('.', 'src/a', shape=(10,))
+    layout[2] = h5py.VirtualSource('.', 'src/b', shape=(10,))
+    f.create_virtual_dataset('vds', layout, fillvalue=-1)
