@@ -379,3 +379,42 @@ with h5py.File(p('virtual_latest.h5'), 'w', libver='latest') as f:
     layout[0] = h5py.VirtualSource('.', 'src/a', shape=(10,))
     layout[2] = h5py.VirtualSource('.', 'src/b', shape=(10,))
     f.create_virtual_dataset('vds', layout, fillvalue=-1)
+
+# ---------------------------------------------------------------------------
+# 7. Shared object header messages (SOHM): datatype, dataspace, fill value,
+#    filter pipeline and attribute messages stored once in the shared
+#    message heap and referred to from each object header; the index is a
+#    list in one file and a v2 B-tree in the other. h5py has no wrapper for
+#    H5Pset_shared_mesg_*; call the libhdf5 that h5py loaded.
+# ---------------------------------------------------------------------------
+import ctypes  # noqa: E402 - only this section needs it
+
+_lib = ctypes.CDLL('libhdf5_serial.so.103')
+_lib.H5Pset_shared_mesg_nindexes.argtypes = [ctypes.c_int64, ctypes.c_uint]
+_lib.H5Pset_shared_mesg_index.argtypes = [ctypes.c_int64, ctypes.c_uint, ctypes.c_uint,
+                                          ctypes.c_uint]
+_lib.H5Pset_shared_mesg_phase_change.argtypes = [ctypes.c_int64, ctypes.c_uint, ctypes.c_uint]
+SHMESG_ALL = 0x02 | 0x04 | 0x08 | 0x10 | 0x20  # sdspace, dtype, fill, pline, attr
+for name, (max_list, min_btree) in [('sohm_list.h5', (50, 40)), ('sohm_btree.h5', (0, 0))]:
+    fcpl = h5py.h5p.create(h5py.h5p.FILE_CREATE)
+    if (_lib.H5Pset_shared_mesg_nindexes(fcpl.id, 1) < 0 or
+            _lib.H5Pset_shared_mesg_index(fcpl.id, 0, SHMESG_ALL, 1) < 0 or
+            _lib.H5Pset_shared_mesg_phase_change(fcpl.id, max_list, min_btree) < 0):
+        raise SystemExit('H5Pset_shared_mesg_* failed')
+    fapl = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
+    fapl.set_libver_bounds(h5py.h5f.LIBVER_LATEST, h5py.h5f.LIBVER_LATEST)
+    fid = h5py.h5f.create(p(name).encode(), h5py.h5f.ACC_TRUNC, fcpl=fcpl, fapl=fapl)
+    with h5py.File(fid) as f:
+        ct = np.dtype([('x', '>i4'), ('y', '<f8'), ('tag', 'S3')])
+        for i in range(12):
+            v = np.zeros((4, 3), dtype=ct)
+            v['x'] = np.arange(12).reshape(4, 3) + i
+            v['y'] = v['x'] / 4
+            v['tag'] = b'abc'
+            d = f.create_dataset('same/d%02d' % i, data=v, chunks=(2, 3), compression='gzip',
+                                 shuffle=True, fillvalue=np.array((-1, 0.5, b'z'), dtype=ct),
+                                 track_times=False)
+            d.attrs['units'] = np.bytes_(b'metres per second, shared')
+        for i in range(4):  # each message different: stored in the headers
+            f.create_dataset('own/e%d' % i, data=np.arange(i + 1, dtype='<u%d' % (2 ** (i % 4))),
+                             track_times=False)
