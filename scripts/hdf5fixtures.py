@@ -418,3 +418,15 @@ for name, (max_list, min_btree) in [('sohm_list.h5', (50, 40)), ('sohm_btree.h5'
         for i in range(4):  # each message different: stored in the headers
             f.create_dataset('own/e%d' % i, data=np.arange(i + 1, dtype='<u%d' % (2 ** (i % 4))),
                              track_times=False)
+
+# ---------------------------------------------------------------------------
+# 8. Paged aggregation with persistent free-space tracking (file space
+#    info message in the superblock extension, free-space managers, 4 KiB
+#    pages), after a dataset was deleted.
+# ---------------------------------------------------------------------------
+with h5py.File(p('paged_v110.h5'), 'w', libver='v110', fs_strategy='page', fs_persist=True,
+               fs_page_size=4096) as f:
+    f.create_dataset('chunked', data=A, chunks=(8, 8), compression='gzip', track_times=False)
+    f.create_dataset('gone', data=np.arange(1000, dtype='<i4'), track_times=False)
+    f.create_dataset('contiguous', data=np.arange(50, dtype='>f4'), track_times=False)
+    del f['gone']
