@@ -134,8 +134,8 @@ func TestUnknownSchemeNamesPackage(t *testing.T) {
 		{"memory:a|gzip:", `unknown scheme "gzip": import _ "github.com/pipefs/pipefs/adapters/gzipadapter" (or github.com/pipefs/pipefs/all); registered schemes are memory, test.dir, test.pass`},
 		{"s3://bucket/a", `unknown scheme "s3": import _ "github.com/pipefs/pipefs/roots/s3root" (or github.com/pipefs/pipefs/all); registered schemes are memory, test.dir, test.pass`},
 		{"https://example.com/a", `unknown scheme "https": import _ "github.com/pipefs/pipefs/roots/httproot" (or github.com/pipefs/pipefs/all)`},
-		// No pipefs package implements these.
-		{"memory:a|hdf5:", `unknown scheme "hdf5": registered schemes are memory, test.dir, test.pass (forgotten import?)`},
+		{"memory:a|hdf5:", `unknown scheme "hdf5": import _ "github.com/pipefs/pipefs/adapters/hdf5adapter" (or github.com/pipefs/pipefs/all)`},
+		// No pipefs package implements this one.
 		{"memory:a|test.other:", `unknown scheme "test.other": registered schemes are memory, test.dir, test.pass (forgotten import?)`},
 		// A registered scheme near the one asked for.
 		{"memory:a|test.dirr:", `unknown scheme "test.dirr": did you mean "test.dir"?`},

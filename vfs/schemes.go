@@ -196,7 +196,8 @@ var schemeRows = []schemeInfo{
 	// Datasets read from one file.
 	{name: "json", role: roleAdapter, path: pathPointer, base: KindFile, yields: KindDataset,
 		pkg: module + "/adapters/jsonadapter", summary: "value of a JSON document at a JSON pointer"},
-	{name: "hdf5", role: roleAdapter, base: KindFile, yields: KindDataset, summary: "HDF5 group or dataset"},
+	{name: "hdf5", role: roleAdapter, base: KindFile, yields: KindDataset,
+		pkg: module + "/adapters/hdf5adapter", summary: "HDF5 group or dataset"},
 	{name: "avif", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset, summary: "AVIF image"},
 	{name: "bmp", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset, summary: "BMP image"},
 	{name: "jpeg", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset, summary: "JPEG image"},

@@ -109,7 +109,7 @@ func TestSchemePackage(t *testing.T) {
 		"pipefs.tar":               m + "adapters/taradapter",
 		"pipefs.bzip2":             m + "adapters/bzip2adapter",
 		"pipefs.xz":                m + "adapters/xzadapter",
-		"hdf5":                     "",
+		"hdf5":                     m + "adapters/hdf5adapter",
 		"avif":                     "",
 		"bmp":                      "",
 		"jpeg":                     "",
