@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -242,6 +243,8 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 		// opens that ask for its spacing.
 		key = fmt.Sprintf("gzip\x00%s\x00%d\x00%d\x00%d", env.Key, info.Size(), info.ModTime().UnixNano(), iopts.EffectiveSpacing())
 	}
+	disk := env.DiskIndex(fmt.Sprintf("gzip v1 spacing %d", iopts.EffectiveSpacing()))
+	saved := restore(env, disk, key, data, info.Size(), iopts)
 	fr := &framer{size: info.Size(), maxName: lim.MaxNameLength}
 	s := inflate.New(src, data, fr, key, iopts)
 	mtime := h.ModTime
@@ -252,6 +255,7 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 	if _, ok := bgzfBlockSize(h.Extra); ok {
 		z = newBGZF(src, info.Size(), lim, lim.MaxNameLength)
 	}
+	var b *blob
 	size := func(ctx context.Context) (int64, error) {
 		if z != nil {
 			ok, err := z.table(ctx)
@@ -266,6 +270,7 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 		if errors.Is(err, driver.ErrCorrupt) || errors.Is(err, driver.ErrLimit) {
 			s.Forget() // a bad stream's partial index is not kept
 		}
+		b.save()
 		return n, err
 	}
 	known := func() int64 {
@@ -274,12 +279,14 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 		}
 		return s.Index().Size()
 	}
-	b := &blob{
+	b = &blob{
 		s:     s,
+		disk:  disk,
 		bgzf:  z,
 		info:  lazysize.New(ctx, outputName(h.Name, info.Name()), info.Mode(), mtime, h, size, known, lim.MaxFileSize),
 		csize: driver.CompressedSize(src),
 	}
+	b.saved.Store(saved || !disk.Enabled())
 	return driver.Location{Blob: b}, nil
 }
 
@@ -306,7 +313,9 @@ func safeName(s string) bool {
 // blob is the decompressed stream.
 type blob struct {
 	s     *inflate.Stream
-	bgzf  *bgzf // for a first member with the BGZF BC subfield, else nil
+	disk  vfs.DiskIndex // where the complete index is kept across processes
+	saved atomic.Bool   // the index is kept on disk, or has no place there
+	bgzf  *bgzf         // for a first member with the BGZF BC subfield, else nil
 	info  *lazysize.Info
 	csize int64
 }
@@ -333,7 +342,39 @@ func (b *blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 			return b.bgzf.ReadAt(ctx, p, off)
 		}
 	}
-	return b.s.ReadAt(ctx, p, off)
+	n, err := b.s.ReadAt(ctx, p, off)
+	if n < len(p) && !b.saved.Load() {
+		b.save() // a read that reached the end completed the index
+	}
+	return n, err
+}
+
+// save keeps the stream's index on disk once it is complete.
+func (b *blob) save() {
+	if b.saved.Load() || !b.s.Index().Complete() || !b.saved.CompareAndSwap(false, true) {
+		return
+	}
+	if data, ok := b.s.Index().Encode(); ok {
+		b.disk.Store(data)
+	}
+}
+
+// restore loads the index kept on disk for the stream into env.Cache,
+// unless the cache holds one, and reports whether the disk holds it. A
+// kept index that does not decode is removed.
+func restore(env *vfs.Env, disk vfs.DiskIndex, key string, first, srcSize int64, o *inflate.Options) bool {
+	if key == "" || !disk.Enabled() || inflate.Cached(env.Cache, key) {
+		return false
+	}
+	data, ok := disk.Load(inflate.EncodedLimit(env.Limits, o.EffectiveSpacing()))
+	if !ok {
+		return false
+	}
+	if err := inflate.Restore(env.Cache, key, data, first, srcSize); err != nil {
+		disk.Remove()
+		return false
+	}
+	return true
 }
 
 // Stream reads the output forward from off, building the index and
@@ -342,7 +383,10 @@ func (b *blob) Stream(ctx context.Context, off int64) (io.ReadCloser, error) {
 	return b.s.Stream(ctx, off)
 }
 
-func (b *blob) Close() error { return b.s.Close() }
+func (b *blob) Close() error {
+	b.save()
+	return b.s.Close()
+}
 
 // CompressedSize returns the compressed size at the bottom of the nest.
 func (b *blob) CompressedSize() int64 { return b.csize }
