@@ -149,6 +149,7 @@ type globals struct {
 
 	limitFlags []*limitFlag // --max-ratio and the others
 	limits     vfs.Limits   // from PIPEFS_LIMITS and limitFlags
+	disk       diskCacheFlags
 
 	mu      sync.Mutex
 	counted []interface{ Stats() []vfs.StageCounts } // what --stats reports
@@ -229,7 +230,7 @@ func cwd() vfs.Pipeline {
 
 // options returns the open options that the global flags ask for.
 func (g *globals) options() *vfs.Options {
-	return &pipefs.Options{NoDetect: g.noDetect, Limits: g.limits}
+	return g.disk.apply(&pipefs.Options{NoDetect: g.noDetect, Limits: g.limits})
 }
 
 // newRoot returns the root command and the globals its flags set.
@@ -285,12 +286,16 @@ G, T, P or E suffix (powers of 1024), or -1 (also "none") for no limit. SIGINT s
 		"do not detect container formats: a file where a directory is wanted is an error")
 	g.limitFlags = limitFields()
 	addLimitFlags(root.PersistentFlags(), g.limitFlags)
+	g.disk.add(root.PersistentFlags())
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		l, err := limits(cmd.Flags(), g.limitFlags)
 		if err != nil {
 			return usageError{err}
 		}
 		g.limits = l
+		if err := g.disk.setup(cmd.Flags()); err != nil {
+			return usageError{err}
+		}
 		return nil
 	}
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {

@@ -90,6 +90,9 @@ func Restore(c *vfs.Cache, key string, b []byte, first, srcSize int64) error {
 		crc := d.Uint()
 		p.window = d.Raw(maxWindow)
 		p.crc = uint32(crc)
+		if len(p.window) == 0 {
+			p.window = nil
+		}
 		switch {
 		case d.Err() != nil:
 		case crc > 1<<32-1 || p.bit > 7:
@@ -105,9 +108,6 @@ func Restore(c *vfs.Cache, key string, b []byte, first, srcSize int64) error {
 		}
 		if d.Err() != nil {
 			break
-		}
-		if len(p.window) == 0 {
-			p.window = nil
 		}
 		ix.points = append(ix.points, p)
 		ix.bytes += int64(len(p.window))

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pipefs/pipefs/fstest"
+	"github.com/pipefs/pipefs/vfs"
+)
+
+// tarGz returns a gzipped tar of n members of size bytes each, of words
+// that compress about 3:1, and the members' contents.
+func tarGz(t *testing.T, n, size int) ([]byte, map[string][]byte) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega")
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	files := map[string][]byte{}
+	for i := range n {
+		var b bytes.Buffer
+		for b.Len() < size {
+			fmt.Fprintf(&b, "%s %d ", words[rng.IntN(len(words))], rng.IntN(1000))
+		}
+		name := fmt.Sprintf("d%d/f%03d.txt", i%4, i)
+		files[name] = b.Bytes()[:size]
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(size), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write(files[name])
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	zw.Close()
+	return buf.Bytes(), files
+}
+
+// runChild runs the CLI in a child process with the index cache in dir.
+func runChild(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := cliCommand(t, args...)
+	cmd.Env = append(cmd.Env, vfs.DiskCacheEnv+"="+dir)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("pipefs %q: %v, stderr:\n%s", args, err, stderr.String())
+	}
+	return stdout.String()
+}
+
+// TestDiskCacheRemote runs the CLI three times over one remote tar.gz with
+// one index cache: the second listing reads nothing past the first
+// block, and a member read after it costs one request before the
+// member's bytes. Opening the object costs one request (the remote root's
+// suffix read, which learns its size and version), and format detection
+// and the gzip header one more (the first block).
+func TestDiskCacheRemote(t *testing.T) {
+	data, files := tarGz(t, 64, 64<<10) // 4 MiB of output: 4 checkpoints
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"a.tar.gz": data})
+	dir := t.TempDir()
+	url := srv.URL() + "/a.tar.gz"
+
+	first := runChild(t, dir, "ls", "-R", url)
+	req1, bytes1 := srv.Requests(), srv.Bytes()
+	if bytes1 < int64(len(data)) {
+		t.Fatalf("first listing fetched %d bytes of %d", bytes1, len(data))
+	}
+	entries, _ := filepath.Glob(filepath.Join(dir, "*.pfi"))
+	if len(entries) != 2 {
+		t.Fatalf("%d index files after the first listing, want 2 (tar and gzip)", len(entries))
+	}
+
+	srv.Reset()
+	second := runChild(t, dir, "ls", "-R", url)
+	if second != first {
+		t.Errorf("second listing differs:\n%s\nfirst:\n%s", second, first)
+	}
+	req2, bytes2 := srv.Requests(), srv.Bytes()
+	t.Logf("first listing: %d requests, %d bytes; second: %d requests, %d bytes", req1, bytes1, req2, bytes2)
+	if req2 > 2 || bytes2 > 64<<10+256<<10 {
+		t.Errorf("second listing: %d requests, %d bytes; want the open and the first block\n%s", req2, bytes2, srv.LogString())
+	}
+
+	// A member at the end of the stream: one request before its bytes,
+	// which start at a stored checkpoint.
+	srv.Reset()
+	name := "d3/f063.txt"
+	got := runChild(t, dir, "cat", url+"|gzip:|pipefs.tar:"+name)
+	if got != string(files[name]) {
+		t.Fatalf("cat %s: %d bytes, want %d", name, len(got), len(files[name]))
+	}
+	log := srv.Log()
+	t.Logf("cat: %d requests, %d bytes", srv.Requests(), srv.Bytes())
+	if len(log) > 3 || log[len(log)-1].Bytes > int64(len(data))/2 {
+		t.Errorf("cat of the last member: %d requests, %d bytes of %d; want at most 3 (the open, the first block, the member's) and the stream's tail\n%s",
+			len(log), srv.Bytes(), len(data), srv.LogString())
+	}
+}
+
+// TestDiskCacheLocal lists a local tar.gz twice: the second process
+// reads only the start of the file.
+func TestDiskCacheLocal(t *testing.T) {
+	data, _ := tarGz(t, 64, 64<<10)
+	name := filepath.Join(t.TempDir(), "a.tar.gz")
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	first := runChild(t, dir, "ls", "-R", name)
+	if !strings.Contains(first, "f063.txt") {
+		t.Fatalf("listing:\n%s", first)
+	}
+	if second := runChild(t, dir, "--stats", "ls", "-R", name); second != first {
+		t.Errorf("second listing differs:\n%s", second)
+	}
+	// Replacing the file (a new inode and times) makes the index stale.
+	data2, _ := tarGz(t, 3, 10)
+	os.Remove(name)
+	if err := os.WriteFile(name, data2, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if third := runChild(t, dir, "ls", "-R", name); strings.Contains(third, "f063.txt") {
+		t.Errorf("listing of the replaced file shows the old index:\n%s", third)
+	}
+	// Off: nothing is written.
+	off := t.TempDir()
+	runChild(t, off, "--cache-dir=off", "ls", "-R", name)
+	if m, _ := filepath.Glob(filepath.Join(off, "*")); len(m) > 0 {
+		t.Errorf("--cache-dir=off wrote %v", m)
+	}
+}
