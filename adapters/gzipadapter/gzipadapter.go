@@ -286,7 +286,8 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 		info:  lazysize.New(ctx, outputName(h.Name, info.Name()), info.Mode(), mtime, h, size, known, lim.MaxFileSize),
 		csize: driver.CompressedSize(src),
 	}
-	b.saved.Store(saved || !disk.Enabled())
+	b.saved.Store(saved && s.Index().Complete() || !disk.Enabled())
+	b.points, _ = s.Index().Stats()
 	return driver.Location{Blob: b}, nil
 }
 
@@ -312,12 +313,13 @@ func safeName(s string) bool {
 
 // blob is the decompressed stream.
 type blob struct {
-	s     *inflate.Stream
-	disk  vfs.DiskIndex // where the complete index is kept across processes
-	saved atomic.Bool   // the index is kept on disk, or has no place there
-	bgzf  *bgzf         // for a first member with the BGZF BC subfield, else nil
-	info  *lazysize.Info
-	csize int64
+	s      *inflate.Stream
+	disk   vfs.DiskIndex // where the complete index is kept across processes
+	saved  atomic.Bool   // the complete index is kept on disk, or has no place there
+	points int           // checkpoints of the index at open
+	bgzf   *bgzf         // for a first member with the BGZF BC subfield, else nil
+	info   *lazysize.Info
+	csize  int64
 }
 
 var (
@@ -354,8 +356,18 @@ func (b *blob) save() {
 	if b.saved.Load() || !b.s.Index().Complete() || !b.saved.CompareAndSwap(false, true) {
 		return
 	}
-	if data, ok := b.s.Index().Encode(); ok {
-		b.disk.Store(data)
+	b.disk.Store(b.s.Index().Encode())
+}
+
+// savePartial keeps the stream's index on disk when it is not complete but
+// has grown since the open: a tar scan stops at the end-of-archive
+// marker, short of the stream's end.
+func (b *blob) savePartial() {
+	if b.saved.Load() {
+		return
+	}
+	if n, _ := b.s.Index().Stats(); n > b.points && !b.s.Index().Complete() {
+		b.disk.Store(b.s.Index().Encode())
 	}
 }
 
@@ -385,6 +397,7 @@ func (b *blob) Stream(ctx context.Context, off int64) (io.ReadCloser, error) {
 
 func (b *blob) Close() error {
 	b.save()
+	b.savePartial()
 	return b.s.Close()
 }
 

@@ -26,13 +26,12 @@ const maxWindow = 32 << 10
 // Complete reports whether the index covers the whole stream.
 func (ix *Index) Complete() bool { return ix.Size() >= 0 }
 
-// Encode returns the encoded index, and false while it is not complete.
-func (ix *Index) Encode() ([]byte, bool) {
+// Encode returns the encoded index, complete or not: an index that is
+// not complete serves the offsets up to its last checkpoint, and grows
+// from there.
+func (ix *Index) Encode() []byte {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if ix.size < 0 {
-		return nil, false
-	}
 	var e indexenc.Encoder
 	e.Int(ix.size)
 	e.Int(int64(ix.lastMember))
@@ -47,7 +46,7 @@ func (ix *Index) Encode() ([]byte, bool) {
 		e.Uint(uint64(p.crc))
 		e.Raw(p.window)
 	}
-	return e.Bytes(), true
+	return e.Bytes()
 }
 
 // EncodedLimit is the most bytes the encoding of an index of a stream
@@ -73,7 +72,7 @@ func Cached(c *vfs.Cache, key string) bool {
 // it in c under key unless c holds one already.
 func Restore(c *vfs.Cache, key string, b []byte, first, srcSize int64) error {
 	d := indexenc.NewDecoder(b)
-	size := d.NonNeg(0)
+	size := d.NonNeg(-1)
 	last := d.NonNeg(0)
 	n := d.Count(1 << 40)
 	ix := &Index{c: c, key: key, size: size, lastMember: int(last), points: make([]point, 0, n)}
@@ -101,7 +100,7 @@ func Restore(c *vfs.Cache, key string, b []byte, first, srcSize int64) error {
 			d.Fail("first point is not the stream's start")
 		case i > 0 && (p.out <= prev.out || p.in < prev.in || p.member < prev.member):
 			d.Fail("point %d out of order", i)
-		case p.in > srcSize || p.memberIn > p.in || p.mout > p.out || p.out > size || int64(p.member) > last:
+		case p.in > srcSize || p.memberIn > p.in || p.mout > p.out || size >= 0 && p.out > size || int64(p.member) > last:
 			d.Fail("point %d out of range", i)
 		case int64(len(p.window)) > p.mout:
 			d.Fail("point %d: window longer than the member's output", i)
