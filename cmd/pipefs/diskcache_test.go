@@ -5,12 +5,16 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/pipefs/pipefs/cache/disk"
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -136,5 +140,78 @@ func TestDiskCacheLocal(t *testing.T) {
 	runChild(t, off, "--cache-dir=off", "ls", "-R", name)
 	if m, _ := filepath.Glob(filepath.Join(off, "*")); len(m) > 0 {
 		t.Errorf("--cache-dir=off wrote %v", m)
+	}
+}
+
+// readBytes returns the bytes this process has read by system calls
+// (read, pread), from /proc/self/io.
+func readBytes(t *testing.T) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "rchar: "); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatal("no rchar in /proc/self/io")
+	return 0
+}
+
+// TestDiskCacheLocalBytes lists a local tar.gz with two caches that share
+// one store on disk, as two processes do: the second reads the kept
+// indexes and the first bytes of the file, not the stream.
+func TestDiskCacheLocalBytes(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("counts bytes read in /proc/self/io")
+	}
+	data, _ := tarGz(t, 64, 64<<10)
+	name := filepath.Join(t.TempDir(), "a.tar.gz")
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store, err := disk.Open(t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := vfs.FromPath(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := func() (string, int64) {
+		before := readBytes(t)
+		fsys, err := vfs.OpenFS(t.Context(), p.String(), &vfs.Options{Cache: vfs.NewCache(0), Disk: store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fsys.Close()
+		var names []string
+		err = fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+			names = append(names, path)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(names, "\n"), readBytes(t) - before
+	}
+	first, n1 := list()
+	second, n2 := list()
+	t.Logf("first listing read %d bytes, second %d (file %d bytes, store %d bytes)", n1, n2, len(data), store.Size())
+	if second != first || !strings.Contains(first, "d3/f063.txt") {
+		t.Fatalf("listings differ:\n%s\n\n%s", first, second)
+	}
+	if n1 < int64(len(data)) {
+		t.Errorf("first listing read %d bytes of %d", n1, len(data))
+	}
+	// Format detection reads the head and the last 64 KiB of the file.
+	if n2 > store.Size()+128<<10 {
+		t.Errorf("second listing read %d bytes: more than the store's %d and the file's ends", n2, store.Size())
 	}
 }
