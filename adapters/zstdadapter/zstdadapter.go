@@ -105,15 +105,31 @@ type Info struct {
 func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 	info := src.Stat()
 	op := &opener{ctx: ctx, src: src, size: info.Size(), lim: env.Limits, opts: env.Options}
-	frames, err := op.seekTable()
-	seekable := frames != nil
-	if err == nil && frames == nil {
-		frames, err = op.walk()
+	disk := env.DiskIndex(diskKind)
+	var frames []frame
+	var seekable, loaded bool
+	if data, ok := disk.Load(int64(op.lim.MaxEntries) * 32); ok {
+		var err error
+		if frames, seekable, err = decodeFrames(data, op.size, op.lim); err != nil {
+			disk.Remove()
+		}
+		loaded = err == nil
 	}
-	if err != nil {
-		return driver.Location{}, err
+	if !loaded {
+		var err error
+		frames, err = op.seekTable()
+		seekable = frames != nil
+		if err == nil && frames == nil {
+			frames, err = op.walk()
+		}
+		if err != nil {
+			return driver.Location{}, err
+		}
 	}
-	b := &blob{src: src, frames: frames, csize: driver.CompressedSize(src), lim: op.lim}
+	b := &blob{src: src, frames: frames, csize: driver.CompressedSize(src), lim: op.lim, disk: disk, seekable: seekable}
+	if !loaded {
+		b.storeFrames()
+	}
 	sized := true
 	for _, f := range frames {
 		sized = sized && f.size >= 0
