@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -213,5 +214,40 @@ func TestDiskCacheLocalBytes(t *testing.T) {
 	// Format detection reads the head and the last 64 KiB of the file.
 	if n2 > store.Size()+128<<10 {
 		t.Errorf("second listing read %d bytes: more than the store's %d and the file's ends", n2, store.Size())
+	}
+}
+
+// TestDiskCacheConcurrent runs several listings of one remote tar.gz at
+// once with one index cache, twice over: every process lists the same,
+// whichever process's index files it reads or replaces.
+func TestDiskCacheConcurrent(t *testing.T) {
+	data, _ := tarGz(t, 32, 64<<10)
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"a.tar.gz": data})
+	dir := t.TempDir()
+	url := srv.URL() + "/a.tar.gz"
+	want := runChild(t, t.TempDir(), "ls", "-R", url)
+	for round := range 2 {
+		var cmds []*exec.Cmd
+		outs := make([]*bytes.Buffer, 4)
+		for i := range outs {
+			c := cliCommand(t, "ls", "-R", url)
+			c.Env = append(c.Env, vfs.DiskCacheEnv+"="+dir)
+			outs[i] = new(bytes.Buffer)
+			c.Stdout, c.Stderr = outs[i], outs[i]
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmds = append(cmds, c)
+		}
+		for i, c := range cmds {
+			if err := c.Wait(); err != nil {
+				t.Errorf("round %d, process %d: %v\n%s", round, i, err, outs[i])
+			} else if outs[i].String() != want {
+				t.Errorf("round %d, process %d listed:\n%s", round, i, outs[i])
+			}
+		}
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".tmp-*")); len(m) > 0 {
+		t.Errorf("temporary files left: %v", m)
 	}
 }
