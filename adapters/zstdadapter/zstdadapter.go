@@ -30,6 +30,14 @@
 // seekable files (the seekable format, or zstd's --rsyncable with
 // independent frames) for fast random access.
 //
+// The frame table is kept on disk (vfs.Env.DiskIndex, the index cache of
+// package cache/disk) when the pipeline has a store there and the input's
+// Key names a durable version: after the walk at open, and again once the
+// sizes of frames that declare none are learnt. A later process opens
+// the file from the table, without walking its blocks or decoding to
+// learn sizes. A kept table is checked at load (order, bounds, the frame
+// count against Limits.MaxEntries); one that does not decode is removed.
+//
 // # Verification and limits
 //
 // Content checksums are verified by the decoder when a read reaches the end

@@ -44,6 +44,12 @@
 // environment variable PIPEFS_LIMITS ("MaxRatio=-1,MaxFileSize=2T"); flags
 // win. A limit error names the flag that lifts it.
 //
+// Indexes derived from archives and streams (tar member tables, gzip
+// checkpoints, zstd frame tables) are kept on disk for later runs, in
+// os.UserCacheDir()/pipefs (--cache-dir or $PIPEFS_CACHE_DIR, "off" for
+// none), bounded by --cache-size (default 1G), so that a second listing
+// of a remote tar.gz reads its first block and decodes nothing.
+//
 // Errors are printed as "pipefs: message", where the message names the
 // sub-URL that failed. The exit status is 0 on success, 1 when something
 // failed, 2 for a usage error (a bad flag or a wrong number of
