@@ -4,6 +4,14 @@
 // another process has indexed loads the index from the store instead of
 // reading and decoding the archive again.
 //
+// Programs choose the store with vfs.Options.Disk or vfs.Cache.SetDisk;
+// the default cache uses vfs.DefaultDisk, a Store in [DefaultDir]
+// ($PIPEFS_CACHE_DIR overrides it, "off" turns it off). Drivers reach it
+// through vfs.Env.DiskIndex, which keys an index by the driver's kind
+// (scheme, encoding version, settings) and the input's vfs.Env.Key: its
+// canonical pipeline and the version of the object it is read from (ETag,
+// generation, or a local file's size, times, device and inode).
+//
 // # Contract
 //
 // A [Store] is a directory of files, one per key, each named by the
