@@ -14,9 +14,11 @@ func TestRoundTrip(t *testing.T) {
 	e.Bool(true)
 	e.String("name")
 	e.Raw([]byte{1, 2, 3})
-	e.Uint(2)
+	e.Uint(2) // a count of two elements of a byte each
+	e.Bool(false)
+	e.Bool(true)
 	d := NewDecoder(e.Bytes())
-	if d.Uint() != 300 || d.Int() != -5 || !d.Bool() || d.String(10) != "name" || string(d.Raw(3)) != "\x01\x02\x03" || d.Count(2) != 2 {
+	if d.Uint() != 300 || d.Int() != -5 || !d.Bool() || d.String(10) != "name" || string(d.Raw(3)) != "\x01\x02\x03" || d.Count(2) != 2 || d.Bool() || !d.Bool() {
 		t.Fatal("values differ")
 	}
 	if err := d.Done(); err != nil {
