@@ -225,13 +225,6 @@ func (f *framer) Next(ctx context.Context, r *bufio.Reader, i int, end int64, cr
 func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 	info := src.Stat()
 	lim := env.Limits
-	h, data, err := readHeader(ctx, src, 0, info.Size(), lim.MaxNameLength)
-	if err == errNotGzip {
-		err = vfs.NotFormat(ctx, env.Options, src, "gzip", "a gzip stream", "no gzip magic at offset 0")
-	}
-	if err != nil {
-		return driver.Location{}, err
-	}
 	var spacing int64
 	if o := vfs.SchemeOptions[*Options](env); o != nil {
 		spacing = o.Spacing
@@ -243,8 +236,20 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 		// opens that ask for its spacing.
 		key = fmt.Sprintf("gzip\x00%s\x00%d\x00%d\x00%d", env.Key, info.Size(), info.ModTime().UnixNano(), iopts.EffectiveSpacing())
 	}
-	disk := env.DiskIndex(fmt.Sprintf("gzip v1 spacing %d", iopts.EffectiveSpacing()))
-	saved := restore(env, disk, key, data, info.Size(), iopts)
+	disk := env.DiskIndex(fmt.Sprintf("gzip v%d spacing %d", diskVersion, iopts.EffectiveSpacing()))
+	// The index kept on disk holds the first member's header: a restored
+	// stream reads nothing at open.
+	h, data, saved := restore(env, disk, key, info.Size(), iopts)
+	if h == nil {
+		var err error
+		h, data, err = readHeader(ctx, src, 0, info.Size(), lim.MaxNameLength)
+		if err == errNotGzip {
+			err = vfs.NotFormat(ctx, env.Options, src, "gzip", "a gzip stream", "no gzip magic at offset 0")
+		}
+		if err != nil {
+			return driver.Location{}, err
+		}
+	}
 	fr := &framer{size: info.Size(), maxName: lim.MaxNameLength}
 	s := inflate.New(src, data, fr, key, iopts)
 	mtime := h.ModTime
@@ -282,6 +287,8 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 	b = &blob{
 		s:     s,
 		disk:  disk,
+		hdr:   h,
+		data:  data,
 		bgzf:  z,
 		info:  lazysize.New(ctx, outputName(h.Name, info.Name()), info.Mode(), mtime, h, size, known, lim.MaxFileSize),
 		csize: driver.CompressedSize(src),
@@ -317,6 +324,8 @@ type blob struct {
 	disk   vfs.DiskIndex // where the complete index is kept across processes
 	saved  atomic.Bool   // the complete index is kept on disk, or has no place there
 	points int           // checkpoints of the index at open
+	hdr    *gzip.Header  // the first member\'s header, kept with the index
+	data   int64         // the offset of the first member\'s DEFLATE data
 	bgzf   *bgzf         // for a first member with the BGZF BC subfield, else nil
 	info   *lazysize.Info
 	csize  int64
@@ -356,7 +365,7 @@ func (b *blob) save() {
 	if b.saved.Load() || !b.s.Index().Complete() || !b.saved.CompareAndSwap(false, true) {
 		return
 	}
-	b.disk.Store(b.s.Index().Encode())
+	b.disk.Store(encodeDisk(b.hdr, b.data, b.s.Index().Encode()))
 }
 
 // savePartial keeps the stream's index on disk when it is not complete but
@@ -367,26 +376,31 @@ func (b *blob) savePartial() {
 		return
 	}
 	if n, _ := b.s.Index().Stats(); n > b.points && !b.s.Index().Complete() {
-		b.disk.Store(b.s.Index().Encode())
+		b.disk.Store(encodeDisk(b.hdr, b.data, b.s.Index().Encode()))
 	}
 }
 
 // restore loads the index kept on disk for the stream into env.Cache,
-// unless the cache holds one, and reports whether the disk holds it. A
-// kept index that does not decode is removed.
-func restore(env *vfs.Env, disk vfs.DiskIndex, key string, first, srcSize int64, o *inflate.Options) bool {
+// unless the cache holds one, and returns the first member's header and
+// data offset kept with it; h is nil when nothing was restored. A kept
+// index that does not decode is removed.
+func restore(env *vfs.Env, disk vfs.DiskIndex, key string, srcSize int64, o *inflate.Options) (h *gzip.Header, data int64, ok bool) {
 	if key == "" || !disk.Enabled() || inflate.Cached(env.Cache, key) {
-		return false
+		return nil, 0, false
 	}
-	data, ok := disk.Load(inflate.EncodedLimit(env.Limits, o.EffectiveSpacing()))
+	b, ok := disk.Load(inflate.EncodedLimit(env.Limits, o.EffectiveSpacing()) + maxExtra + 2*int64(env.Limits.MaxNameLength) + 64)
 	if !ok {
-		return false
+		return nil, 0, false
 	}
-	if err := inflate.Restore(env.Cache, key, data, first, srcSize); err != nil {
+	h, data, ix, err := decodeDisk(b, srcSize, env.Limits.MaxNameLength)
+	if err == nil {
+		err = inflate.Restore(env.Cache, key, ix, data, srcSize)
+	}
+	if err != nil {
 		disk.Remove()
-		return false
+		return nil, 0, false
 	}
-	return true
+	return h, data, true
 }
 
 // Stream reads the output forward from off, building the index and
