@@ -2,12 +2,16 @@ package taradapter
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/pipefs/pipefs/cache/disk"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -116,4 +120,73 @@ func FuzzPersist(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPersistOpen lists an archive twice with two caches that share one
+// store on disk, as two processes do: the second loads the member table
+// and scans nothing, and a damaged table is removed and scanned again.
+func TestPersistOpen(t *testing.T) {
+	store, err := disk.Open(t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs("testdata/go-links.tar")
+	p, err := vfs.FromPath(abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := func() (string, *state) {
+		c := vfs.NewCache(0)
+		fsys, err := vfs.OpenFS(context.Background(), p.String()+"|"+Scheme+":", &vfs.Options{Cache: c, Disk: store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fsys.Close()
+		var names []string
+		fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+			names = append(names, path)
+			return nil
+		})
+		return strings.Join(names, " "), stateOf(c)
+	}
+	first, st := list()
+	if st.scans.Load() != 1 || st.loads.Load() != 0 {
+		t.Fatalf("first open: %d scans, %d loads", st.scans.Load(), st.loads.Load())
+	}
+	second, st := list()
+	if st.scans.Load() != 0 || st.loads.Load() != 1 || second != first {
+		t.Fatalf("second open: %d scans, %d loads; listing %q, want %q", st.scans.Load(), st.loads.Load(), second, first)
+	}
+	files, _ := filepath.Glob(filepath.Join(store.Dir(), "*.pfi"))
+	if len(files) != 1 {
+		t.Fatalf("%d files in the store", len(files))
+	}
+	// A damaged file is a miss: the archive is scanned again, and the
+	// table kept anew.
+	before, _ := os.ReadFile(files[0])
+	if err := os.WriteFile(files[0], before[:len(before)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	third, st := list()
+	if st.scans.Load() != 1 || third != first {
+		t.Fatalf("after damage: %d scans, listing %q", st.scans.Load(), third)
+	}
+	// A file whose checksum is right but whose table does not decode,
+	// written through the store under the key the file holds (after the
+	// store's 24-byte header): it is removed, and the archive scanned.
+	kept, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := string(kept[24 : 24+int(binary.LittleEndian.Uint32(kept[12:]))])
+	if err := store.Put(key, []byte{0xff, 0xff}); err != nil {
+		t.Fatal(err)
+	}
+	fourth, st := list()
+	if st.scans.Load() != 1 || st.loads.Load() != 0 || fourth != first {
+		t.Fatalf("after a bad table: %d scans, %d loads, listing %q", st.scans.Load(), st.loads.Load(), fourth)
+	}
+	if b, ok := store.Get(key, 0); !ok || len(b) < 10 {
+		t.Errorf("the bad table was not replaced by a good one: %q, %v", b, ok)
+	}
 }
