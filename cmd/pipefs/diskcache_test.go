@@ -251,3 +251,20 @@ func TestDiskCacheConcurrent(t *testing.T) {
 		t.Errorf("temporary files left: %v", m)
 	}
 }
+
+// TestDiskCacheFlags checks the flags of the index cache: a bad size is a
+// usage error, and --cache-dir with --cache-size makes the directory.
+func TestDiskCacheFlags(t *testing.T) {
+	for _, size := range []string{"abc", "0", "-1"} {
+		if r := runCLI(t, "--cache-size="+size, "resolve", "file:/x"); r.code != exitUsage || !strings.Contains(r.stderr, "--cache-size") {
+			t.Errorf("--cache-size=%s: exit %d, stderr %q", size, r.code, r.stderr)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "idx")
+	if r := runCLI(t, "--cache-dir="+dir, "--cache-size=16M", "resolve", "file:/x"); r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		t.Errorf("--cache-dir did not make %s: %v", dir, err)
+	}
+}
