@@ -2,6 +2,9 @@ package vfs
 
 import (
 	"sync"
+	"sync/atomic"
+
+	"github.com/pipefs/pipefs/cache/disk"
 
 	"github.com/pipefs/pipefs/internal/lru"
 )
@@ -22,6 +25,10 @@ const DefaultCacheBudget = 512 << 20
 // stay independent; pipelines opened with the same Cache share everything.
 // Options.Cache nil means the shared default, [DefaultCache].
 //
+// Below the memory, a Cache may have a store on disk ([Cache.SetDisk]),
+// where drivers keep their indexes for later processes ([Env.DiskIndex]).
+// DefaultCache has DefaultDisk; a Cache made with NewCache has none.
+//
 // Drivers key their entries with a key type of their own package, as
 // context values are keyed, so that drivers never collide. An entry whose
 // value is an [Evicted] is told when it leaves the cache. A Cache is safe
@@ -31,6 +38,8 @@ type Cache struct {
 
 	mu  sync.Mutex
 	res map[any]any
+
+	disk atomic.Pointer[disk.Store]
 }
 
 // NewCache returns an empty cache whose derived data is bounded by budget
@@ -56,10 +65,22 @@ type Evicted interface {
 	Evicted()
 }
 
-var defaultCache = sync.OnceValue(func() *Cache { return NewCache(0) })
+var defaultCache = sync.OnceValue(func() *Cache {
+	c := NewCache(0)
+	c.SetDisk(DefaultDisk())
+	return c
+})
 
 // DefaultCache returns the cache of pipelines opened with no Options.Cache.
+// Its store on disk is DefaultDisk.
 func DefaultCache() *Cache { return defaultCache() }
+
+// SetDisk sets the store on disk where the drivers of the pipelines opened
+// with c keep their indexes for later processes; nil turns it off.
+func (c *Cache) SetDisk(s *disk.Store) { c.disk.Store(s) }
+
+// Disk returns the cache's store on disk, nil when it has none.
+func (c *Cache) Disk() *disk.Store { return c.disk.Load() }
 
 // Budget returns the byte budget of the cache's derived data.
 func (c *Cache) Budget() int64 { return c.lru.Budget() }

@@ -82,6 +82,9 @@ type result struct {
 	// versions are the fingerprints of the blobs adapters have read so
 	// far, oldest first, for Env.Key.
 	versions []string
+	// durable is set when a version came from a blob's Fingerprint and
+	// names bytes that outlive the process (see Env.DiskIndex).
+	durable bool
 }
 
 // clean returns the fs name of a Location path.
@@ -244,7 +247,8 @@ func (r *result) kindOf(ctx context.Context, loc *driver.Location) (isDir bool, 
 // env returns the Env of a driver registered under scheme, opened over
 // the input that url names; the versions r holds are those of that input.
 func (r *result) env(url, scheme string, o *Options, lim Limits) *Env {
-	return &Env{URL: url, Key: r.key(url), Limits: lim, Cache: o.cache(), Options: o, scheme: o.Schemes[scheme]}
+	return &Env{URL: url, Key: r.key(url), Limits: lim, Cache: o.cache(), Options: o, scheme: o.Schemes[scheme],
+		durable: url != "" && r.durable}
 }
 
 // read notes that an adapter reads blob b: its fingerprint joins the
@@ -256,6 +260,10 @@ func (r *result) read(b driver.Blob) {
 	var v string
 	if f, ok := b.(driver.Fingerprinter); ok {
 		v = f.Fingerprint()
+		// The memory: root's versions count the writes of one process.
+		if v != "" && r.p[0].Scheme != "memory" {
+			r.durable = true
+		}
 	}
 	if v == "" && len(r.versions) == 0 {
 		info := b.Stat()

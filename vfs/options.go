@@ -1,6 +1,9 @@
 package vfs
 
-import "github.com/pipefs/pipefs/vfs/driver"
+import (
+	"github.com/pipefs/pipefs/cache/disk"
+	"github.com/pipefs/pipefs/vfs/driver"
+)
 
 // Options configure how a pipeline is opened. A nil *Options means the
 // defaults, and so does the zero value of every field.
@@ -13,6 +16,15 @@ type Options struct {
 	// indexes, SDK clients. Nil means the shared DefaultCache. Pipelines
 	// opened with different caches share no state.
 	Cache *Cache
+
+	// Disk is the store of derived indexes kept on disk across processes
+	// (see Env.DiskIndex). Nil means the store of Cache (Cache.Disk): for
+	// the default cache, DefaultDisk, on unless turned off; a cache made
+	// with NewCache has none unless SetDisk gives it one.
+	Disk *disk.Store
+	// NoDisk turns the store of derived indexes off for this open, as if
+	// Disk and the cache's store were nil.
+	NoDisk bool
 
 	// Limits bound what hostile input can make the library do.
 	Limits Limits

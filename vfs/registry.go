@@ -89,7 +89,8 @@ type Env struct {
 	// them on.
 	Options *Options
 
-	scheme any // the driver's own entry of Options.Schemes
+	scheme  any  // the driver's own entry of Options.Schemes
+	durable bool // Key names a version that outlives the process
 }
 
 // A Format is a signature that format auto-detection matches. For a file

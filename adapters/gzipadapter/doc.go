@@ -81,6 +81,16 @@
 // input the pass reads the whole compressed object once, through the
 // input's own caching.
 //
+// The index is kept on disk too (vfs.Env.DiskIndex, the index cache of
+// package cache/disk), when the pipeline has a store there and the
+// input's Key names a durable version: once complete, when a pass reaches
+// the end of the stream, and as far as it goes when the stream is closed
+// after a partial pass (a tar scan ends at the archive's end marker). A
+// later process restores it at open, and reads and decodes from the
+// checkpoints and the size it holds instead of from the start. A kept
+// index is checked at load (order, offsets within the input, window
+// sizes); one that does not decode is removed.
+//
 // # Options
 //
 // The checkpoint spacing is the one option: a *[Options] under the "gzip"

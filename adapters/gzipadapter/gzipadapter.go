@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -224,13 +225,6 @@ func (f *framer) Next(ctx context.Context, r *bufio.Reader, i int, end int64, cr
 func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 	info := src.Stat()
 	lim := env.Limits
-	h, data, err := readHeader(ctx, src, 0, info.Size(), lim.MaxNameLength)
-	if err == errNotGzip {
-		err = vfs.NotFormat(ctx, env.Options, src, "gzip", "a gzip stream", "no gzip magic at offset 0")
-	}
-	if err != nil {
-		return driver.Location{}, err
-	}
 	var spacing int64
 	if o := vfs.SchemeOptions[*Options](env); o != nil {
 		spacing = o.Spacing
@@ -242,6 +236,20 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 		// opens that ask for its spacing.
 		key = fmt.Sprintf("gzip\x00%s\x00%d\x00%d\x00%d", env.Key, info.Size(), info.ModTime().UnixNano(), iopts.EffectiveSpacing())
 	}
+	disk := env.DiskIndex(fmt.Sprintf("gzip v%d spacing %d", diskVersion, iopts.EffectiveSpacing()))
+	// The index kept on disk holds the first member's header: a restored
+	// stream reads nothing at open.
+	h, data, saved := restore(env, disk, key, info.Size(), iopts)
+	if h == nil {
+		var err error
+		h, data, err = readHeader(ctx, src, 0, info.Size(), lim.MaxNameLength)
+		if err == errNotGzip {
+			err = vfs.NotFormat(ctx, env.Options, src, "gzip", "a gzip stream", "no gzip magic at offset 0")
+		}
+		if err != nil {
+			return driver.Location{}, err
+		}
+	}
 	fr := &framer{size: info.Size(), maxName: lim.MaxNameLength}
 	s := inflate.New(src, data, fr, key, iopts)
 	mtime := h.ModTime
@@ -252,6 +260,7 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 	if _, ok := bgzfBlockSize(h.Extra); ok {
 		z = newBGZF(src, info.Size(), lim, lim.MaxNameLength)
 	}
+	var b *blob
 	size := func(ctx context.Context) (int64, error) {
 		if z != nil {
 			ok, err := z.table(ctx)
@@ -266,6 +275,7 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 		if errors.Is(err, driver.ErrCorrupt) || errors.Is(err, driver.ErrLimit) {
 			s.Forget() // a bad stream's partial index is not kept
 		}
+		b.save()
 		return n, err
 	}
 	known := func() int64 {
@@ -274,12 +284,17 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 		}
 		return s.Index().Size()
 	}
-	b := &blob{
+	b = &blob{
 		s:     s,
+		disk:  disk,
+		hdr:   h,
+		data:  data,
 		bgzf:  z,
 		info:  lazysize.New(ctx, outputName(h.Name, info.Name()), info.Mode(), mtime, h, size, known, lim.MaxFileSize),
 		csize: driver.CompressedSize(src),
 	}
+	b.saved.Store(saved && s.Index().Complete() || !disk.Enabled())
+	b.points, _ = s.Index().Stats()
 	return driver.Location{Blob: b}, nil
 }
 
@@ -305,10 +320,15 @@ func safeName(s string) bool {
 
 // blob is the decompressed stream.
 type blob struct {
-	s     *inflate.Stream
-	bgzf  *bgzf // for a first member with the BGZF BC subfield, else nil
-	info  *lazysize.Info
-	csize int64
+	s      *inflate.Stream
+	disk   vfs.DiskIndex // where the complete index is kept across processes
+	saved  atomic.Bool   // the complete index is kept on disk, or has no place there
+	points int           // checkpoints of the index at open
+	hdr    *gzip.Header  // the first member\'s header, kept with the index
+	data   int64         // the offset of the first member\'s DEFLATE data
+	bgzf   *bgzf         // for a first member with the BGZF BC subfield, else nil
+	info   *lazysize.Info
+	csize  int64
 }
 
 var (
@@ -333,7 +353,54 @@ func (b *blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 			return b.bgzf.ReadAt(ctx, p, off)
 		}
 	}
-	return b.s.ReadAt(ctx, p, off)
+	n, err := b.s.ReadAt(ctx, p, off)
+	if n < len(p) && !b.saved.Load() {
+		b.save() // a read that reached the end completed the index
+	}
+	return n, err
+}
+
+// save keeps the stream's index on disk once it is complete.
+func (b *blob) save() {
+	if b.saved.Load() || !b.s.Index().Complete() || !b.saved.CompareAndSwap(false, true) {
+		return
+	}
+	b.disk.Store(encodeDisk(b.hdr, b.data, b.s.Index().Encode()))
+}
+
+// savePartial keeps the stream's index on disk when it is not complete but
+// has grown since the open: a tar scan stops at the end-of-archive
+// marker, short of the stream's end.
+func (b *blob) savePartial() {
+	if b.saved.Load() {
+		return
+	}
+	if n, _ := b.s.Index().Stats(); n > b.points && !b.s.Index().Complete() {
+		b.disk.Store(encodeDisk(b.hdr, b.data, b.s.Index().Encode()))
+	}
+}
+
+// restore loads the index kept on disk for the stream into env.Cache,
+// unless the cache holds one, and returns the first member's header and
+// data offset kept with it; h is nil when nothing was restored. A kept
+// index that does not decode is removed.
+func restore(env *vfs.Env, disk vfs.DiskIndex, key string, srcSize int64, o *inflate.Options) (h *gzip.Header, data int64, ok bool) {
+	if key == "" || !disk.Enabled() || inflate.Cached(env.Cache, key) {
+		return nil, 0, false
+	}
+	b, ok := disk.Load(inflate.EncodedLimit(env.Limits, o.EffectiveSpacing()) + maxExtra + 2*int64(env.Limits.MaxNameLength) + 64)
+	if !ok {
+		return nil, 0, false
+	}
+	h, data, ix, err := decodeDisk(b, srcSize, env.Limits.MaxNameLength)
+	if err == nil {
+		err = inflate.Restore(env.Cache, key, ix, data, srcSize)
+	}
+	if err != nil {
+		disk.Remove()
+		return nil, 0, false
+	}
+	return h, data, true
 }
 
 // Stream reads the output forward from off, building the index and
@@ -342,7 +409,11 @@ func (b *blob) Stream(ctx context.Context, off int64) (io.ReadCloser, error) {
 	return b.s.Stream(ctx, off)
 }
 
-func (b *blob) Close() error { return b.s.Close() }
+func (b *blob) Close() error {
+	b.save()
+	b.savePartial()
+	return b.s.Close()
+}
 
 // CompressedSize returns the compressed size at the bottom of the nest.
 func (b *blob) CompressedSize() int64 { return b.csize }

@@ -41,11 +41,12 @@ type shared struct {
 	mu   sync.Mutex
 	done atomic.Pointer[built]
 
-	c      *vfs.Cache  // the cache of the pipeline
-	st     *state      // c's state
-	key    cacheKey    // in c, when cached is set; set under st.mu
-	cached atomic.Bool // sh is (or was) an entry of c
-	url    string      // the archive's pipeline, to cache the index once built; "" when cached already or never
+	c      *vfs.Cache    // the cache of the pipeline
+	st     *state        // c's state
+	key    cacheKey      // in c, when cached is set; set under st.mu
+	cached atomic.Bool   // sh is (or was) an entry of c
+	url    string        // the archive's pipeline, to cache the index once built; "" when cached already or never
+	disk   vfs.DiskIndex // where the index is kept across processes
 }
 
 // built is the outcome of a scan: an index, or the error that a scan of
@@ -81,6 +82,12 @@ func Open(ctx context.Context, b driver.Blob, o *vfs.Options) (*Archive, error) 
 // gets an index of its own, which its scan (that decodes the stream once
 // and learns the size) adds to the cache for later opens.
 func openShared(b driver.Blob, url string, o *vfs.Options) *Archive {
+	return openDisk(b, url, o, vfs.DiskIndex{})
+}
+
+// openDisk is openShared with a place on disk where the index is kept
+// across processes.
+func openDisk(b driver.Blob, url string, o *vfs.Options, disk vfs.DiskIndex) *Archive {
 	a := &Archive{blob: b, lim: o.EffectiveLimits(), opts: o}
 	c := o.EffectiveCache()
 	switch {
@@ -91,7 +98,37 @@ func openShared(b driver.Blob, url string, o *vfs.Options) *Archive {
 	default:
 		a.sh = get(c, keyOf(url, b, a.lim))
 	}
+	a.sh.setDisk(disk)
 	return a
+}
+
+// setDisk sets where sh's index is kept across processes, unless it has
+// a place already.
+func (sh *shared) setDisk(d vfs.DiskIndex) {
+	sh.mu.Lock()
+	if !sh.disk.Enabled() {
+		sh.disk = d
+	}
+	sh.mu.Unlock()
+}
+
+// load returns the members that a scan of the archive found, as kept on
+// disk, or nil. A kept index that does not decode is removed.
+func (a *Archive) load() *scanned {
+	size := int64(-1)
+	if info := a.blob.Stat(); sizeKnown(info) {
+		size = info.Size()
+	}
+	b, ok := a.sh.disk.Load(maxMetaBytes + int64(a.lim.MaxEntries)*256)
+	if !ok {
+		return nil
+	}
+	sc, err := decodeScanned(b, size, a.lim)
+	if err != nil {
+		a.sh.disk.Remove()
+		return nil
+	}
+	return sc
 }
 
 // sizeKnown reports whether info's Size answers without decoding
@@ -114,6 +151,10 @@ func (a *Archive) index(ctx context.Context) (*index, error) {
 	if r := a.sh.done.Load(); r != nil {
 		return r.idx, r.err
 	}
+	if sc := a.load(); sc != nil {
+		a.sh.st.loads.Add(1)
+		return a.built(buildIndex(sc)), nil
+	}
 	a.sh.st.scans.Add(1)
 	size := int64(-1) // read to io.EOF: asking would decode a stream twice
 	if info := a.blob.Stat(); sizeKnown(info) {
@@ -133,13 +174,20 @@ func (a *Archive) index(ctx context.Context) (*index, error) {
 		}
 		return nil, err
 	}
-	idx := buildIndex(sc)
+	if sc.end == nil && a.sh.disk.Enabled() {
+		a.sh.disk.Store(encodeScanned(sc))
+	}
+	return a.built(buildIndex(sc)), nil
+}
+
+// built records idx as sh's index, and caches it.
+func (a *Archive) built(idx *index) *index {
 	a.sh.done.Store(&built{idx: idx})
 	if a.sh.url != "" && sizeKnown(a.blob.Stat()) {
 		a.sh.add(keyOf(a.sh.url, a.blob, a.lim))
 	}
 	a.sh.charge(len(idx.ents))
-	return idx, nil
+	return idx
 }
 
 // maxHops bounds the symbolic links followed to resolve one name, as

@@ -66,3 +66,39 @@ func BenchmarkOpenMember(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPersist compares building the index of a 10,000-member archive
+// by a scan (in memory, so no I/O cost) with decoding the table kept on
+// disk and building the index from it, as a later process does.
+func BenchmarkPersist(b *testing.B) {
+	data := manyFiles(b, 10000)
+	lim := vfs.Limits{}.Effective()
+	ctx := b.Context()
+	r := driver.ReaderAt(ctx, driver.BytesBlob(data, nil))
+	b.Run("scan", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sc, err := scan(ctx, r, int64(len(data)), lim)
+			if err != nil {
+				b.Fatal(err)
+			}
+			buildIndex(sc)
+		}
+	})
+	sc, err := scan(ctx, r, int64(len(data)), lim)
+	if err != nil {
+		b.Fatal(err)
+	}
+	kept := encodeScanned(sc)
+	b.Run("load", func(b *testing.B) {
+		b.ReportAllocs()
+		b.ReportMetric(float64(len(kept)), "kept-bytes")
+		for b.Loop() {
+			sc, err := decodeScanned(kept, int64(len(data)), lim)
+			if err != nil {
+				b.Fatal(err)
+			}
+			buildIndex(sc)
+		}
+	})
+}

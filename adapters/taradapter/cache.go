@@ -49,6 +49,7 @@ func keyOf(url string, b driver.Blob, lim vfs.Limits) cacheKey {
 type state struct {
 	mu    sync.Mutex
 	scans atomic.Int64
+	loads atomic.Int64 // indexes loaded from disk instead of scanned
 }
 
 // stateKey keys the state among the resources of a vfs.Cache.

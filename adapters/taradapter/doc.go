@@ -86,6 +86,15 @@
 // by the next call; a malformed archive or a limit fails every call with
 // the same error. [Open] builds a private index instead.
 //
+// The adapter also keeps the member table on disk (vfs.Env.DiskIndex,
+// the index cache of package cache/disk), when the pipeline has a store
+// there and the archive's Key names a durable version, once a scan has
+// read the whole archive without error: a later process lists the
+// archive, and the stream below it, without reading either. What is kept
+// is checked at load as the archive's own bytes are (limits, offsets,
+// sparse maps), and a kept table that does not decode is removed and the
+// archive scanned again.
+//
 // # Concurrency and ownership
 //
 // An [*Archive] and the blobs it returns are safe for concurrent use.

@@ -27,7 +27,7 @@ func init() {
 // no I/O: the index is found in the cache, or built at the first call that
 // needs it.
 func openAdapter(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
-	return driver.Location{Tree: openShared(src, env.Key, env.Options), Path: u.Key()}, nil
+	return driver.Location{Tree: openDisk(src, env.Key, env.Options, env.DiskIndex(diskKind(env.Limits))), Path: u.Key()}, nil
 }
 
 // Match reports whether head, the first bytes of a file, starts with a tar

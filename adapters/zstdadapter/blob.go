@@ -25,6 +25,9 @@ type blob struct {
 	csize  int64
 	lim    vfs.Limits
 
+	disk     vfs.DiskIndex // where the frame table is kept across processes
+	seekable bool          // the frame table came from a seek table
+
 	sizeMu sync.Mutex  // serialises the passes that learn the sizes
 	sized  atomic.Bool // every frame's size and offset is known
 	size   int64       // the output size, once sized

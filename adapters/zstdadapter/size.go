@@ -73,6 +73,7 @@ func (b *blob) setSizes(sizes []int64) (int64, error) {
 		return 0, err
 	}
 	b.sized.Store(true)
+	b.storeFrames()
 	return b.size, nil
 }
 

@@ -30,6 +30,14 @@
 // seekable files (the seekable format, or zstd's --rsyncable with
 // independent frames) for fast random access.
 //
+// The frame table is kept on disk (vfs.Env.DiskIndex, the index cache of
+// package cache/disk) when the pipeline has a store there and the input's
+// Key names a durable version: after the walk at open, and again once the
+// sizes of frames that declare none are learnt. A later process opens
+// the file from the table, without walking its blocks or decoding to
+// learn sizes. A kept table is checked at load (order, bounds, the frame
+// count against Limits.MaxEntries); one that does not decode is removed.
+//
 // # Verification and limits
 //
 // Content checksums are verified by the decoder when a read reaches the end
@@ -105,15 +113,31 @@ type Info struct {
 func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 	info := src.Stat()
 	op := &opener{ctx: ctx, src: src, size: info.Size(), lim: env.Limits, opts: env.Options}
-	frames, err := op.seekTable()
-	seekable := frames != nil
-	if err == nil && frames == nil {
-		frames, err = op.walk()
+	disk := env.DiskIndex(diskKind)
+	var frames []frame
+	var seekable, loaded bool
+	if data, ok := disk.Load(int64(op.lim.MaxEntries) * 32); ok {
+		var err error
+		if frames, seekable, err = decodeFrames(data, op.size, op.lim); err != nil {
+			disk.Remove()
+		}
+		loaded = err == nil
 	}
-	if err != nil {
-		return driver.Location{}, err
+	if !loaded {
+		var err error
+		frames, err = op.seekTable()
+		seekable = frames != nil
+		if err == nil && frames == nil {
+			frames, err = op.walk()
+		}
+		if err != nil {
+			return driver.Location{}, err
+		}
 	}
-	b := &blob{src: src, frames: frames, csize: driver.CompressedSize(src), lim: op.lim}
+	b := &blob{src: src, frames: frames, csize: driver.CompressedSize(src), lim: op.lim, disk: disk, seekable: seekable}
+	if !loaded {
+		b.storeFrames()
+	}
 	sized := true
 	for _, f := range frames {
 		sized = sized && f.size >= 0

@@ -44,6 +44,12 @@
 // environment variable PIPEFS_LIMITS ("MaxRatio=-1,MaxFileSize=2T"); flags
 // win. A limit error names the flag that lifts it.
 //
+// Indexes derived from archives and streams (tar member tables, gzip
+// checkpoints, zstd frame tables) are kept on disk for later runs, in
+// os.UserCacheDir()/pipefs (--cache-dir or $PIPEFS_CACHE_DIR, "off" for
+// none), bounded by --cache-size (default 1G), so that a second listing
+// of a remote tar.gz reads its first block and decodes nothing.
+//
 // Errors are printed as "pipefs: message", where the message names the
 // sub-URL that failed. The exit status is 0 on success, 1 when something
 // failed, 2 for a usage error (a bad flag or a wrong number of
@@ -149,6 +155,7 @@ type globals struct {
 
 	limitFlags []*limitFlag // --max-ratio and the others
 	limits     vfs.Limits   // from PIPEFS_LIMITS and limitFlags
+	disk       diskCacheFlags
 
 	mu      sync.Mutex
 	counted []interface{ Stats() []vfs.StageCounts } // what --stats reports
@@ -229,7 +236,7 @@ func cwd() vfs.Pipeline {
 
 // options returns the open options that the global flags ask for.
 func (g *globals) options() *vfs.Options {
-	return &pipefs.Options{NoDetect: g.noDetect, Limits: g.limits}
+	return g.disk.apply(&pipefs.Options{NoDetect: g.noDetect, Limits: g.limits})
 }
 
 // newRoot returns the root command and the globals its flags set.
@@ -285,12 +292,16 @@ G, T, P or E suffix (powers of 1024), or -1 (also "none") for no limit. SIGINT s
 		"do not detect container formats: a file where a directory is wanted is an error")
 	g.limitFlags = limitFields()
 	addLimitFlags(root.PersistentFlags(), g.limitFlags)
+	g.disk.add(root.PersistentFlags())
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		l, err := limits(cmd.Flags(), g.limitFlags)
 		if err != nil {
 			return usageError{err}
 		}
 		g.limits = l
+		if err := g.disk.setup(cmd.Flags()); err != nil {
+			return usageError{err}
+		}
 		return nil
 	}
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {

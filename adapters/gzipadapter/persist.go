@@ -1,0 +1,65 @@
+package gzipadapter
+
+import (
+	"compress/gzip"
+	"time"
+
+	"github.com/pipefs/pipefs/internal/indexenc"
+)
+
+// diskVersion is the version of what the adapter keeps on disk
+// (vfs.DiskIndex): the first member's header, then the stream's
+// checkpoint index (inflate.Index.Encode). The header's fields are
+// indexenc values: the offset of the DEFLATE data, OS, MTIME in Unix
+// seconds (0 when unset), name, comment, extra field. Decoding checks them
+// as parseHeader checks the stream's bytes.
+const diskVersion = 2
+
+func encodeDisk(h *gzip.Header, data int64, ix []byte) []byte {
+	var e indexenc.Encoder
+	e.Int(data)
+	e.Uint(uint64(h.OS))
+	var mtime int64
+	if !h.ModTime.IsZero() {
+		mtime = h.ModTime.Unix()
+	}
+	e.Int(mtime)
+	e.String(h.Name)
+	e.String(h.Comment)
+	e.Raw(h.Extra)
+	e.Raw(ix)
+	return e.Bytes()
+}
+
+// decodeDisk decodes what encodeDisk wrote for an input of size bytes.
+func decodeDisk(b []byte, size int64, maxName int) (*gzip.Header, int64, []byte, error) {
+	d := indexenc.NewDecoder(b)
+	h := new(gzip.Header)
+	data := d.NonNeg(10)
+	if data > size {
+		d.Fail("DEFLATE data at %d past the input's end %d", data, size)
+	}
+	os := d.Uint()
+	if os > 0xff {
+		d.Fail("OS %d", os)
+	}
+	h.OS = byte(os)
+	if t := d.NonNeg(0); t != 0 {
+		if t > 1<<32-1 {
+			d.Fail("MTIME %d", t)
+		}
+		h.ModTime = time.Unix(t, 0)
+	}
+	// A name or comment decoded from ISO 8859-1 takes up to twice its
+	// bytes in UTF-8.
+	h.Name = d.String(2 * maxName)
+	h.Comment = d.String(2 * maxName)
+	if extra := d.Raw(maxExtra); len(extra) > 0 {
+		h.Extra = extra
+	}
+	ix := d.Raw(len(b))
+	if err := d.Done(); err != nil {
+		return nil, 0, nil, err
+	}
+	return h, data, ix, nil
+}

@@ -1,0 +1,322 @@
+// Package disk is the persistent store of derived indexes that pipefs
+// keeps across processes: tar member tables, gzip checkpoints with their
+// windows, zstd frame tables. A second process that opens an archive
+// another process has indexed loads the index from the store instead of
+// reading and decoding the archive again.
+//
+// Programs choose the store with vfs.Options.Disk or vfs.Cache.SetDisk;
+// the default cache uses vfs.DefaultDisk, a Store in [DefaultDir]
+// ($PIPEFS_CACHE_DIR overrides it, "off" turns it off). Drivers reach it
+// through vfs.Env.DiskIndex, which keys an index by the driver's kind
+// (scheme, encoding version, settings) and the input's vfs.Env.Key: its
+// canonical pipeline and the version of the object it is read from (ETag,
+// generation, or a local file's size, times, device and inode).
+//
+// # Contract
+//
+// A [Store] is a directory of files, one per key, each named by the
+// SHA-256 of its key. Entries are written whole to a temporary file in the
+// same directory and renamed into place, so a reader sees a whole file or
+// none, whatever other processes do at the same time. Every file starts
+// with a header (magic, format version, lengths) and ends with a CRC-32C
+// of everything before it; a file that fails any check (torn by a crash,
+// truncated, damaged, or of another format version) is a miss and is
+// removed. The key is stored in the file and compared on load, so a hash
+// collision is a miss too.
+//
+// The store is bounded in bytes: after a write takes it over its budget,
+// the least recently used files (by modification time, which a load
+// refreshes) are removed until it is at 90% of the budget. Several
+// processes may share one directory; each keeps the bound as it writes.
+// A temporary file left by a crashed process is removed by a later trim
+// once it is an hour old.
+//
+// The store keeps bytes; what they mean is the business of the caller,
+// which must validate what it decodes (a cache directory is writable by
+// its user, so a file in it is input like any other). Failures to write
+// are not reported to readers: an index that cannot be kept is rebuilt
+// by the next process.
+package disk
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultBudget is the byte budget of a Store opened with a budget of 0.
+const DefaultBudget = 1 << 30
+
+// MaxEntry bounds the bytes of one entry: larger ones are not kept, and a
+// file that claims more is damaged.
+const MaxEntry = 1 << 30
+
+// maxKey bounds the length of a key.
+const maxKey = 64 << 10
+
+const (
+	magic      = "pipefsix"
+	version    = 1
+	headerSize = len(magic) + 4 + 4 + 8 // magic, version, key length, data length
+	trailer    = 4                      // CRC-32C
+	suffix     = ".pfi"
+	tmpPrefix  = ".tmp-"
+	staleTemp  = time.Hour
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// A Store is a directory of index files bounded in bytes. It is safe for
+// concurrent use, by goroutines and by processes sharing the directory.
+type Store struct {
+	dir    string
+	budget int64
+
+	mu     sync.Mutex // serialises trims within the process
+	hits   int64
+	misses int64
+	puts   int64
+}
+
+// DefaultDir returns the default directory of the store:
+// os.UserCacheDir()/pipefs.
+func DefaultDir() (string, error) {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no directory for the index cache: %w", err)
+	}
+	return filepath.Join(d, "pipefs"), nil
+}
+
+// Open returns the store in dir, creating the directory if needed. budget
+// bounds the bytes of its files; 0 means DefaultBudget.
+func Open(dir string, budget int64) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("disk: empty directory name")
+	}
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("index cache: %w", err)
+	}
+	return &Store{dir: dir, budget: budget}, nil
+}
+
+// Dir returns the directory of the store.
+func (s *Store) Dir() string { return s.dir }
+
+// Budget returns the byte budget of the store.
+func (s *Store) Budget() int64 { return s.budget }
+
+// Stats are the counts of a Store's loads and writes in this process.
+type Stats struct {
+	Hits, Misses, Puts int64
+}
+
+// Stats returns the counts of loads and writes so far.
+func (s *Store) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Stats{Hits: s.hits, Misses: s.misses, Puts: s.puts}
+}
+
+func (s *Store) count(p *int64) {
+	s.mu.Lock()
+	*p++
+	s.mu.Unlock()
+}
+
+// path returns the file of key.
+func (s *Store) path(key string) string {
+	h := sha256.Sum256([]byte(key))
+	return filepath.Join(s.dir, hex.EncodeToString(h[:])+suffix)
+}
+
+// Get returns the entry of key, and false when there is none. A file that
+// fails its checks is removed and is a miss. limit bounds the entry's
+// size (0 means MaxEntry): a larger entry is a miss.
+func (s *Store) Get(key string, limit int64) ([]byte, bool) {
+	if limit <= 0 || limit > MaxEntry {
+		limit = MaxEntry
+	}
+	p := s.path(key)
+	data, err := s.read(p, key, limit)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) && errors.Is(err, errBad) {
+			os.Remove(p)
+		}
+		s.count(&s.misses)
+		return nil, false
+	}
+	now := time.Now()
+	os.Chtimes(p, now, now) // recently used; a failure only ages it
+	s.count(&s.hits)
+	return data, true
+}
+
+var errBad = errors.New("damaged index cache file")
+
+func (s *Store) read(p, key string, limit int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	var h [headerSize]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil {
+		return nil, errBad
+	}
+	if string(h[:len(magic)]) != magic || binary.LittleEndian.Uint32(h[8:]) != version {
+		return nil, errBad
+	}
+	klen := int64(binary.LittleEndian.Uint32(h[12:]))
+	dlen := binary.LittleEndian.Uint64(h[16:])
+	if klen != int64(len(key)) || dlen > MaxEntry ||
+		info.Size() != int64(headerSize)+klen+int64(dlen)+trailer {
+		return nil, errBad
+	}
+	if int64(dlen) > limit {
+		return nil, errors.New("entry over the caller's limit") // a miss, not damage
+	}
+	buf := make([]byte, info.Size()-int64(headerSize))
+	if _, err := io.ReadFull(f, buf); err != nil {
+		return nil, errBad
+	}
+	crc := crc32.Update(crc32.Checksum(h[:], castagnoli), castagnoli, buf[:len(buf)-trailer])
+	if crc != binary.LittleEndian.Uint32(buf[len(buf)-trailer:]) || string(buf[:klen]) != key {
+		return nil, errBad
+	}
+	return buf[klen : len(buf)-trailer : len(buf)-trailer], nil
+}
+
+// Put keeps data under key, replacing any earlier entry, and trims the
+// store to its budget. An entry over MaxEntry or the budget, or a key over
+// 64 KiB, is not kept.
+func (s *Store) Put(key string, data []byte) error {
+	if len(key) > maxKey || int64(len(data)) > MaxEntry || int64(len(data)) > s.budget/2 {
+		return errors.New("index cache: entry too large to keep")
+	}
+	var h [headerSize]byte
+	copy(h[:], magic)
+	binary.LittleEndian.PutUint32(h[8:], version)
+	binary.LittleEndian.PutUint32(h[12:], uint32(len(key)))
+	binary.LittleEndian.PutUint64(h[16:], uint64(len(data)))
+	crc := crc32.Checksum(h[:], castagnoli)
+	crc = crc32.Update(crc, castagnoli, []byte(key))
+	crc = crc32.Update(crc, castagnoli, data)
+	var t [trailer]byte
+	binary.LittleEndian.PutUint32(t[:], crc)
+
+	f, err := os.CreateTemp(s.dir, tmpPrefix+"*")
+	if err != nil {
+		return fmt.Errorf("index cache: %w", err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(slices.Concat(h[:], []byte(key)))
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if err == nil {
+		_, err = f.Write(t[:])
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, s.path(key))
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("index cache: %w", err)
+	}
+	s.count(&s.puts)
+	s.Trim()
+	return nil
+}
+
+// Remove drops the entry of key, if any.
+func (s *Store) Remove(key string) { os.Remove(s.path(key)) }
+
+// Size returns the bytes of the store's files.
+func (s *Store) Size() int64 {
+	var n int64
+	for _, f := range s.files() {
+		n += f.size
+	}
+	return n
+}
+
+type file struct {
+	name  string
+	size  int64
+	mtime time.Time
+}
+
+// files lists the store's entries, and removes stale temporary files.
+func (s *Store) files() []file {
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil
+	}
+	var out []file
+	for _, e := range ents {
+		name := e.Name()
+		temp := strings.HasPrefix(name, tmpPrefix)
+		if !temp && !strings.HasSuffix(name, suffix) {
+			continue // not ours
+		}
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		if temp {
+			if time.Since(info.ModTime()) > staleTemp {
+				os.Remove(filepath.Join(s.dir, name))
+			}
+			continue
+		}
+		out = append(out, file{name, info.Size(), info.ModTime()})
+	}
+	return out
+}
+
+// Trim removes the least recently used entries while the store is over
+// its budget, down to 90% of it. Put calls it.
+func (s *Store) Trim() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list := s.files()
+	var total int64
+	for _, f := range list {
+		total += f.size
+	}
+	if total <= s.budget {
+		return
+	}
+	slices.SortFunc(list, func(a, b file) int { return a.mtime.Compare(b.mtime) })
+	goal := s.budget / 10 * 9
+	for _, f := range list {
+		if total <= goal {
+			break
+		}
+		if err := os.Remove(filepath.Join(s.dir, f.name)); err == nil || errors.Is(err, fs.ErrNotExist) {
+			total -= f.size
+		}
+	}
+}

@@ -1,0 +1,128 @@
+package inflate
+
+import (
+	"github.com/pipefs/pipefs/internal/indexenc"
+	"github.com/pipefs/pipefs/vfs"
+)
+
+// An index is kept on disk (vfs.DiskIndex) by the driver that owns the
+// stream, once complete: once a pass reached the end of the stream, every
+// checkpoint up to it is known, and so is the size. Encode gives the
+// bytes and Restore puts them back in a vfs.Cache, where New finds them.
+//
+// The encoding, version 1, is a sequence of indexenc values: the size,
+// the last member seen, the count of points, then each point's out, in,
+// bit, member, memberIn, mout, crc and window. Restore checks that the
+// points are in order and consistent, that every offset is within the
+// input, and every window at most 32 KiB: bad bytes are an error matching
+// driver.ErrCorrupt, never a panic. What it cannot check is that a window
+// holds the bytes the stream had there; a damaged file is caught by the
+// store's checksum, and a member's CRC-32 is still checked when a read
+// reaches its end.
+
+// maxWindow is the DEFLATE window.
+const maxWindow = 32 << 10
+
+// Complete reports whether the index covers the whole stream.
+func (ix *Index) Complete() bool { return ix.Size() >= 0 }
+
+// Encode returns the encoded index, complete or not: an index that is
+// not complete serves the offsets up to its last checkpoint, and grows
+// from there.
+func (ix *Index) Encode() []byte {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var e indexenc.Encoder
+	e.Int(ix.size)
+	e.Int(int64(ix.lastMember))
+	e.Uint(uint64(len(ix.points)))
+	for _, p := range ix.points {
+		e.Int(p.out)
+		e.Int(p.in)
+		e.Uint(uint64(p.bit))
+		e.Int(int64(p.member))
+		e.Int(p.memberIn)
+		e.Int(p.mout)
+		e.Uint(uint64(p.crc))
+		e.Raw(p.window)
+	}
+	return e.Bytes()
+}
+
+// EncodedLimit is the most bytes the encoding of an index of a stream
+// under lim, with checkpoints spacing bytes apart, can take; a caller
+// loading one refuses more.
+func EncodedLimit(lim vfs.Limits, spacing int64) int64 {
+	const perPoint = maxWindow + 64
+	n := lim.MaxFileSize/max(spacing, 1) + 2
+	if n > (1<<62)/perPoint {
+		return 1 << 62
+	}
+	return n * perPoint
+}
+
+// Cached reports whether c holds an index under key.
+func Cached(c *vfs.Cache, key string) bool {
+	_, ok := c.Peek(indexKey(key))
+	return ok
+}
+
+// Restore decodes b, as Encode gave it, into the index of the stream
+// whose data starts at first and whose input is srcSize bytes, and keeps
+// it in c under key unless c holds one already.
+func Restore(c *vfs.Cache, key string, b []byte, first, srcSize int64) error {
+	d := indexenc.NewDecoder(b)
+	size := d.NonNeg(-1)
+	last := d.NonNeg(0)
+	n := d.Count(1 << 40)
+	ix := &Index{c: c, key: key, size: size, lastMember: int(last), points: make([]point, 0, n)}
+	var prev point
+	for i := range n {
+		p := point{
+			out:      d.NonNeg(0),
+			in:       d.NonNeg(0),
+			bit:      uint8(min(d.Uint(), 8)),
+			member:   int(d.NonNeg(0)),
+			memberIn: d.NonNeg(0),
+			mout:     d.NonNeg(0),
+		}
+		crc := d.Uint()
+		p.window = d.Raw(maxWindow)
+		p.crc = uint32(crc)
+		if len(p.window) == 0 {
+			p.window = nil
+		}
+		switch {
+		case d.Err() != nil:
+		case crc > 1<<32-1 || p.bit > 7:
+			d.Fail("point %d: bad CRC or bit", i)
+		case i == 0 && (p.out != 0 || p.in != first || p.memberIn != first || p.member != 0 || p.mout != 0 || p.window != nil):
+			d.Fail("first point is not the stream's start")
+		case i > 0 && (p.out <= prev.out || p.in < prev.in || p.member < prev.member):
+			d.Fail("point %d out of order", i)
+		case p.in > srcSize || p.memberIn > p.in || p.mout > p.out || size >= 0 && p.out > size || int64(p.member) > last:
+			d.Fail("point %d out of range", i)
+		case int64(len(p.window)) > p.mout:
+			d.Fail("point %d: window longer than the member's output", i)
+		}
+		if d.Err() != nil {
+			break
+		}
+		ix.points = append(ix.points, p)
+		ix.bytes += int64(len(p.window))
+		prev = p
+	}
+	if len(ix.points) == 0 {
+		d.Fail("no checkpoint")
+	}
+	if err := d.Done(); err != nil {
+		return err
+	}
+	mu := lockOf(c)
+	mu.Lock()
+	defer mu.Unlock()
+	if _, ok := c.Peek(indexKey(key)); !ok {
+		c.Add(indexKey(key), ix, indexBase+ix.bytes)
+	}
+	return nil
+}

@@ -1,0 +1,130 @@
+package inflate
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
+)
+
+// rawDeflate returns n bytes of text and their raw DEFLATE stream.
+func rawDeflate(t testing.TB, n int) ([]byte, []byte) {
+	var plain bytes.Buffer
+	for i := 0; plain.Len() < n; i++ {
+		fmt.Fprintf(&plain, "line %d of %d, %x\n", i, i*i%7919, i*2654435761)
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(plain.Bytes()[:n])
+	zw.Close()
+	// The raw stream of a gzip member with no optional fields starts at 10
+	// and ends 8 bytes before the end.
+	return plain.Bytes()[:n], z.Bytes()[10 : z.Len()-8]
+}
+
+// complete builds the whole index of a stream and returns its encoding.
+func complete(t testing.TB, plain, raw []byte, c *vfs.Cache) []byte {
+	src := driver.BytesBlob(raw, nil)
+	s := NewMember(src, 0, int64(len(raw)), int64(len(plain)), 0, false, "k", &Options{Spacing: 64 << 10, Cache: c})
+	got := make([]byte, len(plain))
+	if _, err := s.ReadAt(context.Background(), got, 0); err != nil && err != io.EOF {
+		t.Fatal(err)
+	}
+	if n, err := s.Size(context.Background()); err != nil || n != int64(len(plain)) {
+		t.Fatal(n, err)
+	}
+	if !s.Index().Complete() {
+		t.Fatal("index not complete after reading the stream")
+	}
+	return s.Index().Encode()
+}
+
+func TestPersistRoundTrip(t *testing.T) {
+	plain, raw := rawDeflate(t, 1<<20)
+	b := complete(t, plain, raw, vfs.NewCache(0))
+	c := vfs.NewCache(0)
+	if err := Restore(c, "k", b, 0, int64(len(raw))); err != nil {
+		t.Fatal(err)
+	}
+	if !Cached(c, "k") {
+		t.Fatal("restored index not cached")
+	}
+	// A read near the end decodes from the last checkpoint: fewer input
+	// bytes than the whole stream.
+	cb := &countBlob{Blob: driver.BytesBlob(raw, nil)}
+	s := NewMember(cb, 0, int64(len(raw)), int64(len(plain)), 0, false, "k", &Options{Spacing: 64 << 10, Cache: c})
+	if pts, _ := s.Index().Stats(); pts < 10 {
+		t.Fatalf("restored index has %d points", pts)
+	}
+	p := make([]byte, 100)
+	off := int64(len(plain) - 200)
+	if _, err := s.ReadAt(context.Background(), p, off); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(p, plain[off:off+100]) {
+		t.Fatal("wrong bytes after restore")
+	}
+	if cb.n > int64(len(raw))/4 {
+		t.Errorf("read %d of %d input bytes after restore", cb.n, len(raw))
+	}
+	again := s.Index().Encode()
+	if !bytes.Equal(again, b) {
+		t.Error("restored index encodes differently")
+	}
+}
+
+type countBlob struct {
+	driver.Blob
+	n int64
+}
+
+func (b *countBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	n, err := b.Blob.ReadAt(ctx, p, off)
+	b.n += int64(n)
+	return n, err
+}
+
+func TestPersistBad(t *testing.T) {
+	plain, raw := rawDeflate(t, 256<<10)
+	b := complete(t, plain, raw, vfs.NewCache(0))
+	for n := range len(b) {
+		if n%97 != 0 && n > 64 {
+			continue
+		}
+		if err := Restore(vfs.NewCache(0), "k", b[:n], 0, int64(len(raw))); !errors.Is(err, driver.ErrCorrupt) {
+			t.Fatalf("truncated to %d: %v", n, err)
+		}
+	}
+	if err := Restore(vfs.NewCache(0), "k", b, 0, 100); !errors.Is(err, driver.ErrCorrupt) {
+		t.Errorf("points past the input: %v", err)
+	}
+	if err := Restore(vfs.NewCache(0), "k", b, 5, int64(len(raw))); !errors.Is(err, driver.ErrCorrupt) {
+		t.Errorf("another start: %v", err)
+	}
+}
+
+// FuzzRestore restores arbitrary bytes and reads the stream: no panic.
+func FuzzRestore(f *testing.F) {
+	plain, raw := rawDeflate(f, 256<<10)
+	f.Add(complete(f, plain, raw, vfs.NewCache(0)))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c := vfs.NewCache(0)
+		if err := Restore(c, "k", b, 0, int64(len(raw))); err != nil {
+			if !errors.Is(err, driver.ErrCorrupt) {
+				t.Fatal(err)
+			}
+			return
+		}
+		s := NewMember(driver.BytesBlob(raw, nil), 0, int64(len(raw)), int64(len(plain)), 0, false, "k", &Options{Spacing: 64 << 10, Cache: c})
+		p := make([]byte, 1000)
+		for _, off := range []int64{0, 100000, int64(len(plain)) - 500} {
+			s.ReadAt(context.Background(), p, off)
+		}
+	})
+}

@@ -1,0 +1,107 @@
+package vfs
+
+import (
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pipefs/pipefs/cache/disk"
+)
+
+// DiskCacheEnv is the environment variable that sets the directory of
+// DefaultDisk; "off" turns it off.
+const DiskCacheEnv = "PIPEFS_CACHE_DIR"
+
+// DefaultDisk returns the store on disk of DefaultCache: the directory
+// that $PIPEFS_CACHE_DIR names, else os.UserCacheDir()/pipefs, bounded by
+// disk.DefaultBudget (1 GiB). It is nil, and indexes are kept in memory
+// only, when $PIPEFS_CACHE_DIR is "off", when the directory cannot be
+// made, and in test binaries (testing.Testing) unless $PIPEFS_CACHE_DIR is
+// set, so that tests do not depend on what earlier runs left behind.
+func DefaultDisk() *disk.Store { return defaultDisk() }
+
+var defaultDisk = sync.OnceValue(func() *disk.Store {
+	dir := strings.TrimSpace(os.Getenv(DiskCacheEnv))
+	switch {
+	case dir == "off":
+		return nil
+	case dir == "" && testing.Testing():
+		return nil
+	case dir == "":
+		var err error
+		if dir, err = disk.DefaultDir(); err != nil {
+			return nil
+		}
+	}
+	s, err := disk.Open(dir, 0)
+	if err != nil {
+		return nil
+	}
+	return s
+})
+
+// A DiskIndex is where a driver keeps one index of its input on disk, for
+// later processes that open the same bytes: a tar member table, the
+// checkpoints of a gzip stream. Env.DiskIndex gives it. The zero value
+// keeps nothing.
+//
+// Load returns the bytes Store kept, by this process or another; the
+// driver decodes them as untrusted input (bounded by its Limits, errors
+// for anything out of place), and treats a decoding error as a miss,
+// building the index again. An index is stored once complete, and only
+// when it describes the bytes well (not when reading failed part way).
+type DiskIndex struct {
+	s   *disk.Store
+	key string
+}
+
+// DiskIndex returns the place of the index that kind names for the input
+// of the driver env was given to. kind names the driver, the format of
+// its encoding and its version, and every setting that changes the index
+// ("pipefs.tar v1 entries 1048576 name 4096"). The place is the zero
+// DiskIndex, which keeps nothing, when the pipeline has no store on disk
+// (Options.Disk, Options.NoDisk, Cache.Disk), and when env.Key names no
+// version of the input that outlives the process: an Env from NewEnv, an
+// input in the memory: root, or one read from blobs that name no version
+// (driver.Fingerprinter).
+func (env *Env) DiskIndex(kind string) DiskIndex {
+	if !env.durable || env.Options == nil || env.Options.NoDisk {
+		return DiskIndex{}
+	}
+	s := env.Options.Disk
+	if s == nil {
+		s = env.Cache.Disk()
+	}
+	if s == nil {
+		return DiskIndex{}
+	}
+	return DiskIndex{s: s, key: kind + "\x00" + env.Key}
+}
+
+// Enabled reports whether d keeps anything.
+func (d DiskIndex) Enabled() bool { return d.s != nil }
+
+// Load returns the stored index, if there is one of at most limit bytes.
+func (d DiskIndex) Load(limit int64) ([]byte, bool) {
+	if d.s == nil {
+		return nil, false
+	}
+	return d.s.Get(d.key, limit)
+}
+
+// Store keeps data as the index, replacing any earlier one. A failure is
+// not reported: a later process builds the index again.
+func (d DiskIndex) Store(data []byte) {
+	if d.s != nil {
+		d.s.Put(d.key, data)
+	}
+}
+
+// Remove drops the stored index, as a driver does with one it could not
+// decode.
+func (d DiskIndex) Remove() {
+	if d.s != nil {
+		d.s.Remove(d.key)
+	}
+}
