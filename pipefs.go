@@ -35,6 +35,7 @@ import (
 	_ "github.com/pipefs/pipefs/adapters/bzip2adapter"
 	_ "github.com/pipefs/pipefs/adapters/gzipadapter"
 	_ "github.com/pipefs/pipefs/adapters/icechunkadapter"
+	_ "github.com/pipefs/pipefs/adapters/imageadapter"
 	_ "github.com/pipefs/pipefs/adapters/jsonadapter"
 	_ "github.com/pipefs/pipefs/adapters/n5adapter"
 	_ "github.com/pipefs/pipefs/adapters/ocdbtadapter"
