@@ -23,10 +23,14 @@ const maxPages = 1 << 16
 func init() {
 	register(&codec{
 		scheme: "tiff", what: "a TIFF image", detail: `no "II*\0" or "MM\0*" at offset 0`,
-		magic: isTIFF, head: 4,
+		magic: anyTIFF, head: 4,
 		parse: parseTIFF, decode: decodeTIFF,
-	}, "tiff", "", 0, func(h, _ []byte, _ int64) bool { return isTIFF(h) || isBigTIFF(h) }, 4)
+	}, "tiff", "", 0, func(h, _ []byte, _ int64) bool { return anyTIFF(h) }, 4)
 }
+
+// anyTIFF reports a TIFF or BigTIFF header, so that BigTIFF is detected
+// and reported as not read.
+func anyTIFF(h []byte) bool { return isTIFF(h) || isBigTIFF(h) }
 
 func isTIFF(h []byte) bool {
 	return len(h) >= 4 && (string(h[:4]) == "II*\x00" || string(h[:4]) == "MM\x00*")
