@@ -90,10 +90,13 @@ cwebp -quiet -lossless -exact "$tmp/rgba.png" -o webp-lossless-alpha.webp
 cwebp -quiet -q 80 "$tmp/rgb.png" -o webp-lossy.webp
 cwebp -quiet -q 80 -alpha_q 100 -exact "$tmp/rgba.png" -o webp-lossy-alpha.webp
 
-# AVIF (8-bit)
+# AVIF (8-bit, and one 10-bit)
 avifenc -s 10 --min 10 --max 20 -d 8 --yuv 444 "$tmp/rgb.png" avif-rgb444.avif >/dev/null
 avifenc -s 10 --min 10 --max 20 -d 8 --yuv 420 "$tmp/rgb.png" avif-rgb420.avif >/dev/null
 avifenc -s 10 --min 10 --max 20 --minalpha 0 --maxalpha 0 -d 8 --yuv 444 "$tmp/rgba.png" avif-rgba.avif >/dev/null
+avifenc -s 10 --min 10 --max 20 -d 8 --yuv 400 "$tmp/rgb.png" avif-gray.avif >/dev/null
+# 10-bit: decoded to 8 bits.
+avifenc -s 10 --min 10 --max 20 -d 10 --yuv 444 "$tmp/rgb16.png" avif-10bit.avif >/dev/null
 
 # References.
 for f in png-* bmp-* tiff-*.tif; do

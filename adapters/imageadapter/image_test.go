@@ -89,6 +89,8 @@ var imageCases = []imageCase{
 	{file: "avif-rgb444.avif", scheme: "avif", channels: 3, tol: 2},
 	{file: "avif-rgb420.avif", scheme: "avif", channels: 3, tol: 2},
 	{file: "avif-rgba.avif", scheme: "avif", channels: 4, tol: 2, premultiplied: true},
+	{file: "avif-gray.avif", scheme: "avif", channels: 1, tol: 2},
+	{file: "avif-10bit.avif", scheme: "avif", channels: 3, tol: 2},
 }
 
 // imagePath returns the absolute path of a file of testdata/images.
