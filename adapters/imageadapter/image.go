@@ -190,16 +190,21 @@ func (r *input) cause(err error, classify func(error) error) error {
 	if ioErr != nil {
 		return ioErr
 	}
-	var limit, corrupt bool
-	limit = errors.Is(err, driver.ErrLimit)
-	corrupt = errors.Is(err, driver.ErrCorrupt)
-	if limit || corrupt || errors.Is(err, errors.ErrUnsupported) || errors.Is(err, fs.ErrNotExist) {
+	if classified(err) {
 		return err
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return driver.Corruptf("%v (the file ends early)", err)
 	}
 	return classify(err)
+}
+
+// classified reports an error that says what is wrong with the data
+// (corrupt, over a limit, not read, no such page), as opposed to an error
+// of the layer below.
+func classified(err error) bool {
+	return errors.Is(err, driver.ErrCorrupt) || errors.Is(err, driver.ErrLimit) ||
+		errors.Is(err, errors.ErrUnsupported) || errors.Is(err, fs.ErrNotExist)
 }
 
 // newImage checks h against the limits and returns the image it
@@ -319,14 +324,15 @@ type pixels struct {
 
 	mu   sync.Mutex
 	data []byte
+	err  error // a decode error that another try would repeat
 }
 
 // get returns the decoded pixels.
 func (p *pixels) get(ctx context.Context) ([]byte, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.data != nil {
-		return p.data, nil
+	if p.data != nil || p.err != nil {
+		return p.data, p.err
 	}
 	if v, ok := p.cache.Get(p.key); ok {
 		if b, ok := v.([]byte); ok && int64(len(b)) == p.size {
@@ -340,7 +346,11 @@ func (p *pixels) get(ctx context.Context) ([]byte, error) {
 	out := make([]byte, p.size)
 	r := newInput(ctx, p.in)
 	if err := p.c.decode(ctx, r, p.key.page, p.h, out); err != nil {
-		return nil, r.cause(err, func(err error) error { return driver.Corruptf("%v", err) })
+		err = r.cause(err, func(err error) error { return driver.Corruptf("%v", err) })
+		if classified(err) {
+			p.err = err // the bytes are wrong: they will be wrong again
+		}
+		return nil, err
 	}
 	p.data = out
 	p.cache.Add(p.key, out, p.size)

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pipefs/pipefs/adapters/array"
@@ -511,5 +512,42 @@ func TestContext(t *testing.T) {
 	cancel()
 	if _, err := io.ReadAll(f); !errors.Is(err, context.Canceled) {
 		t.Errorf("read after cancel: %v, want context.Canceled", err)
+	}
+}
+
+// TestConcurrentDecode decodes every image at once, twice, each open
+// with a cache of its own, and compares with one decode.
+func TestConcurrentDecode(t *testing.T) {
+	want := map[string][]byte{}
+	for _, c := range imageCases {
+		want[c.url(t)], _ = openImage(t, c.url(t), &vfs.Options{Cache: vfs.NewCache(0)})
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*len(imageCases))
+	for range 2 {
+		for _, c := range imageCases {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				f, err := vfs.OpenFile(context.Background(), c.url(t), &vfs.Options{Cache: vfs.NewCache(0)})
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer f.Close()
+				b, err := io.ReadAll(f)
+				if err == nil && !slices.Equal(b, want[c.url(t)]) {
+					err = fmt.Errorf("%s: another decode gave other pixels", c.url(t))
+				}
+				if err != nil {
+					errs <- err
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
