@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"io/fs"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -109,4 +111,61 @@ func TestHeaderLimits(t *testing.T) {
 
 func putMemoryErr(o *vfs.Options, key string, b []byte) error {
 	return memroot.For(o.Cache).WriteFile(key, b)
+}
+
+// manyPages returns a little-endian TIFF of n 1x1 gray pages; page i's
+// pixel is i mod 256.
+func manyPages(n int) []byte {
+	const ifdSize = 2 + 8*12 + 4
+	b := []byte("II*\x00\x08\x00\x00\x00")
+	le := binary.LittleEndian
+	for i := range n {
+		off := 8 + i*(ifdSize+1)
+		next := uint32(off + ifdSize + 1)
+		if i == n-1 {
+			next = 0
+		}
+		b = le.AppendUint16(b, 8)
+		for _, e := range [][2]uint32{{256, 1}, {257, 1}, {258, 8}, {262, 1}, {273, uint32(off + ifdSize)}, {277, 1}, {278, 1}, {279, 1}} {
+			b = le.AppendUint16(b, uint16(e[0]))
+			b = le.AppendUint16(b, 4)
+			b = le.AppendUint32(b, 1)
+			b = le.AppendUint32(b, e[1])
+		}
+		b = le.AppendUint32(b, next)
+		b = append(b, byte(i))
+	}
+	return b
+}
+
+// TestManyPages lists a TIFF of 3000 pages, reads some, and refuses it
+// under a lower Limits.MaxEntries.
+func TestManyPages(t *testing.T) {
+	o := &vfs.Options{Cache: vfs.NewCache(0)}
+	if err := putMemoryErr(o, "x.tif", manyPages(3000)); err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := vfs.OpenFS(context.Background(), "memory:x.tif|pipefs.tiff:page/", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	ents, err := fs.ReadDir(fsys, ".")
+	if err != nil || len(ents) != 3000 {
+		t.Fatalf("ReadDir: %d entries, %v; want 3000", len(ents), err)
+	}
+	for _, i := range []int{0, 1, 299, 2999} {
+		b, err := fs.ReadFile(fsys, strconv.Itoa(i))
+		if err != nil || len(b) != 1 || b[0] != byte(i) {
+			t.Errorf("page %d: %v, %v; want [%d]", i, b, err, byte(i))
+		}
+	}
+	_, im := openImage(t, "memory:x.tif|tiff:", o)
+	if im.Pages != 3000 {
+		t.Errorf("Pages = %d, want 3000", im.Pages)
+	}
+	o.Limits.MaxEntries = 100
+	if _, err := vfs.OpenFS(context.Background(), "memory:x.tif|pipefs.tiff:page/", o); !errors.Is(err, driver.ErrLimit) {
+		t.Errorf("3000 pages under MaxEntries 100: %v, want ErrLimit", err)
+	}
 }

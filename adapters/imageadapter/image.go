@@ -139,13 +139,17 @@ type input struct {
 	ctx  context.Context
 	blob driver.Blob
 	size int64
+	// cache and key keep what is derived from the file's structure (the
+	// offsets of a TIFF's pages) across opens; key "" keeps nothing.
+	cache *vfs.Cache
+	key   string
 
 	mu  sync.Mutex
 	err error // first I/O or context error
 }
 
-func newInput(ctx context.Context, b driver.Blob) *input {
-	return &input{ctx: ctx, blob: b, size: b.Stat().Size()}
+func newInput(ctx context.Context, b driver.Blob, cache *vfs.Cache, key string) *input {
+	return &input{ctx: ctx, blob: b, size: b.Stat().Size(), cache: cache, key: key}
 }
 
 // ReadAt reads the blob, recording errors that are not io.EOF.
@@ -265,7 +269,7 @@ func bigProduct(a, b, c int64) string {
 // blob of its pixels, decoded on first read, named name ("": the name of
 // in).
 func openImage(ctx context.Context, c *codec, in driver.Blob, page int, name string, env *vfs.Env) (driver.Blob, error) {
-	r := newInput(ctx, in)
+	r := newInput(ctx, in, env.Cache, env.Key)
 	if err := checkMagic(ctx, c, r, in, env); err != nil {
 		return nil, err
 	}
@@ -344,7 +348,7 @@ func (p *pixels) get(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	out := make([]byte, p.size)
-	r := newInput(ctx, p.in)
+	r := newInput(ctx, p.in, p.cache, p.key.key)
 	if err := p.c.decode(ctx, r, p.key.page, p.h, out); err != nil {
 		err = r.cause(err, func(err error) error { return driver.Corruptf("%v", err) })
 		if classified(err) {

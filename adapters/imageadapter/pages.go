@@ -25,7 +25,7 @@ func init() {
 // openPages opens the pages tree of a TIFF file at the sub-URL's path.
 func openPages(ctx context.Context, in driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 	c := codecs["tiff"]
-	r := newInput(ctx, in)
+	r := newInput(ctx, in, env.Cache, env.Key)
 	if err := checkMagic(ctx, c, r, in, env); err != nil {
 		return driver.Location{}, err
 	}

@@ -55,10 +55,30 @@ func tiffOrder(r *input) (binary.ByteOrder, error) {
 	return binary.BigEndian, nil
 }
 
+// ifdKey keys the IFD offsets of a TIFF in a vfs.Cache.
+type ifdKey struct{ key string }
+
 // tiffPages returns the offsets of the first IFDs of r, at most max+1 of
 // them (so that a caller learns that there are more than max), following
-// the chain of next-IFD offsets. A chain that loops back is corrupt.
+// the chain of next-IFD offsets. A chain that loops back is corrupt. The
+// whole chain, once walked, is kept in r's cache, so that opening each
+// page of a long TIFF does not walk it again.
 func tiffPages(ctx context.Context, r *input, max int) ([]int64, error) {
+	if r.key != "" {
+		if v, ok := r.cache.Get(ifdKey{r.key}); ok {
+			pages := v.([]int64)
+			return pages[:min(len(pages), max+1)], nil
+		}
+	}
+	pages, err := walkIFDs(ctx, r, max)
+	if err == nil && r.key != "" && len(pages) <= max {
+		r.cache.Add(ifdKey{r.key}, pages, 8*int64(len(pages))+64)
+	}
+	return pages, err
+}
+
+// walkIFDs is tiffPages without the cache.
+func walkIFDs(ctx context.Context, r *input, max int) ([]int64, error) {
 	bo, err := tiffOrder(r)
 	if err != nil {
 		return nil, err
