@@ -47,6 +47,12 @@ $IM "$tmp/rgb16.png" -depth 16 -define png:color-type=2 -define png:bit-depth=16
 $IM "$tmp/rgba16.png" -depth 16 -define png:color-type=6 -define png:bit-depth=16 png-rgba16.png
 $IM "$tmp/rgb.png" -colors 16 PNG8:png-palette.png
 $IM "$tmp/rgba.png" -channel A -threshold 50% +channel -colors 16 PNG8:png-palette-trns.png
+# Gray and RGB with a tRNS colour key (the colour of pixel 3,3).
+key=$($IM "$tmp/rgb.png" -format '%[pixel:p{3,3}]' info:)
+$IM "$tmp/rgb.png" -transparent "$key" -define png:color-type=2 png-rgb8-trns.png
+$IM "$tmp/rgb.png" -colorspace gray -depth 8 "$tmp/gray.png"
+gkey=$($IM "$tmp/gray.png" -format '%[pixel:p{3,3}]' info:)
+$IM "$tmp/gray.png" -transparent "$gkey" -define png:color-type=0 -define png:bit-depth=8 png-gray8-trns.png
 
 # JPEG
 $IM "$tmp/rgb.png" -colorspace gray -quality 92 jpeg-gray.jpg

@@ -49,6 +49,8 @@ var imageCases = []imageCase{
 	{file: "png-palette.png", scheme: "png", channels: 3},
 	{file: "png-palette-trns.png", scheme: "png", channels: 4},
 	{file: "png-rgb8.png", scheme: "png", channels: 3},
+	{file: "png-rgb8-trns.png", scheme: "png", channels: 4},
+	{file: "png-gray8-trns.png", scheme: "png", channels: 2},
 	{file: "png-rgb8-interlaced.png", scheme: "png", channels: 3},
 	{file: "png-rgba8.png", scheme: "png", channels: 4},
 	{file: "png-rgb16.png", scheme: "png", channels: 3, dtype: "uint16"},
