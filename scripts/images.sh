@@ -104,6 +104,15 @@ avifenc -s 10 --min 10 --max 20 -d 8 --yuv 400 "$tmp/rgb.png" avif-gray.avif >/d
 # 10-bit: decoded to 8 bits.
 avifenc -s 10 --min 10 --max 20 -d 10 --yuv 444 "$tmp/rgb16.png" avif-10bit.avif >/dev/null
 
+# Orientation 6 (rotate 90 clockwise to view): a TIFF tag, and a
+# TIFF-layout EXIF block in a WebP EXIF chunk and a JPEG APP1 segment.
+$IM "$tmp/rgb.png" -colorspace gray -depth 8 -compress none tiff-orientation.tif
+tiffset -s 274 6 tiff-orientation.tif
+printf 'II*\000\010\000\000\000\001\000\022\001\003\000\001\000\000\000\006\000\000\000\000\000\000\000' >"$tmp/exif.bin"
+webpmux -set exif "$tmp/exif.bin" webp-lossy.webp -o webp-orientation.webp >/dev/null
+python3 -c 'import sys; j=open(sys.argv[1],"rb").read(); e=b"Exif\0\0"+open(sys.argv[2],"rb").read(); n=len(e)+2
+open(sys.argv[3],"wb").write(j[:2]+b"\xff\xe1"+bytes([n>>8,n&255])+e+j[2:])' jpeg-gray.jpg "$tmp/exif.bin" jpeg-orientation.jpg
+
 # References.
 for f in png-* bmp-* tiff-*.tif; do
 	case $f in *.rgba | *.rgba16 | *.cmyk) continue ;; esac

@@ -89,6 +89,10 @@ var imageCases = []imageCase{
 	{file: "webp-lossy.webp", scheme: "webp", channels: 3},
 	{file: "webp-lossy-alpha.webp", scheme: "webp", channels: 4},
 
+	{file: "tiff-orientation.tif", scheme: "tiff", channels: 1},
+	{file: "jpeg-orientation.jpg", scheme: "jpeg", channels: 1, tol: 2},
+	{file: "webp-orientation.webp", scheme: "webp", channels: 3},
+
 	{file: "avif-rgb444.avif", scheme: "avif", channels: 3, tol: 2},
 	{file: "avif-rgb420.avif", scheme: "avif", channels: 3, tol: 2},
 	{file: "avif-rgba.avif", scheme: "avif", channels: 4, tol: 2, premultiplied: true},
@@ -266,6 +270,9 @@ func TestColourInfo(t *testing.T) {
 			}
 			return ""
 		}},
+		{"tiff-orientation.tif", "tiff", orientation6},
+		{"jpeg-orientation.jpg", "jpeg", orientation6},
+		{"webp-orientation.webp", "webp", orientation6},
 		{"avif-rgba.avif", "avif", func(im *imageadapter.Image) string {
 			if !im.Transparency || im.BitDepth != 8 {
 				return "want 8-bit with alpha"
@@ -278,6 +285,15 @@ func TestColourInfo(t *testing.T) {
 			t.Errorf("%s: %+v: %s", tc.file, *im, msg)
 		}
 	}
+}
+
+// orientation6 checks Orientation 6, which the orientation test images
+// state.
+func orientation6(im *imageadapter.Image) string {
+	if im.Orientation != 6 {
+		return "want orientation 6"
+	}
+	return ""
 }
 
 // TestArrayNode reads an image through its array node.
