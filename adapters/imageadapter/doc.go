@@ -67,19 +67,24 @@
 // # TIFF pages
 //
 // A TIFF with several pages yields its first page through tiff:, and
-// Image.Pages says how many it has. Since the image schemes take no path,
-// the pages are a directory of the vendor scheme pipefs.tiff:
+// Image.Pages says how many it has. The image schemes take no path, and
+// what tiff: yields is a file (the pixels), which has no entries; so the
+// pages are the directory that the vendor scheme pipefs.pages (one scheme
+// for the pages of any paged format; TIFF is the one it reads) yields
+// over the same file:
 //
-//	file:/d/x.tif|pipefs.tiff:          a directory holding "page/"
-//	file:/d/x.tif|pipefs.tiff:page/     the pages: "0", "1", ...
-//	file:/d/x.tif|pipefs.tiff:page/2    the third page, as tiff: gives the first
+//	file:/d/x.tif|pipefs.pages:          a directory holding "page/"
+//	file:/d/x.tif|pipefs.pages:page/     the pages: "0", "1", ...
+//	file:/d/x.tif|pipefs.pages:page/2    the third page, as tiff: gives the first
 //
-// So "pipefs ls 'file:/d/x.tif|pipefs.tiff:page/'" lists the pages with
+// So "pipefs ls 'file:/d/x.tif|pipefs.pages:page/'" lists the pages with
 // their sizes, and each page's Sys is an *Image like tiff:'s. The chain
 // of IFDs is walked with a bound on its length (65536 pages, and
 // Limits.MaxEntries for the listing) and a chain that loops back is
-// corrupt. Each page is decoded through a copy of the file's 8-byte
-// header that points at the page's IFD.
+// corrupt; the offsets found are kept in the cache, so that opening each
+// page of a long TIFF costs one IFD read. Each page is decoded through a
+// copy of the file's 8-byte header that points at the page's IFD. Input
+// that is not a TIFF fails as tiff: fails ("not a TIFF image").
 //
 // # Images in other containers
 //

@@ -77,7 +77,7 @@ func TestTIFFCycle(t *testing.T) {
 	if err := putMemoryErr(o, "x", b); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := vfs.OpenFS(context.Background(), "memory:x|pipefs.tiff:page/", o); !errors.Is(err, driver.ErrCorrupt) {
+	if _, err := vfs.OpenFS(context.Background(), "memory:x|pipefs.pages:page/", o); !errors.Is(err, driver.ErrCorrupt) {
 		t.Errorf("pages of an IFD cycle: %v, want ErrCorrupt", err)
 	}
 }
@@ -145,7 +145,7 @@ func TestManyPages(t *testing.T) {
 	if err := putMemoryErr(o, "x.tif", manyPages(3000)); err != nil {
 		t.Fatal(err)
 	}
-	fsys, err := vfs.OpenFS(context.Background(), "memory:x.tif|pipefs.tiff:page/", o)
+	fsys, err := vfs.OpenFS(context.Background(), "memory:x.tif|pipefs.pages:page/", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestManyPages(t *testing.T) {
 		t.Errorf("Pages = %d, want 3000", im.Pages)
 	}
 	o.Limits.MaxEntries = 100
-	if _, err := vfs.OpenFS(context.Background(), "memory:x.tif|pipefs.tiff:page/", o); !errors.Is(err, driver.ErrLimit) {
+	if _, err := vfs.OpenFS(context.Background(), "memory:x.tif|pipefs.pages:page/", o); !errors.Is(err, driver.ErrLimit) {
 		t.Errorf("3000 pages under MaxEntries 100: %v, want ErrLimit", err)
 	}
 }

@@ -39,7 +39,7 @@ func fuzzImage(t *testing.T, scheme string, data []byte) {
 		f.Close()
 	}
 	if scheme == "tiff" {
-		fsys, err := vfs.OpenFS(context.Background(), "memory:x|pipefs.tiff:page/", o)
+		fsys, err := vfs.OpenFS(context.Background(), "memory:x|pipefs.pages:page/", o)
 		check(err)
 		if err == nil {
 			_, err := fs.ReadDir(fsys, ".")

@@ -68,7 +68,7 @@ type Image struct {
 	// first, and for every other format).
 	Page int `json:"page"`
 	// Pages is the number of pages of a TIFF (1 for every other format);
-	// page N > 0 is "pipefs.tiff:page/N" (see the package docs).
+	// page N > 0 is "pipefs.pages:page/N" (see the package docs).
 	Pages int `json:"pages"`
 
 	px   *pixels

@@ -80,9 +80,9 @@ var imageCases = []imageCase{
 	{file: "tiff-rgba16.tif", scheme: "tiff", channels: 4, dtype: "uint16"},
 	{file: "tiff-palette.tif", scheme: "tiff", channels: 3},
 	{file: "tiff-multipage.tif", scheme: "tiff", channels: 3, ref: "tiff-multipage.tif.0.rgba"},
-	{file: "tiff-multipage.tif", scheme: "tiff", channels: 3, ref: "tiff-multipage.tif.0.rgba", pipeline: "|pipefs.tiff:page/0"},
-	{file: "tiff-multipage.tif", scheme: "tiff", channels: 1, ref: "tiff-multipage.tif.1.rgba", pipeline: "|pipefs.tiff:page/1"},
-	{file: "tiff-multipage.tif", scheme: "tiff", channels: 3, ref: "tiff-multipage.tif.2.rgba", pipeline: "|pipefs.tiff:page/2"},
+	{file: "tiff-multipage.tif", scheme: "tiff", channels: 3, ref: "tiff-multipage.tif.0.rgba", pipeline: "|pipefs.pages:page/0"},
+	{file: "tiff-multipage.tif", scheme: "tiff", channels: 1, ref: "tiff-multipage.tif.1.rgba", pipeline: "|pipefs.pages:page/1"},
+	{file: "tiff-multipage.tif", scheme: "tiff", channels: 3, ref: "tiff-multipage.tif.2.rgba", pipeline: "|pipefs.pages:page/2"},
 
 	{file: "webp-lossless.webp", scheme: "webp", channels: 3},
 	{file: "webp-lossless-alpha.webp", scheme: "webp", channels: 4},
@@ -443,7 +443,7 @@ func putMemory(t testing.TB, o *vfs.Options, key string, b []byte) {
 // TestPages lists the pages of a multi-page TIFF.
 func TestPages(t *testing.T) {
 	base := "file:" + imagePath(t, "tiff-multipage.tif")
-	fsys, err := vfs.OpenFS(context.Background(), base+"|pipefs.tiff:page/", nil)
+	fsys, err := vfs.OpenFS(context.Background(), base+"|pipefs.pages:page/", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -463,7 +463,7 @@ func TestPages(t *testing.T) {
 	if want := []string{"0 2304", "1 192", "2 144"}; !slices.Equal(got, want) {
 		t.Errorf("pages = %q, want %q", got, want)
 	}
-	root, err := vfs.OpenFS(context.Background(), base+"|pipefs.tiff:", nil)
+	root, err := vfs.OpenFS(context.Background(), base+"|pipefs.pages:", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -471,10 +471,10 @@ func TestPages(t *testing.T) {
 	if ents, err := fs.ReadDir(root, "."); err != nil || len(ents) != 1 || ents[0].Name() != "page" || !ents[0].IsDir() {
 		t.Errorf("ReadDir(.) = %v, %v; want page/", ents, err)
 	}
-	if _, err := vfs.OpenFile(context.Background(), base+"|pipefs.tiff:page/3", nil); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := vfs.OpenFile(context.Background(), base+"|pipefs.pages:page/3", nil); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("page/3: %v, want ErrNotExist", err)
 	}
-	if _, err := vfs.OpenFile(context.Background(), base+"|pipefs.tiff:page/01", nil); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := vfs.OpenFile(context.Background(), base+"|pipefs.pages:page/01", nil); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("page/01: %v, want ErrNotExist", err)
 	}
 }

@@ -14,8 +14,8 @@ import (
 )
 
 // PagesScheme is the vendor scheme that presents the pages of a TIFF as a
-// directory: "file:/d/x.tif|pipefs.tiff:page/2" is the third page.
-const PagesScheme = "pipefs.tiff"
+// directory: "file:/d/x.tif|pipefs.pages:page/2" is the third page.
+const PagesScheme = "pipefs.pages"
 
 func init() {
 	vfs.RegisterAdapter(&vfs.Adapter{Scheme: PagesScheme, OpenFile: openPages,

@@ -42,11 +42,11 @@ func TestImageCLI(t *testing.T) {
 		}
 	}
 	tif := testImagePath(t, "tiff-multipage.tif")
-	ls := mustRun(t, "ls", "file:"+tif+"|pipefs.tiff:page/")
+	ls := mustRun(t, "ls", "file:"+tif+"|pipefs.pages:page/")
 	if ls != "0\n1\n2\n" {
 		t.Errorf("ls pages = %q, want 0 1 2", ls)
 	}
-	long := mustRun(t, "ls", "-l", "file:"+tif+"|pipefs.tiff:page/")
+	long := mustRun(t, "ls", "-l", "file:"+tif+"|pipefs.pages:page/")
 	var sizes []string
 	for _, l := range strings.Split(strings.TrimSpace(long), "\n") {
 		sizes = append(sizes, strings.Fields(l)[0])
@@ -54,7 +54,7 @@ func TestImageCLI(t *testing.T) {
 	if strings.Join(sizes, " ") != "2304 192 144" {
 		t.Errorf("ls -l pages:\n%s\nwant sizes 2304 192 144", long)
 	}
-	if got := mustRun(t, "cat", "file:"+tif+"|pipefs.tiff:page/1"); len(got) != 16*12 {
+	if got := mustRun(t, "cat", "file:"+tif+"|pipefs.pages:page/1"); len(got) != 16*12 {
 		t.Errorf("cat page/1: %d bytes, want 192", len(got))
 	}
 }
