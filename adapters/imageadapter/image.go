@@ -42,8 +42,9 @@ type Image struct {
 	BitDepth int `json:"bit_depth,omitempty"`
 	// PaletteSize is the number of palette entries of a paletted image.
 	PaletteSize int `json:"palette_size,omitempty"`
-	// Transparency reports a PNG tRNS chunk or a TIFF/BMP/WebP/AVIF alpha
-	// channel: the image has an alpha channel in the output.
+	// Transparency reports an alpha channel in the output (gray+alpha or
+	// RGBA): the file has one, or a PNG tRNS chunk gives transparency to
+	// a palette or a colour key.
 	Transparency bool `json:"transparency,omitempty"`
 	// Gamma is the gamma a PNG gAMA chunk states (the file's value
 	// divided by 100000); 0 when there is none.
@@ -238,6 +239,7 @@ func newImage(c *codec, h *header, env *vfs.Env) (*Image, error) {
 	if im.ColorModel == "CMYK" || im.ColorModel == "YCCK" {
 		im.Channels = "CMYK"
 	}
+	im.Transparency = im.Channels == "gray+alpha" || im.Channels == "RGBA"
 	if im.Pages == 0 {
 		im.Pages = 1
 	}
