@@ -113,6 +113,13 @@ webpmux -set exif "$tmp/exif.bin" webp-lossy.webp -o webp-orientation.webp >/dev
 python3 -c 'import sys; j=open(sys.argv[1],"rb").read(); e=b"Exif\0\0"+open(sys.argv[2],"rb").read(); n=len(e)+2
 open(sys.argv[3],"wb").write(j[:2]+b"\xff\xe1"+bytes([n>>8,n&255])+e+j[2:])' jpeg-gray.jpg "$tmp/exif.bin" jpeg-orientation.jpg
 
+# An embedded ICC profile (ghostscript's sRGB, from libgs-common, a
+# dependency of ImageMagick): PNG iCCP, JPEG APP2, TIFF tag 34675.
+icc=/usr/share/color/icc/ghostscript/srgb.icc
+$IM "$tmp/rgb.png" -profile "$icc" png-icc.png
+$IM "$tmp/rgb.png" -profile "$icc" -quality 92 -sampling-factor 1x1 jpeg-icc.jpg
+$IM "$tmp/rgb.png" -profile "$icc" -compress lzw tiff-icc.tif
+
 # References.
 for f in png-* bmp-* tiff-*.tif; do
 	case $f in *.rgba | *.rgba16 | *.cmyk) continue ;; esac

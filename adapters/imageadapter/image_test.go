@@ -89,6 +89,9 @@ var imageCases = []imageCase{
 	{file: "webp-lossy.webp", scheme: "webp", channels: 3},
 	{file: "webp-lossy-alpha.webp", scheme: "webp", channels: 4},
 
+	{file: "png-icc.png", scheme: "png", channels: 3},
+	{file: "jpeg-icc.jpg", scheme: "jpeg", channels: 3, tol: 2},
+	{file: "tiff-icc.tif", scheme: "tiff", channels: 3},
 	{file: "tiff-orientation.tif", scheme: "tiff", channels: 1},
 	{file: "jpeg-orientation.jpg", scheme: "jpeg", channels: 1, tol: 2},
 	{file: "webp-orientation.webp", scheme: "webp", channels: 3},
@@ -271,6 +274,15 @@ func TestColourInfo(t *testing.T) {
 			return ""
 		}},
 		{"tiff-orientation.tif", "tiff", orientation6},
+		{"png-icc.png", "png", hasICC},
+		{"jpeg-icc.jpg", "jpeg", hasICC},
+		{"tiff-icc.tif", "tiff", hasICC},
+		{"png-rgb8.png", "png", func(im *imageadapter.Image) string {
+			if im.ICC || im.Orientation != 0 {
+				return "want no ICC profile and no orientation"
+			}
+			return ""
+		}},
 		{"jpeg-orientation.jpg", "jpeg", orientation6},
 		{"webp-orientation.webp", "webp", orientation6},
 		{"avif-rgba.avif", "avif", func(im *imageadapter.Image) string {
@@ -292,6 +304,14 @@ func TestColourInfo(t *testing.T) {
 func orientation6(im *imageadapter.Image) string {
 	if im.Orientation != 6 {
 		return "want orientation 6"
+	}
+	return ""
+}
+
+// hasICC checks that an ICC profile is reported.
+func hasICC(im *imageadapter.Image) string {
+	if !im.ICC {
+		return "want an ICC profile"
 	}
 	return ""
 }
