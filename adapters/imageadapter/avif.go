@@ -355,7 +355,7 @@ func readMeta(ctx context.Context, r *input) ([]byte, error) {
 			size, hdr = int64(binary.BigEndian.Uint64(b[8:])), 16
 		}
 		if size < hdr || size > r.size-off {
-			return nil, driver.Corruptf("avif: box %q of %d bytes at offset %d in a file of %d", typ, size, off, r.size)
+			return nil, driver.Corruptf("avif: box %q of %d bytes at offset %d runs past the end of the file", typ, size, off)
 		}
 		if typ == "meta" {
 			if size-hdr > maxAVIFMeta {
@@ -378,10 +378,11 @@ func readMeta(ctx context.Context, r *input) ([]byte, error) {
 func decodeAVIF(ctx context.Context, r *input, _ int, h *header, out []byte) error {
 	// The decoder reads the file whole; its pixels were checked against
 	// Limits.MaxChunk, and so is the file.
-	if r.size > 2*int64(len(out))+maxAVIFMeta+(64<<20) {
-		return driver.Limitf("avif: a file of %d bytes for %d bytes of pixels", r.size, len(out))
+	size := r.fullSize()
+	if size > 2*int64(len(out))+maxAVIFMeta+(64<<20) {
+		return driver.Limitf("avif: a file of %d bytes for %d bytes of pixels", size, len(out))
 	}
-	data := make([]byte, r.size)
+	data := make([]byte, size)
 	if err := r.readAt(data, 0, "avif"); err != nil {
 		return err
 	}

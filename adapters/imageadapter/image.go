@@ -149,8 +149,26 @@ type input struct {
 	err error // first I/O or context error
 }
 
+// unknownSize is the size of an input whose size is not known yet (a
+// stream being decompressed, driver.SizeKnower): reads past its end give
+// io.EOF, so the header of an image is read without decoding the stream
+// to its end.
+const unknownSize = 1 << 62
+
 func newInput(ctx context.Context, b driver.Blob, cache *vfs.Cache, key string) *input {
-	return &input{ctx: ctx, blob: b, size: b.Stat().Size(), cache: cache, key: key}
+	size := int64(unknownSize)
+	if k, ok := b.Stat().(driver.SizeKnower); !ok || k.SizeKnown() {
+		size = b.Stat().Size()
+	}
+	return &input{ctx: ctx, blob: b, size: size, cache: cache, key: key}
+}
+
+// fullSize returns the size of the input, learning it if need be.
+func (r *input) fullSize() int64 {
+	if r.size == unknownSize {
+		r.size = r.blob.Stat().Size()
+	}
+	return r.size
 }
 
 // ReadAt reads the blob, recording errors that are not io.EOF.
@@ -178,7 +196,7 @@ func (r *input) readAt(p []byte, off int64, scheme string) error {
 		return nil
 	}
 	if err == nil || err == io.EOF {
-		return driver.Corruptf("%s: truncated: %d bytes at offset %d, the file has %d", scheme, len(p), off, r.size)
+		return driver.Corruptf("%s: truncated: the file ends before the %d bytes at offset %d", scheme, len(p), off)
 	}
 	return err
 }

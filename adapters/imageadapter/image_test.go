@@ -1,6 +1,8 @@
 package imageadapter_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -587,5 +589,25 @@ func TestConcurrentDecode(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestCompressed reads images from gzip streams, whose size is known only
+// once decoded: the header is read from the start of the stream.
+func TestCompressed(t *testing.T) {
+	for _, name := range []string{"png-rgb8.png", "tiff-rgb8-lzw.tif", "avif-10bit.avif", "webp-lossy-alpha.webp"} {
+		i := slices.IndexFunc(imageCases, func(c imageCase) bool { return c.file == name })
+		c := imageCases[i]
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Write(mustRead(t, c.file))
+		zw.Close()
+		o := &vfs.Options{Cache: vfs.NewCache(0)}
+		putMemory(t, o, "x.gz", buf.Bytes())
+		want, _ := openImage(t, c.url(t), o)
+		got, im := openImage(t, "memory:x.gz|gzip:|"+c.scheme+":", o)
+		if !slices.Equal(got, want) || im.Format != c.scheme {
+			t.Errorf("%s in gzip: %v, %d bytes, equal to the file's pixels: %v", c.file, im.Shape, len(got), slices.Equal(got, want))
+		}
 	}
 }

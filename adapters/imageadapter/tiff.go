@@ -98,7 +98,7 @@ func walkIFDs(ctx context.Context, r *input, max int) ([]int64, error) {
 			return nil, driver.Corruptf("tiff: the chain of IFDs loops back to offset %d after %d pages", off, len(pages))
 		}
 		if off < 8 || off >= r.size {
-			return nil, driver.Corruptf("tiff: IFD %d at offset %d, outside the file of %d bytes", len(pages), off, r.size)
+			return nil, driver.Corruptf("tiff: IFD %d at offset %d, outside the file", len(pages), off)
 		}
 		seen[off] = true
 		pages = append(pages, off)
