@@ -4,7 +4,7 @@
 //
 //	file:/d/a.png|png:
 //	file:/d/scan.zip|zip:page.tif|tiff:
-//	file:/d/a.zarr/|zarr3:/img/c/0/0|png:
+//	file:/d/a.zarr/img/c/0/0/0|png:     a Zarr chunk file that is a PNG
 //
 // The schemes take no path. The result is a file named as its input.
 //
@@ -17,9 +17,9 @@
 // Stat().Sys() (inside a *vfs.Origin) is an *[Image]: shape [height,
 // width, channels], sample type, and what the file states about colour
 // (colour model, bit depth, palette size, gamma, sRGB and ICC presence,
-// EXIF orientation). Nothing is colour managed, rotated or
-// premultiplied: an ICC profile, a gamma or an orientation is reported,
-// not applied.
+// EXIF orientation). Nothing is colour managed or rotated, and alpha is
+// never premultiplied here: an ICC profile, a gamma or an orientation is
+// reported, not applied.
 //
 //   - PNG (image/png): 1-, 2- and 4-bit gray is scaled to 8 bits; a
 //     palette expands to RGB, or to RGBA when a tRNS chunk gives
@@ -27,21 +27,23 @@
 //     channel too (gray+alpha, RGBA), as libpng's tRNS-to-alpha does.
 //   - JPEG (image/jpeg): gray gives 1 channel, Y'CbCr (and Adobe RGB)
 //     3 channels of RGB, converted (JFIF, full range) with libjpeg's
-//     fixed-point arithmetic. CMYK and YCCK give 4
-//     channels of CMYK ink, 0 meaning no ink (the Adobe inversion
-//     undone), with Image.Channels "CMYK": converting ink to RGB needs a
-//     profile, which is the caller's to apply. Baseline and progressive
+//     fixed-point arithmetic. CMYK and YCCK give 4 channels of CMYK ink,
+//     0 meaning no ink (the Adobe inversion undone), with Image.Channels
+//     "CMYK": converting ink to RGB needs a profile, which is the
+//     caller's to apply. Baseline and progressive
 //     are read; lossless, hierarchical and arithmetic coding are not
 //     (errors.ErrUnsupported). Chroma is upsampled by replication, as
-//     libjpeg does with fancy upsampling off; Go's IDCT is within 1 of
-//     the exact one, so the pixels are within 2 of libjpeg's float IDCT
-//     (and within 3 of its default integer one).
+//     libjpeg does with fancy upsampling off. Go's IDCT is not libjpeg's:
+//     on the test images the pixels are within 2 of libjpeg with its
+//     float IDCT, and within 3 of its default integer one.
 //   - BMP (golang.org/x/image/bmp): 1-, 2-, 4- and 8-bit palettes give
 //     RGB, 24-bit RGB, 32-bit RGBA with a V4 or V5 header (which has an
 //     alpha mask) and RGB with the 40-byte header, whose fourth byte is
 //     padding. RLE and 16-bit bitfields are not read.
 //   - TIFF (golang.org/x/image/tiff): gray 1-, 8- and 16-bit, RGB and RGBA
-//     8- and 16-bit, palettes (to RGB); strips or tiles; no compression,
+//     8- and 16-bit, 8-bit palettes (to RGB; the colour map's 16-bit
+//     entries scaled to 8 bits rounding down, as libtiff does); strips or
+//     tiles; no compression,
 //     LZW, deflate, PackBits, CCITT. Associated (premultiplied) alpha is
 //     given as stored, with Image.AssociatedAlpha set. Separate planes,
 //     gray with alpha, CMYK, YCbCr, floats and BigTIFF are not read.
