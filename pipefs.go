@@ -36,6 +36,7 @@ import (
 	_ "github.com/pipefs/pipefs/adapters/gzipadapter"
 	_ "github.com/pipefs/pipefs/adapters/hdf5adapter"
 	_ "github.com/pipefs/pipefs/adapters/icechunkadapter"
+	_ "github.com/pipefs/pipefs/adapters/imageadapter"
 	_ "github.com/pipefs/pipefs/adapters/jsonadapter"
 	_ "github.com/pipefs/pipefs/adapters/n5adapter"
 	_ "github.com/pipefs/pipefs/adapters/ocdbtadapter"

@@ -1,0 +1,151 @@
+// Package imageadapter registers the image adapters of pipefs: png:,
+// jpeg:, bmp:, tiff:, webp: and avif:. Each reads an image file and yields
+// a file whose bytes are its decoded pixels:
+//
+//	file:/d/a.png|png:
+//	file:/d/scan.zip|zip:page.tif|tiff:
+//	file:/d/a.zarr/img/c/0/0/0|png:     a Zarr chunk file that is a PNG
+//
+// The schemes take no path. The result is a file named as its input.
+//
+// # Pixels
+//
+// The bytes are the samples in row-major order (rows top to bottom,
+// pixels left to right), channels interleaved. The channels are the
+// image's own: 1 for gray, 2 for gray and alpha, 3 for RGB, 4 for RGBA.
+// Samples are uint8, or uint16 little endian for 16-bit PNG and TIFF.
+// Stat().Sys() (inside a *vfs.Origin) is an *[Image]: shape [height,
+// width, channels], sample type, and what the file states about colour
+// (colour model, bit depth, palette size, gamma, sRGB and ICC presence,
+// EXIF orientation). Nothing is colour managed or rotated, and alpha is
+// never premultiplied here: an ICC profile, a gamma or an orientation is
+// reported, not applied.
+//
+//   - PNG (image/png): 1-, 2- and 4-bit gray is scaled to 8 bits; a
+//     palette expands to RGB, or to RGBA when a tRNS chunk gives
+//     transparency. A tRNS chunk on a gray or RGB image adds an alpha
+//     channel too (gray+alpha, RGBA), as libpng's tRNS-to-alpha does.
+//   - JPEG (image/jpeg): gray gives 1 channel, Y'CbCr (and Adobe RGB)
+//     3 channels of RGB, converted (JFIF, full range) with libjpeg's
+//     fixed-point arithmetic. CMYK and YCCK give 4 channels of CMYK ink,
+//     0 meaning no ink (the Adobe inversion undone), with Image.Channels
+//     "CMYK": converting ink to RGB needs a profile, which is the
+//     caller's to apply. Baseline and progressive
+//     are read; lossless, hierarchical and arithmetic coding are not
+//     (errors.ErrUnsupported). Chroma is upsampled by replication, as
+//     libjpeg does with fancy upsampling off. Go's IDCT is not libjpeg's:
+//     on the test images the pixels are within 2 of libjpeg with its
+//     float IDCT, and within 3 of its default integer one.
+//   - BMP (golang.org/x/image/bmp): 1-, 2-, 4- and 8-bit palettes give
+//     RGB, 24-bit RGB, 32-bit RGBA with a V4 or V5 header (which has an
+//     alpha mask) and RGB with the 40-byte header, whose fourth byte is
+//     padding. RLE and 16-bit bitfields are not read.
+//   - TIFF (golang.org/x/image/tiff): gray 1-, 8- and 16-bit, RGB and RGBA
+//     8- and 16-bit, 8-bit palettes (to RGB; the colour map's 16-bit
+//     entries scaled to 8 bits rounding down, as libtiff does); strips or
+//     tiles; no compression,
+//     LZW, deflate, PackBits, CCITT. Associated (premultiplied) alpha is
+//     given as stored, with Image.AssociatedAlpha set. Separate planes,
+//     gray with alpha, CMYK, YCbCr, floats and BigTIFF are not read.
+//   - WebP (golang.org/x/image/webp): lossless gives RGB, or RGBA when
+//     the file says it uses alpha; lossy gives RGB, or RGBA with an ALPH
+//     chunk. Lossy Y'CbCr is converted as libwebp does (VP8YUVToR, G and
+//     B: BT.601 limited range), with each chroma sample covering its 2x2
+//     block: exactly the pixels of "dwebp -nofancy". Animations are not
+//     read.
+//   - AVIF (github.com/gen2brain/avif, libavif and dav1d compiled to
+//     WebAssembly and run by wazero): RGB, RGBA with an alpha item, gray
+//     for a monochrome image (pixi with one channel). Deeper samples are
+//     rounded to 8 bits. The decoder gives colour premultiplied by alpha
+//     in 8 bits; it is divided back, so where alpha is small colour is
+//     only within 255/(2 alpha) of the file's. The WebAssembly module is
+//     compiled on the first AVIF decode of the process (about 0.6 s),
+//     never at start-up; the package's initialisation costs about 1.5 ms
+//     (it looks for a system libavif.so, which it then uses instead of
+//     WebAssembly: with libavif-dev installed the pixels are libavif's
+//     own). Its decoding does not stop when the context is cancelled, and
+//     libavif's diagnostics go to standard error.
+//
+// # TIFF pages
+//
+// A TIFF with several pages yields its first page through tiff:, and
+// Image.Pages says how many it has. The image schemes take no path, and
+// what tiff: yields is a file (the pixels), which has no entries; so the
+// pages are the directory that the vendor scheme pipefs.pages (one scheme
+// for the pages of any paged format; TIFF is the one it reads) yields
+// over the same file:
+//
+//	file:/d/x.tif|pipefs.pages:          a directory holding "page/"
+//	file:/d/x.tif|pipefs.pages:page/     the pages: "0", "1", ...
+//	file:/d/x.tif|pipefs.pages:page/2    the third page, as tiff: gives the first
+//
+// So "pipefs ls 'file:/d/x.tif|pipefs.pages:page/'" lists the pages with
+// their sizes, and each page's Sys is an *Image like tiff:'s. The chain
+// of IFDs is walked with a bound on its length (65536 pages, and
+// Limits.MaxEntries for the listing) and a chain that loops back is
+// corrupt; the offsets found are kept in the cache, so that opening each
+// page of a long TIFF costs one IFD read. Each page is decoded through a
+// copy of the file's 8-byte header that points at the page's IFD. Input
+// that is not a TIFF fails as tiff: fails ("not a TIFF image").
+//
+// # Images in other containers
+//
+// An image inside an archive or a store is a file like any other:
+// "file:/d/a.zip|zip:img/a.png|png:". The chunk files of a Zarr array
+// that are images are read by their keys in the store,
+// "file:/d/a.zarr/img/c/0/0/0|png:": zarr3: yields a dataset, not a
+// file, so "zarr3:img/c/0/0/0|png:" is a kind mismatch of the grammar.
+//
+// # Arrays
+//
+// *Image implements array.Noder: its ArrayNode is an array node of format
+// the scheme ("png"), shape [height, width, channels], dtype uint8 or
+// uint16, read in bands of whole rows of about 1 MiB, so "pipefs array"
+// and package array describe and read an image as they do a Zarr array.
+//
+// # Decoding, limits and the cache
+//
+// Opening reads the header only: the format's own header (IHDR and the
+// chunks before IDAT, JPEG markers up to the frame header, the BMP DIB
+// header, the TIFF IFD, the WebP chunk headers, the AVIF meta box), which
+// gives the shape, the channels and the bit depth. Before anything is
+// decoded, width × height × channels × sample size is checked against
+// Limits.MaxFileSize (the size of the file the adapter yields) and, with
+// the memory the decoder needs for its own image added, against
+// Limits.MaxChunk: the decoded image is held in memory whole, as one
+// decoded chunk of the array is, so MaxChunk is the limit that bounds
+// memory (MaxFileSize, 1 TiB by default, bounds sizes, not memory). An
+// image over either fails to open with an error matching driver.ErrLimit
+// that names both, without allocating its pixels.
+//
+// The pixels are decoded on the first read, once per open file, and kept
+// in the pipeline's vfs.Cache under the input's vfs.Env.Key, so a later
+// open of the same unchanged file does not decode again. A file whose
+// header is sound but whose data is not opens, and its first read fails.
+//
+// # Errors
+//
+// Input that is not of the format fails with "not a PNG image (no PNG
+// signature at offset 0)" and, when detection recognises another format,
+// the adapter to use (vfs.NotFormat); it matches driver.ErrCorrupt. So
+// does malformed data. What a decoder does not read matches
+// errors.ErrUnsupported; I/O and context errors of the input are returned
+// as they are.
+//
+// # Detection
+//
+// Each format registers its signature: PNG "\x89PNG\r\n\x1a\n", JPEG
+// ff d8 ff, BMP "BM" with a known DIB header size, TIFF "II*\0",
+// "MM\0*" (and BigTIFF, to report it as unsupported), WebP
+// "RIFF....WEBP", AVIF an ftyp box of brand avif, avis or mif1.
+//
+// # Conformance
+//
+// The tests compare every image of testdata/images, written by
+// ImageMagick, libtiff's tools, cwebp and avifenc (scripts/images.sh),
+// with the raw pixels of a reference decoder kept beside it: ImageMagick
+// for PNG, BMP, TIFF and JPEG (with fancy upsampling off), dwebp -nofancy
+// for WebP and avifdec for AVIF. Lossless formats match exactly; JPEG,
+// lossy WebP and AVIF within 2 per sample. testdata/images/README.md says
+// how each reference was made.
+package imageadapter
