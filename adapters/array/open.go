@@ -3,7 +3,7 @@ package array
 import (
 	"context"
 	"fmt"
-	"path"
+	"io"
 	"strings"
 
 	"github.com/pipefs/pipefs/vfs"
@@ -11,15 +11,16 @@ import (
 )
 
 // OpenNode opens the dataset that pipeline names and returns its node and
-// the FS that holds it; the caller closes the FS when done with the node.
-// The pipeline may end in an array adapter ("...|zarr3:a/b") or at a
-// directory that holds a dataset ("file:/d/x.zarr/"), whose format is then
-// detected among the registered dataset formats (o.NoDetect turns that
-// off). It may also name a file whose Stat().Sys() is a [Noder] (an HDF5
-// dataset, "...|hdf5:/g/d"): the FS returned is then its directory's.
-func OpenNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node, *vfs.FS, error) {
-	if n, fsys := openFileNode(ctx, pipeline, o); n != nil {
-		return n, fsys, nil
+// what holds it open (a *vfs.FS, or a *vfs.File for a file node); the
+// caller closes it when done with the node. The pipeline may end in an
+// array adapter ("...|zarr3:a/b") or at a directory that holds a dataset
+// ("file:/d/x.zarr/"), whose format is then detected among the registered
+// dataset formats (o.NoDetect turns that off). It may also name a file
+// whose Stat().Sys() is a [Noder]: an HDF5 dataset ("...|hdf5:/g/d"), a
+// decoded image ("...|png:").
+func OpenNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node, io.Closer, error) {
+	if n, f := openFileNode(ctx, pipeline, o); n != nil {
+		return n, f, nil
 	}
 	fsys, err := vfs.OpenFS(ctx, pipeline, o)
 	if err != nil {
@@ -66,7 +67,7 @@ func OpenNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node, *vfs
 // it names a child of the node the pipeline ends at, for formats whose
 // adapter takes no path (a precomputed scale key). The node must be an
 // array.
-func OpenArray(ctx context.Context, pipeline, child string, o *vfs.Options) (*Array, *vfs.FS, error) {
+func OpenArray(ctx context.Context, pipeline, child string, o *vfs.Options) (*Array, io.Closer, error) {
 	n, fsys, err := OpenNode(ctx, pipeline, o)
 	if err != nil {
 		return nil, nil, err
@@ -85,35 +86,30 @@ func OpenArray(ctx context.Context, pipeline, child string, o *vfs.Options) (*Ar
 }
 
 // openFileNode opens a pipeline whose last stage reads a file and yields
-// a dataset (hdf5:) at a path that may name a file: it returns the node of
-// that file when its Sys is a Noder, and the FS of its directory, or nil
-// when the pipeline names no such file (OpenNode then goes on as for a
-// directory, whose errors say what is wrong).
-func openFileNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node, *vfs.FS) {
+// a dataset (hdf5:, png:) when it names a file: it returns the node of that
+// file when its Sys is a Noder, with the open file, or nil when the
+// pipeline names no such file (OpenNode then goes on as for a directory,
+// whose errors say what is wrong).
+func openFileNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node, *vfs.File) {
 	p, err := vfs.Parse(pipeline)
 	if err != nil || len(p) < 2 {
 		return nil, nil
 	}
 	last := p[len(p)-1]
 	base, yields, _ := vfs.SchemeKinds(last.Scheme)
-	if base != vfs.KindFile || yields != vfs.KindDataset || last.IsDir() || last.Key() == "." {
+	if base != vfs.KindFile || yields != vfs.KindDataset || (last.IsDir() && last.Key() != ".") {
 		return nil, nil
 	}
-	dir, err := p.Resolve(".")
+	f, err := vfs.OpenPipelineFile(ctx, p, o)
 	if err != nil {
 		return nil, nil
 	}
-	fsys, err := vfs.OpenPipelineFS(ctx, dir, o)
-	if err != nil {
-		return nil, nil
-	}
-	info, err := fsys.Stat(path.Base(last.Key()))
-	if err == nil && !info.IsDir() {
+	if info, err := f.Stat(); err == nil && !info.IsDir() {
 		if n := NodeOf(info); n != nil {
-			return n, fsys
+			return n, f
 		}
 	}
-	fsys.Close()
+	f.Close()
 	return nil, nil
 }
 

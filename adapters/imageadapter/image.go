@@ -417,6 +417,7 @@ const bandBytes = 1 << 20
 // in chunks of whole rows.
 func bindNode(im *Image, lim vfs.Limits) {
 	dt, _ := array.Numeric(im.DType)
+	dt.Stored = map[int]string{1: "|u1", 2: "<u2"}[dt.Size] // as the pixels are laid out
 	rowBytes := max(im.Shape[1]*im.Shape[2]*im.sampleSize(), 1)
 	rows := max(min(bandBytes/rowBytes, im.Shape[0]), 1)
 	chunk := []int64{rows, max(im.Shape[1], 1), im.Shape[2]}

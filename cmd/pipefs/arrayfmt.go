@@ -251,17 +251,27 @@ func registry(o *vfs.Options) *vfs.Registry {
 	return vfs.DefaultRegistry
 }
 
-// hdf5Dataset returns the HDF5 dataset that n describes, found in fsys (as
-// array.OpenNode returns them), or nil for any other node.
-func hdf5Dataset(fsys *vfs.FS, n *array.Node) *hdf5adapter.Dataset {
+// hdf5Dataset returns the HDF5 dataset that n describes, found through
+// held (the file or FS that array.OpenNode returns with n), or nil for any
+// other node.
+func hdf5Dataset(held io.Closer, n *array.Node) *hdf5adapter.Dataset {
 	if n.Format != "hdf5" || !n.IsArray {
 		return nil
 	}
-	for _, name := range []string{path.Base(n.Path), "."} {
-		info, err := fsys.Stat(name)
-		if err != nil {
-			continue
+	var infos []fs.FileInfo
+	switch h := held.(type) {
+	case *vfs.File:
+		if info, err := h.Stat(); err == nil {
+			infos = append(infos, info)
 		}
+	case *vfs.FS:
+		for _, name := range []string{path.Base(n.Path), "."} {
+			if info, err := h.Stat(name); err == nil {
+				infos = append(infos, info)
+			}
+		}
+	}
+	for _, info := range infos {
 		sys := info.Sys()
 		if o, ok := sys.(*vfs.Origin); ok {
 			sys = o.Header
