@@ -86,12 +86,12 @@ func Open(ctx context.Context, b driver.Blob, o *vfs.Options) (*Archive, error) 
 	if err := driver.Prefetch(ctx, b, end.dirStart, size-end.dirStart); err != nil {
 		return nil, err
 	}
-	dir, recs, spans, err := readDirectory(ctx, b, size, end, lim)
+	dir, recs, dirEnd, err := readDirectory(ctx, b, size, end, lim)
 	if err != nil {
 		return nil, err
 	}
 	name := func(i int) string { h, _ := parseHeader(dir, recs[i].pos); return h.name }
-	if err := checkOverlap(spans, recs, name); err != nil {
+	if err := checkOverlap(recs, end.dirStart, dirEnd, name); err != nil {
 		return nil, err
 	}
 	a := &Archive{

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"sort"
 	"unsafe"
 
 	"github.com/pipefs/pipefs/vfs/driver"
@@ -287,16 +288,14 @@ func isHeaderAt(r io.ReaderAt, off, size int64) (bool, error) {
 
 // A record is one central directory record that Open read.
 type record struct {
-	pos  int   // where the record starts in Archive.dir
-	hdr  int64 // absolute offset of its local header
-	next int64 // where the next entry or the central directory starts
-}
-
-// A span is the byte range one entry claims, from its local header to the
-// end of its compressed data, as the central directory declares it.
-type span struct {
-	start, end int64
-	index      int // index in the central directory; -1 for the directory itself
+	pos int   // where the record starts in Archive.dir
+	hdr int64 // absolute offset of its local header
+	// next is where the next entry or the central directory starts: the
+	// entry's data must end there. readDirectory sets it to where the
+	// entry's span ends, from its local header to the end of its
+	// compressed data as the central directory declares it, and
+	// checkOverlap to its final value.
+	next int64
 }
 
 // Reading the central directory.
@@ -321,14 +320,14 @@ const (
 // where archive/zip stops: at the first record that is not a valid header.
 //
 // It returns the directory's bytes, the records in central directory
-// order, and their spans, with the central directory's own at the end.
-func readDirectory(ctx context.Context, b driver.Blob, size int64, end *endRecord, lim vfs.Limits) (string, []record, []span, error) {
+// order, and where the last record ends.
+func readDirectory(ctx context.Context, b driver.Blob, size int64, end *endRecord, lim vfs.Limits) (string, []record, int64, error) {
 	// The declared count is a uint16 in a plain end record and may lie
 	// either way; it is checked here so that an honest count over the limit
 	// fails at once, and the records actually read are counted below.
 	maxEntries := min(lim.MaxEntries, math.MaxInt32)
 	if end.records > uint64(maxEntries) {
-		return "", nil, nil, entriesLimit(end.records, lim)
+		return "", nil, 0, entriesLimit(end.records, lim)
 	}
 	total := size - end.dirStart
 	var buf []byte
@@ -355,13 +354,12 @@ func readDirectory(ctx context.Context, b driver.Blob, size int64, end *endRecor
 		return nil
 	}
 	if err := load(max(lim.MaxDocument, minDirRead)); err != nil {
-		return "", nil, nil, err
+		return "", nil, 0, err
 	}
 	// Each record is at least 46 bytes: a count larger than the bytes
 	// read allow is a lie, not a reason to preallocate.
 	prealloc := min(end.records, uint64(len(d)/dirHeaderLen))
 	recs := make([]record, 0, prealloc)
-	spans := make([]span, 0, prealloc+1)
 	pos := 0
 	var err error
 	for {
@@ -369,7 +367,7 @@ func readDirectory(ctx context.Context, b driver.Blob, size int64, end *endRecor
 		h, err = parseHeader(d, pos)
 		if (err == io.EOF || err == io.ErrUnexpectedEOF) && !short && int64(len(d)) < total {
 			if err = load(max(2*int64(len(d)), int64(pos)+maxRecordLen)); err != nil {
-				return "", nil, nil, err
+				return "", nil, 0, err
 			}
 			continue
 		}
@@ -377,33 +375,31 @@ func readDirectory(ctx context.Context, b driver.Blob, size int64, end *endRecor
 			break
 		}
 		if len(recs) >= maxEntries {
-			return "", nil, nil, entriesLimit(uint64(len(recs))+1, lim)
+			return "", nil, 0, entriesLimit(uint64(len(recs))+1, lim)
 		}
 		if len(h.name) > lim.MaxNameLength {
-			return "", nil, nil, driver.Limitf("entry %d has a %d-byte name, over the limit of %d bytes (raise Options.Limits.MaxNameLength)",
+			return "", nil, 0, driver.Limitf("entry %d has a %d-byte name, over the limit of %d bytes (raise Options.Limits.MaxNameLength)",
 				len(recs), len(h.name), lim.MaxNameLength)
 		}
 		start := end.base + h.offset
 		n := int64(h.csize)
 		if start < 0 || h.offset < 0 || n < 0 || start > size || size-start < localHeaderLen+int64(len(h.name))+n {
-			return "", nil, nil, driver.Corruptf("entry %d claims bytes [%d, %d+%d) past the end of the %d-byte archive",
+			return "", nil, 0, driver.Corruptf("entry %d claims bytes [%d, %d+%d) past the end of the %d-byte archive",
 				len(recs), start, start, localHeaderLen+int64(len(h.name))+int64(h.csize), size)
 		}
-		spans = append(spans, span{start, start + localHeaderLen + int64(len(h.name)) + n, len(recs)})
-		recs = append(recs, record{pos: pos, hdr: start})
+		recs = append(recs, record{pos: pos, hdr: start, next: start + localHeaderLen + int64(len(h.name)) + n})
 		pos += h.len
 	}
 	if err == io.EOF {
 		// archive/zip fails here rather than stop.
-		return "", nil, nil, driver.Corruptf("truncated: central directory record %d at offset %d", len(recs), end.dirStart+int64(pos))
+		return "", nil, 0, driver.Corruptf("truncated: central directory record %d at offset %d", len(recs), end.dirStart+int64(pos))
 	}
 	if uint16(len(recs)) != uint16(end.records) {
 		// archive/zip's rule: only the low 16 bits of the count are
 		// trusted, because old writers truncate it.
-		return "", nil, nil, driver.Corruptf("central directory has %d readable records, end record says %d", len(recs), end.records)
+		return "", nil, 0, driver.Corruptf("central directory has %d readable records, end record says %d", len(recs), end.records)
 	}
-	spans = append(spans, span{end.dirStart, end.dirStart + int64(pos), -1})
-	return d, recs, spans, nil
+	return d, recs, end.dirStart + int64(pos), nil
 }
 
 func entriesLimit(n uint64, lim vfs.Limits) error {
@@ -414,38 +410,67 @@ func entriesLimit(n uint64, lim vfs.Limits) error {
 // bomb" points many central directory records at one compressed kernel,
 // and no writer produces overlapping entries. It uses the central directory
 // only (local header offset + 30 + name length + compressed size), so it
-// costs no reads. spans are those of readDirectory, the central
-// directory's own last; they are sorted in place. It sets the next field
-// of each record: where the next entry or the central directory starts,
-// which is where the entry's data must end.
-func checkOverlap(spans []span, recs []record, names func(int) string) error {
-	if !slices.IsSortedFunc(spans, compareSpans) {
-		slices.SortFunc(spans, compareSpans)
+// costs no reads. recs are those of readDirectory, and the central
+// directory spans [dirStart, dirEnd). It sets the next field of each
+// record.
+func checkOverlap(recs []record, dirStart, dirEnd int64, names func(int) string) error {
+	// The spans in order of (start, end): the records in their order when
+	// it is that (most archives), else in the order of a permutation; and
+	// the central directory's own where it sorts among them.
+	var order []int32
+	if !slices.IsSortedFunc(recs, compareRecords) {
+		order = make([]int32, len(recs))
+		for i := range order {
+			order[i] = int32(i)
+		}
+		slices.SortFunc(order, func(i, j int32) int { return compareRecords(recs[i], recs[j]) })
 	}
-	name := func(s span) string {
-		if s.index < 0 {
+	rec := func(k int) int {
+		if order != nil {
+			return int(order[k])
+		}
+		return k
+	}
+	dir := record{hdr: dirStart, next: dirEnd}
+	at := sort.Search(len(recs), func(k int) bool { return compareRecords(recs[rec(k)], dir) >= 0 })
+	span := func(k int) (start, end int64, index int) {
+		switch {
+		case k < at:
+			i := rec(k)
+			return recs[i].hdr, recs[i].next, i
+		case k == at:
+			return dirStart, dirEnd, -1
+		}
+		i := rec(k - 1)
+		return recs[i].hdr, recs[i].next, i
+	}
+	name := func(i int) string {
+		if i < 0 {
 			return "the central directory"
 		}
-		return fmt.Sprintf("entry %d %q", s.index, names(s.index))
+		return fmt.Sprintf("entry %d %q", i, names(i))
 	}
-	for i, s := range spans {
+	for k := range len(recs) + 1 {
+		start, end, i := span(k)
 		next := int64(1<<63 - 1)
-		if i+1 < len(spans) {
-			next = spans[i+1].start
-			if s.end > next {
+		if k < len(recs) {
+			n, _, j := span(k + 1)
+			if end > n {
 				return driver.Corruptf("%s [%d, %d) overlaps %s at offset %d (overlapping entries, a zip bomb?)",
-					name(s), s.start, s.end, name(spans[i+1]), next)
+					name(i), start, end, name(j), n)
 			}
+			next = n
 		}
-		if s.index >= 0 {
-			recs[s.index].next = next
+		if i >= 0 {
+			recs[i].next = next
 		}
 	}
 	return nil
 }
 
-func compareSpans(a, b span) int {
-	return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.end, b.end))
+// compareRecords orders records by their spans, before checkOverlap.
+func compareRecords(a, b record) int {
+	return cmp.Or(cmp.Compare(a.hdr, b.hdr), cmp.Compare(a.next, b.next))
 }
 
 // truncated describes a failed read of a structure at off.

@@ -7,8 +7,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -192,5 +195,54 @@ func TestSameAsArchiveZip(t *testing.T) {
 			}
 			sameAsArchiveZip(t, in.b, a)
 		})
+	}
+}
+
+// dataDescriptorLen is the length of the data descriptor that zip.Writer
+// writes after each member: signature, CRC-32 and two 32-bit sizes.
+const dataDescriptorLen = 16
+
+// reverseDirectory returns b with its central directory records in
+// reverse order.
+func reverseDirectory(t *testing.T, b []byte) []byte {
+	l := walk(t, b)
+	out := bytes.Clone(b[:l.records[0]])
+	for i := len(l.records) - 1; i >= 0; i-- {
+		end := l.eocd
+		if i+1 < len(l.records) {
+			end = l.records[i+1]
+		}
+		out = append(out, b[l.records[i]:end]...)
+	}
+	return append(out, b[l.eocd:]...)
+}
+
+// TestDirectoryOrder: the records of a central directory need not be in
+// the order of the entries' data; each entry's data must still end before
+// the next entry in the file, and the duplicate rule follows the records.
+func TestDirectoryOrder(t *testing.T) {
+	ctx := context.Background()
+	z := reverseDirectory(t, makeZip(t,
+		entrySpec{"a.txt", text, zip.Deflate}, entrySpec{"d/b.txt", text[:100], zip.Store},
+		entrySpec{"c.txt", nil, zip.Store}, entrySpec{"a.txt", []byte("first in the file"), zip.Store}))
+	a, err := Open(ctx, driver.BytesBlob(z, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readAll(a, 1<<20)
+	want := map[string]string{"a.txt": string(text), "d/b.txt": string(text[:100]), "c.txt": ""}
+	if err != nil || !maps.Equal(got, want) {
+		t.Errorf("files = %v, %v; want %v", slices.Sorted(maps.Keys(got)), err, slices.Sorted(maps.Keys(want)))
+	}
+	// The stored member's record now says more than its data and its
+	// data descriptor: its data runs into the entry after it in the
+	// file, which is before it in the directory.
+	l := walk(t, z)
+	bad := bytes.Clone(z)
+	binary.LittleEndian.PutUint32(bad[l.records[2]+20:], 100+dataDescriptorLen+1)
+	binary.LittleEndian.PutUint32(bad[l.records[2]+24:], 100+dataDescriptorLen+1)
+	_, err = Open(ctx, driver.BytesBlob(bad, nil), nil)
+	if !errors.Is(err, driver.ErrCorrupt) || !strings.Contains(err.Error(), `entry 2 "d/b.txt"`) || !strings.Contains(err.Error(), `entry 1 "c.txt"`) {
+		t.Errorf("Open(overlap) = %v, want ErrCorrupt naming entries 2 and 1", err)
 	}
 }
