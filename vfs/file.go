@@ -27,6 +27,7 @@ type File struct {
 	mu     sync.Mutex
 	off    int64
 	closed bool
+	ra     readBuffer // bytes read ahead of small Reads (readahead.go)
 
 	// directories
 	tree   driver.Tree
@@ -172,7 +173,9 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 	return n, err
 }
 
-// Read reads from the current offset.
+// Read reads from the current offset. Small sequential Reads are served
+// from a buffer that reads ahead (64 KiB); a Read that is large, or that
+// does not continue the previous one, reads the file directly.
 func (f *File) Read(p []byte) (int, error) {
 	if f.blob == nil {
 		return 0, f.err("read", f.notRegular())
@@ -188,8 +191,9 @@ func (f *File) Read(p []byte) (int, error) {
 	if sizeKnown(f.info) && f.off >= f.info.Size() {
 		return 0, io.EOF
 	}
-	n, err := f.blob.ReadAt(f.ctx, p, f.off)
+	n, err := f.read(p)
 	f.off += int64(n)
+	f.ra.next = f.off
 	if err == io.EOF && n > 0 {
 		err = nil
 	}
@@ -326,6 +330,7 @@ func (f *File) Close() error {
 		return f.err("close", fs.ErrClosed)
 	}
 	f.closed = true
+	f.ra = readBuffer{}
 	f.mu.Unlock()
 	var err error
 	if f.res != nil {

@@ -1,0 +1,189 @@
+package vfs
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"testing"
+	"testing/iotest"
+
+	"github.com/pipefs/pipefs/vfs/driver"
+)
+
+// countingBlob serves data, counts its ReadAt calls and the bytes they
+// ask for, and fails every read that reaches failAt (when failAt > 0).
+type countingBlob struct {
+	data    []byte
+	info    fs.FileInfo
+	reads   int
+	asked   int64
+	failAt  int64
+	failErr error
+}
+
+func (b *countingBlob) Stat() fs.FileInfo { return b.info }
+
+func (b *countingBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	b.reads++
+	b.asked += int64(len(p))
+	if b.failAt > 0 && off+int64(len(p)) > b.failAt {
+		return 0, b.failErr
+	}
+	if off >= int64(len(b.data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, b.data[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// unknownSize is a FileInfo whose size is not known without decoding.
+type unknownSize struct{ driver.FileInfo }
+
+func (unknownSize) SizeKnown() bool { return false }
+
+func testData(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i*7 + i>>8)
+	}
+	return b
+}
+
+func countingFile(data []byte, sizeKnown bool) (*File, *countingBlob) {
+	var info fs.FileInfo = &driver.FileInfo{FName: "f", FSize: int64(len(data)), FMode: 0o444}
+	if !sizeKnown {
+		info = &unknownSize{driver.FileInfo{FName: "f", FSize: int64(len(data)), FMode: 0o444}}
+	}
+	b := &countingBlob{data: data, info: info}
+	return newFile(context.Background(), b, "f", MustParse("memory:/f"), info, nil), b
+}
+
+// readBytes reads f to its end n bytes at a time.
+func readBytes(t *testing.T, f *File, n int) []byte {
+	t.Helper()
+	var out []byte
+	p := make([]byte, n)
+	for {
+		m, err := f.Read(p)
+		out = append(out, p[:m]...)
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestReadAheadCounts reads a 200,000-byte file one byte at a time: the
+// blob is read once per 64 KiB, plus, when the size is not known, once at
+// the end to learn that there is nothing more.
+func TestReadAheadCounts(t *testing.T) {
+	data := testData(200_000)
+	for _, tc := range []struct {
+		name      string
+		sizeKnown bool
+		reads     int
+	}{
+		{"size known", true, 4},
+		{"size unknown", false, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, b := countingFile(data, tc.sizeKnown)
+			if got := readBytes(t, f, 1); !bytes.Equal(got, data) {
+				t.Fatalf("read %d bytes, not the file's %d", len(got), len(data))
+			}
+			if b.reads != tc.reads {
+				t.Errorf("1-byte Reads of %d bytes made %d blob reads, want %d", len(data), b.reads, tc.reads)
+			}
+		})
+	}
+	// Large reads go to the blob as they are: no copy, nothing more read.
+	f, b := countingFile(data, true)
+	if got := readBytes(t, f, 50_000); !bytes.Equal(got, data) {
+		t.Fatal("wrong bytes")
+	}
+	if b.reads != 4 || b.asked != 200_000 {
+		t.Errorf("50,000-byte Reads made %d blob reads of %d bytes, want 4 of 200,000", b.reads, b.asked)
+	}
+}
+
+// TestReadAheadSeek: the buffer answers for the offsets it holds, after a
+// Seek too; a small Read after a Seek elsewhere reads only what it asks,
+// and the next one reads ahead again.
+func TestReadAheadSeek(t *testing.T) {
+	data := testData(200_000)
+	f, b := countingFile(data, true)
+	p := make([]byte, 10)
+	read := func(off int64, reads int) {
+		t.Helper()
+		n, err := io.ReadFull(f, p)
+		if err != nil || !bytes.Equal(p[:n], data[off:off+int64(n)]) {
+			t.Fatalf("Read at %d = %d, %v, wrong bytes", off, n, err)
+		}
+		if b.reads != reads {
+			t.Fatalf("after the Read at %d, %d blob reads, want %d", off, b.reads, reads)
+		}
+	}
+	seek := func(off int64, whence int, want int64) {
+		t.Helper()
+		if got, err := f.Seek(off, whence); got != want || err != nil {
+			t.Fatalf("Seek(%d, %d) = %d, %v, want %d", off, whence, got, err, want)
+		}
+	}
+	read(0, 1)
+	read(10, 1)
+	seek(3, io.SeekStart, 3)
+	read(3, 1) // back, in the buffer
+	seek(100_000, io.SeekStart, 100_000)
+	read(100_000, 2) // elsewhere: read alone
+	if b.asked != readAhead+10 {
+		t.Errorf("blob reads asked for %d bytes, want %d", b.asked, readAhead+10)
+	}
+	read(100_010, 3) // sequential: read ahead
+	read(100_020, 3)
+	seek(-5, io.SeekCurrent, 100_025)
+	read(100_025, 3)
+	seek(-10, io.SeekEnd, 199_990)
+	read(199_990, 4)
+	if n, err := f.Read(p); n != 0 || err != io.EOF {
+		t.Errorf("Read at the end = %d, %v, want 0, EOF", n, err)
+	}
+	// ReadAt neither uses nor moves the buffer.
+	q := make([]byte, 4)
+	if n, err := f.ReadAt(q, 5); n != 4 || err != nil || !bytes.Equal(q, data[5:9]) || b.reads != 5 {
+		t.Errorf("ReadAt(5) = %d, %v, %d blob reads", n, err, b.reads)
+	}
+	seek(0, io.SeekStart, 0)
+	if err := iotest.TestReader(f, data); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestReadAheadErrors: a read ahead that fails is not the caller's
+// failure: the Read asks the blob again for its own bytes, and fails only
+// when they fail.
+func TestReadAheadErrors(t *testing.T) {
+	data := testData(100_000)
+	errDisk := errors.New("disk error")
+	f, b := countingFile(data, true)
+	b.failAt, b.failErr = 70_000, errDisk
+	var got []byte
+	p := make([]byte, 3)
+	var err error
+	for err == nil {
+		var n int
+		n, err = f.Read(p)
+		got = append(got, p[:n]...)
+	}
+	// The Read that ends the buffer's 64 KiB returns one byte, so the
+	// 3-byte Reads that follow end at 70,000 exactly.
+	if !errors.Is(err, errDisk) || !bytes.Equal(got, data[:70_000]) {
+		t.Errorf("read %d bytes, then %v; want 70,000 and the disk error", len(got), err)
+	}
+}
