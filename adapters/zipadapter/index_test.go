@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
 
@@ -244,5 +246,50 @@ func TestDirectoryOrder(t *testing.T) {
 	_, err = Open(ctx, driver.BytesBlob(bad, nil), nil)
 	if !errors.Is(err, driver.ErrCorrupt) || !strings.Contains(err.Error(), `entry 2 "d/b.txt"`) || !strings.Contains(err.Error(), `entry 1 "c.txt"`) {
 		t.Errorf("Open(overlap) = %v, want ErrCorrupt naming entries 2 and 1", err)
+	}
+}
+
+// TestLargeDirectory reads a central directory larger than
+// Limits.MaxDocument: it is read in pieces as its records need, and gives
+// the same archive.
+func TestLargeDirectory(t *testing.T) {
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	for i := range 3000 {
+		if _, err := w.CreateHeader(&zip.FileHeader{Name: fmt.Sprintf("d%02d/file-with-a-longer-name-%05d.txt", i%37, i), Method: zip.Store}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	z := buf.Bytes()
+	ctx := context.Background()
+	var reads int
+	blob := nthBlob{driver.BytesBlob(z, nil), &reads, -1, nil}
+	whole, err := Open(ctx, blob, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wholeReads := reads
+	reads = 0
+	pieces, err := Open(ctx, blob, &vfs.Options{Limits: vfs.Limits{MaxDocument: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole.dir) <= 2*minDirRead || reads <= wholeReads {
+		t.Fatalf("directory of %d bytes read in %d reads, and %d with MaxDocument 1: not a test of pieces", len(whole.dir), wholeReads, reads)
+	}
+	sameAsArchiveZip(t, z, pieces)
+	for d := range 37 {
+		name := fmt.Sprintf("d%02d", d)
+		a, err1 := whole.ReadDir(ctx, name)
+		b, err2 := pieces.ReadDir(ctx, name)
+		if err1 != nil || err2 != nil || len(a) != len(b) {
+			t.Fatalf("ReadDir(%s) = %d, %v and %d, %v", name, len(a), err1, len(b), err2)
+		}
+		for i := range a {
+			if a[i].Name() != b[i].Name() {
+				t.Errorf("ReadDir(%s)[%d] = %q and %q", name, i, a[i].Name(), b[i].Name())
+			}
+		}
 	}
 }
