@@ -1,62 +1,106 @@
 package vfs
 
-import "io"
+import (
+	"io"
+	"sync/atomic"
+)
 
-// Read-ahead of File.Read. A Read of less than smallRead bytes that
-// continues the previous Read (the first Read of a file does) reads up to
-// readAhead bytes into the file's buffer, and the small Reads that follow
-// are served from it: a loop of 1-byte Reads costs one blob read per
-// readAhead bytes, not one per byte. Larger Reads, and a small Read after a
-// Seek elsewhere, go to the blob. The buffer holds bytes by their offset
-// in the file, so a Seek keeps it: a Read at an offset it holds is served
-// from it, wherever it comes from. ReadAt and WriteTo never use it.
+// Read-ahead of File.Read and File.ReadAt. A read of less than smallRead
+// bytes that continues the previous read of the file (the first read at
+// offset 0 does) reads up to readAhead bytes into a window, and the small
+// reads that follow are copies from it: a loop of 1-byte reads costs one
+// blob read per readAhead bytes, not one per byte. Larger reads, and a
+// small read at another offset, go to the blob. A window holds the bytes
+// of the file at its offset and is never written once made, so Read,
+// ReadAt and Seek share it with no lock: any read inside it is served
+// from it, wherever it comes from. A read ahead that fails is not the
+// caller's failure: the read asks the blob again for its own bytes.
 const (
 	smallRead = 16 << 10
 	readAhead = 64 << 10
 )
 
-// A readBuffer holds bytes of a file read ahead of Read.
-type readBuffer struct {
-	mem  []byte // storage, allocated on first use
-	buf  []byte // the bytes of the file at off
-	off  int64
-	next int64 // where the last Read ended: a Read there is sequential
+// A window holds bytes of a file read ahead.
+type window struct {
+	off int64
+	buf []byte
+	eof bool // the file ends at off+len(buf)
 }
 
-// take copies to p the buffered bytes at off and returns their number.
-func (r *readBuffer) take(p []byte, off int64) int {
-	if off < r.off || off >= r.off+int64(len(r.buf)) {
-		return 0
+// read copies the bytes at off to p when the window holds them all, or
+// all there are before the end of the file, and reports whether it did.
+func (w *window) read(p []byte, off int64) (int, bool, error) {
+	if off < w.off || off > w.off+int64(len(w.buf)) {
+		return 0, false, nil
 	}
-	return copy(p, r.buf[off-r.off:])
+	avail := w.buf[off-w.off:]
+	switch {
+	case len(p) <= len(avail):
+		return copy(p, avail), true, nil
+	case w.eof:
+		return copy(p, avail), true, io.EOF
+	}
+	return 0, false, nil
 }
 
-// read reads into p at f.off, through the read-ahead buffer when p is
-// small and the read sequential. f.mu is held.
-func (f *File) read(p []byte) (int, error) {
-	if n := f.ra.take(p, f.off); n > 0 {
-		return n, nil
+// A readAheadState is the read-ahead of a File.
+type readAheadState struct {
+	win  atomic.Pointer[window]
+	next atomic.Int64 // where the last read ended: a read there is sequential
+	size atomic.Int64 // the file's size once known without decoding; -1 before
+}
+
+// readAt reads p at off, through the read-ahead window when p is small and
+// the read sequential; it returns what f.blob.ReadAt would.
+func (f *File) readAt(p []byte, off int64) (int, error) {
+	n, err := f.readAtOnce(p, off)
+	f.ra.next.Store(off + int64(n))
+	return n, err
+}
+
+func (f *File) readAtOnce(p []byte, off int64) (int, error) {
+	if w := f.ra.win.Load(); w != nil {
+		if n, ok, err := w.read(p, off); ok {
+			return n, err
+		}
 	}
-	if len(p) == 0 || len(p) >= smallRead || f.off != f.ra.next {
-		return f.blob.ReadAt(f.ctx, p, f.off)
+	if len(p) == 0 || len(p) >= smallRead || off != f.ra.next.Load() {
+		return f.blob.ReadAt(f.ctx, p, off)
 	}
 	n := int64(readAhead)
-	if sizeKnown(f.info) {
-		n = min(n, f.info.Size()-f.off) // > 0: Read returns io.EOF past the end
+	size, known := f.knownSize()
+	if known {
+		if off >= size {
+			return f.blob.ReadAt(f.ctx, p, off)
+		}
+		n = min(n, size-off)
 	}
-	if int64(cap(f.ra.mem)) < n {
-		f.ra.mem = make([]byte, n)
-	}
-	m, err := f.blob.ReadAt(f.ctx, f.ra.mem[:n], f.off)
+	buf := make([]byte, n)
+	m, err := f.blob.ReadAt(f.ctx, buf, off)
 	if err != nil && err != io.EOF {
 		// The blob's answer for the bytes asked, which may be bytes
 		// before the failure: read them alone.
-		f.ra.buf = nil
-		return f.blob.ReadAt(f.ctx, p, f.off)
+		return f.blob.ReadAt(f.ctx, p, off)
 	}
-	f.ra.buf, f.ra.off = f.ra.mem[:m], f.off
-	if m == 0 {
-		return 0, err
+	w := &window{off: off, buf: buf[:m], eof: err == io.EOF || known && off+int64(m) == size}
+	f.ra.win.Store(w)
+	if n, ok, err := w.read(p, off); ok {
+		return n, err
 	}
-	return f.ra.take(p, f.off), nil
+	// The blob read short without saying why: ask it for p alone.
+	return f.blob.ReadAt(f.ctx, p, off)
+}
+
+// knownSize returns the size of the file, if it is known without decoding
+// anything (see driver.SizeKnower).
+func (f *File) knownSize() (int64, bool) {
+	if s := f.ra.size.Load(); s >= 0 {
+		return s, true
+	}
+	if !sizeKnown(f.info) {
+		return 0, false
+	}
+	s := f.info.Size()
+	f.ra.size.Store(s)
+	return s, true
 }

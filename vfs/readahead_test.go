@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
+	"sync"
 	"testing"
 	"testing/iotest"
 
@@ -80,9 +82,9 @@ func readBytes(t *testing.T, f *File, n int) []byte {
 	}
 }
 
-// TestReadAheadCounts reads a 200,000-byte file one byte at a time: the
-// blob is read once per 64 KiB, plus, when the size is not known, once at
-// the end to learn that there is nothing more.
+// TestReadAheadCounts reads a 200,000-byte file one byte at a time, by
+// Read and by ReadAt: the blob is read once per 64 KiB. The last read
+// ahead, short, says where the file ends, when its size is not known.
 func TestReadAheadCounts(t *testing.T) {
 	data := testData(200_000)
 	for _, tc := range []struct {
@@ -91,7 +93,7 @@ func TestReadAheadCounts(t *testing.T) {
 		reads     int
 	}{
 		{"size known", true, 4},
-		{"size unknown", false, 5},
+		{"size unknown", false, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, b := countingFile(data, tc.sizeKnown)
@@ -100,6 +102,19 @@ func TestReadAheadCounts(t *testing.T) {
 			}
 			if b.reads != tc.reads {
 				t.Errorf("1-byte Reads of %d bytes made %d blob reads, want %d", len(data), b.reads, tc.reads)
+			}
+			f, b = countingFile(data, tc.sizeKnown)
+			p := make([]byte, 1)
+			for i := range data {
+				if n, err := f.ReadAt(p, int64(i)); n != 1 || err != nil && (err != io.EOF || i != len(data)-1) || p[0] != data[i] {
+					t.Fatalf("ReadAt(1, %d) = %d, %v, %x; want 1, %x", i, n, err, p[0], data[i])
+				}
+			}
+			if n, err := f.ReadAt(p, int64(len(data))); n != 0 || err != io.EOF {
+				t.Errorf("ReadAt(1, end) = %d, %v, want 0, EOF", n, err)
+			}
+			if b.reads > tc.reads+1 {
+				t.Errorf("1-byte ReadAts of %d bytes made %d blob reads, want at most %d", len(data), b.reads, tc.reads+1)
 			}
 		})
 	}
@@ -154,10 +169,14 @@ func TestReadAheadSeek(t *testing.T) {
 	if n, err := f.Read(p); n != 0 || err != io.EOF {
 		t.Errorf("Read at the end = %d, %v, want 0, EOF", n, err)
 	}
-	// ReadAt neither uses nor moves the buffer.
+	// ReadAt is served from the window too, and does not move the
+	// offset.
 	q := make([]byte, 4)
-	if n, err := f.ReadAt(q, 5); n != 4 || err != nil || !bytes.Equal(q, data[5:9]) || b.reads != 5 {
-		t.Errorf("ReadAt(5) = %d, %v, %d blob reads", n, err, b.reads)
+	if n, err := f.ReadAt(q, 120_000); n != 4 || err != nil || !bytes.Equal(q, data[120_000:120_004]) || b.reads != 4 {
+		t.Errorf("ReadAt(120,000) = %d, %v, %d blob reads, want 4", n, err, b.reads)
+	}
+	if off, err := f.Seek(0, io.SeekCurrent); off != int64(len(data)) || err != nil {
+		t.Errorf("offset after ReadAt = %d, %v, want %d", off, err, len(data))
 	}
 	seek(0, io.SeekStart, 0)
 	if err := iotest.TestReader(f, data); err != nil {
@@ -181,9 +200,47 @@ func TestReadAheadErrors(t *testing.T) {
 		n, err = f.Read(p)
 		got = append(got, p[:n]...)
 	}
-	// The Read that ends the buffer's 64 KiB returns one byte, so the
-	// 3-byte Reads that follow end at 70,000 exactly.
-	if !errors.Is(err, errDisk) || !bytes.Equal(got, data[:70_000]) {
-		t.Errorf("read %d bytes, then %v; want 70,000 and the disk error", len(got), err)
+	if !errors.Is(err, errDisk) || !bytes.Equal(got, data[:69_999]) {
+		t.Errorf("read %d bytes, then %v; want 69,999 and the disk error", len(got), err)
 	}
+}
+
+// TestReadAheadConcurrent reads one file from several goroutines at once,
+// by ReadAt, each sequentially from its own offset (run with -race).
+func TestReadAheadConcurrent(t *testing.T) {
+	data := testData(300_000)
+	f, _ := countingFile(data, true)
+	f.blob = &lockedBlob{b: f.blob}
+	errs := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			p := make([]byte, 1+g)
+			for off := int64(g * 50_000); off+int64(len(p)) <= int64(len(data)); off += int64(len(p)) {
+				n, err := f.ReadAt(p, off)
+				if n != len(p) || err != nil && err != io.EOF || !bytes.Equal(p, data[off:off+int64(n)]) {
+					errs <- fmt.Errorf("ReadAt(%d, %d) = %d, %v, wrong bytes", len(p), off, n, err)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// lockedBlob serialises the reads of b, which counts them.
+type lockedBlob struct {
+	mu sync.Mutex
+	b  driver.Blob
+}
+
+func (l *lockedBlob) Stat() fs.FileInfo { return l.b.Stat() }
+func (l *lockedBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.ReadAt(ctx, p, off)
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pipefs/pipefs/vfs/driver"
 
@@ -288,26 +289,25 @@ func (a *Archive) prefetch(ctx context.Context, h *header, rec *record, headerOn
 // A storedBlob is a large stored member. Once it is read sequentially, it
 // asks for the rest of the member ahead, so that readahead below runs to
 // the member's end and not past it; read at random (an archive inside the
-// archive), it fetches only what is read.
+// archive), it fetches only what is read. It takes no lock: its state is a
+// hint, and two reads that race may both see themselves as sequential,
+// which asks for the same bytes twice.
 type storedBlob struct {
-	driver.Blob // the section of the archive
-	mu          sync.Mutex
-	next        int64 // where a sequential read would continue
-	declared    bool
+	driver.Blob              // the section of the archive
+	next        atomic.Int64 // where a sequential read would continue
+	declared    atomic.Bool
 }
 
 func (b *storedBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
-	b.mu.Lock()
+	if b.declared.Load() {
+		return b.Blob.ReadAt(ctx, p, off)
+	}
 	// A read that continues the last one, or a large one from the start
 	// (a whole-file read), is sequential; format detection and archive
 	// readers read small pieces at random.
-	seq := !b.declared && (off > 0 && off == b.next || off == 0 && len(p) >= seqReadMin)
-	b.next = off + int64(len(p))
-	if seq {
-		b.declared = true
-	}
-	b.mu.Unlock()
-	if seq {
+	seq := off > 0 && off == b.next.Load() || off == 0 && len(p) >= seqReadMin
+	b.next.Store(off + int64(len(p)))
+	if seq && b.declared.CompareAndSwap(false, true) {
 		size := b.Stat().Size()
 		if err := driver.Prefetch(ctx, b.Blob, off, size-off); err != nil {
 			return 0, err
