@@ -48,6 +48,7 @@ var (
 func newFile(ctx context.Context, b driver.Blob, name string, p Pipeline, info fs.FileInfo, res *resources) *File {
 	f := &File{ctx: ctx, name: name, p: p, info: wrapInfo(info, name, p.String()), blob: b, res: res}
 	f.ra.size.Store(-1)
+	f.ra.next.Store(-1)
 	return f
 }
 
@@ -155,9 +156,9 @@ func (f *File) driverErr(op string, err error) error {
 // concurrent use. A small read (under 16 KiB) that continues the previous
 // read of the file, by Read or ReadAt, reads 64 KiB ahead into a window
 // that the small reads after it are copied from; the window is replaced,
-// never written, so concurrent reads need no lock. A read ahead that fails
-// is retried as the read asked for, so a read fails only when its own
-// bytes do.
+// never written, so concurrent reads need no lock. A read ahead that
+// fails on corrupt data or a limit past the bytes asked is retried as the
+// read asked for, so such a read fails only when its own bytes do.
 func (f *File) ReadAt(p []byte, off int64) (int, error) {
 	if f.blob == nil {
 		return 0, f.err("read", f.notRegular())

@@ -1,20 +1,26 @@
 package vfs
 
 import (
+	"errors"
 	"io"
 	"sync/atomic"
+
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // Read-ahead of File.Read and File.ReadAt. A read of less than smallRead
-// bytes that continues the previous read of the file (the first read at
-// offset 0 does) reads up to readAhead bytes into a window, and the small
-// reads that follow are copies from it: a loop of 1-byte reads costs one
-// blob read per readAhead bytes, not one per byte. Larger reads, and a
-// small read at another offset, go to the blob. A window holds the bytes
-// of the file at its offset and is never written once made, so Read,
-// ReadAt and Seek share it with no lock: any read inside it is served
-// from it, wherever it comes from. A read ahead that fails is not the
-// caller's failure: the read asks the blob again for its own bytes.
+// bytes that continues the previous read of the file reads up to
+// readAhead bytes into a window, and the small reads that follow are
+// copies from it: a loop of 1-byte reads costs one blob read per
+// readAhead bytes, not one per byte. The first read of a file, larger
+// reads, and a small read at another offset go to the blob as they are,
+// so that a file read once in a small piece (a header) costs only that
+// piece. A window holds the bytes of the file at its offset and is never
+// written once made, so Read, ReadAt and Seek share it with no lock: any
+// read inside it is served from it, wherever it comes from. A read ahead
+// that fails because of the bytes past the caller's (corrupt data, a
+// limit) is not the caller's failure: the read asks the blob again for
+// its own bytes. Other errors (of I/O, of the context) are returned.
 const (
 	smallRead = 16 << 10
 	readAhead = 64 << 10
@@ -46,7 +52,7 @@ func (w *window) read(p []byte, off int64) (int, bool, error) {
 // A readAheadState is the read-ahead of a File.
 type readAheadState struct {
 	win  atomic.Pointer[window]
-	next atomic.Int64 // where the last read ended: a read there is sequential
+	next atomic.Int64 // where the last read ended: a read there is sequential; -1 before the first
 	size atomic.Int64 // the file's size once known without decoding; -1 before
 }
 
@@ -78,9 +84,12 @@ func (f *File) readAtOnce(p []byte, off int64) (int, error) {
 	buf := make([]byte, n)
 	m, err := f.blob.ReadAt(f.ctx, buf, off)
 	if err != nil && err != io.EOF {
-		// The blob's answer for the bytes asked, which may be bytes
-		// before the failure: read them alone.
-		return f.blob.ReadAt(f.ctx, p, off)
+		if errors.Is(err, driver.ErrCorrupt) || errors.Is(err, driver.ErrLimit) {
+			// The blob's answer for the bytes asked, which may come
+			// before what failed: read them alone.
+			return f.blob.ReadAt(f.ctx, p, off)
+		}
+		return 0, err
 	}
 	w := &window{off: off, buf: buf[:m], eof: err == io.EOF || known && off+int64(m) == size}
 	f.ra.win.Store(w)

@@ -83,8 +83,9 @@ func readBytes(t *testing.T, f *File, n int) []byte {
 }
 
 // TestReadAheadCounts reads a 200,000-byte file one byte at a time, by
-// Read and by ReadAt: the blob is read once per 64 KiB. The last read
-// ahead, short, says where the file ends, when its size is not known.
+// Read and by ReadAt: the blob is read for the first byte, then once per
+// 64 KiB. The last read ahead, short, says where the file ends, when its
+// size is not known.
 func TestReadAheadCounts(t *testing.T) {
 	data := testData(200_000)
 	for _, tc := range []struct {
@@ -92,8 +93,8 @@ func TestReadAheadCounts(t *testing.T) {
 		sizeKnown bool
 		reads     int
 	}{
-		{"size known", true, 4},
-		{"size unknown", false, 4},
+		{"size known", true, 5},
+		{"size unknown", false, 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, b := countingFile(data, tc.sizeKnown)
@@ -151,29 +152,30 @@ func TestReadAheadSeek(t *testing.T) {
 			t.Fatalf("Seek(%d, %d) = %d, %v, want %d", off, whence, got, err, want)
 		}
 	}
-	read(0, 1)
-	read(10, 1)
-	seek(3, io.SeekStart, 3)
-	read(3, 1) // back, in the buffer
+	read(0, 1)  // the first read: alone
+	read(10, 2) // sequential: read ahead from 10
+	read(20, 2)
+	seek(13, io.SeekStart, 13)
+	read(13, 2) // back, in the window
 	seek(100_000, io.SeekStart, 100_000)
-	read(100_000, 2) // elsewhere: read alone
-	if b.asked != readAhead+10 {
-		t.Errorf("blob reads asked for %d bytes, want %d", b.asked, readAhead+10)
+	read(100_000, 3) // elsewhere: read alone
+	if b.asked != 10+readAhead+10 {
+		t.Errorf("blob reads asked for %d bytes, want %d", b.asked, 10+readAhead+10)
 	}
-	read(100_010, 3) // sequential: read ahead
-	read(100_020, 3)
+	read(100_010, 4) // sequential: read ahead
+	read(100_020, 4)
 	seek(-5, io.SeekCurrent, 100_025)
-	read(100_025, 3)
+	read(100_025, 4)
 	seek(-10, io.SeekEnd, 199_990)
-	read(199_990, 4)
+	read(199_990, 5)
 	if n, err := f.Read(p); n != 0 || err != io.EOF {
 		t.Errorf("Read at the end = %d, %v, want 0, EOF", n, err)
 	}
 	// ReadAt is served from the window too, and does not move the
 	// offset.
 	q := make([]byte, 4)
-	if n, err := f.ReadAt(q, 120_000); n != 4 || err != nil || !bytes.Equal(q, data[120_000:120_004]) || b.reads != 4 {
-		t.Errorf("ReadAt(120,000) = %d, %v, %d blob reads, want 4", n, err, b.reads)
+	if n, err := f.ReadAt(q, 120_000); n != 4 || err != nil || !bytes.Equal(q, data[120_000:120_004]) || b.reads != 5 {
+		t.Errorf("ReadAt(120,000) = %d, %v, %d blob reads, want 5", n, err, b.reads)
 	}
 	if off, err := f.Seek(0, io.SeekCurrent); off != int64(len(data)) || err != nil {
 		t.Errorf("offset after ReadAt = %d, %v, want %d", off, err, len(data))
@@ -184,24 +186,37 @@ func TestReadAheadSeek(t *testing.T) {
 	}
 }
 
-// TestReadAheadErrors: a read ahead that fails is not the caller's
-// failure: the Read asks the blob again for its own bytes, and fails only
-// when they fail.
+// TestReadAheadErrors: a read ahead that fails on corrupt bytes past the
+// caller's is not the caller's failure: the Read asks the blob again for
+// its own bytes, and fails only when they fail. An I/O error is the
+// read's, at once, with no second read.
 func TestReadAheadErrors(t *testing.T) {
 	data := testData(100_000)
-	errDisk := errors.New("disk error")
-	f, b := countingFile(data, true)
-	b.failAt, b.failErr = 70_000, errDisk
-	var got []byte
-	p := make([]byte, 3)
-	var err error
-	for err == nil {
-		var n int
-		n, err = f.Read(p)
-		got = append(got, p[:n]...)
+	read3 := func(f *File) ([]byte, error) {
+		var got []byte
+		p := make([]byte, 3)
+		for {
+			n, err := f.Read(p)
+			got = append(got, p[:n]...)
+			if err != nil {
+				return got, err
+			}
+		}
 	}
-	if !errors.Is(err, errDisk) || !bytes.Equal(got, data[:69_999]) {
-		t.Errorf("read %d bytes, then %v; want 69,999 and the disk error", len(got), err)
+	f, b := countingFile(data, true)
+	b.failAt, b.failErr = 70_000, driver.Corruptf("bad bytes at 70,000")
+	got, err := read3(f)
+	if !errors.Is(err, driver.ErrCorrupt) || !bytes.Equal(got, data[:69_999]) {
+		t.Errorf("read %d bytes, then %v; want 69,999 and ErrCorrupt", len(got), err)
+	}
+	errDisk := errors.New("disk error")
+	f, b = countingFile(data, true)
+	b.failAt, b.failErr = 70_000, errDisk
+	got, err = read3(f)
+	// The first read, then the 3-byte reads whole in the window from 3.
+	want := 3 + readAhead/3*3
+	if !errors.Is(err, errDisk) || !bytes.Equal(got, data[:want]) || b.reads != 3 {
+		t.Errorf("read %d bytes in %d blob reads, then %v; want %d in 3 and the disk error", len(got), b.reads, err, want)
 	}
 }
 
