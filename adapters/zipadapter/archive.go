@@ -53,7 +53,8 @@ var _ driver.Tree = (*Archive)(nil)
 // caller closes it.
 //
 // Errors match driver.ErrCorrupt for a malformed archive and driver.ErrLimit
-// when o's limits are exceeded.
+// when o's limits are exceeded; a central directory of more than 4 GiB
+// gives one matching errors.ErrUnsupported.
 func Open(ctx context.Context, b driver.Blob, o *vfs.Options) (*Archive, error) {
 	lim := o.EffectiveLimits()
 	size := b.Stat().Size()

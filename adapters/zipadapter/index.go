@@ -14,7 +14,7 @@ import (
 
 // The index of an archive is compact: every name is a substring of the
 // central directory's bytes (an implied directory's name is a prefix of a
-// member's), an entry is four words that hold no pointer (the garbage
+// member's), an entry is 16 bytes that hold no pointer (the garbage
 // collector does not scan the index), and what a listing does not need
 // (sizes, modes, times, the *zip.FileHeader) is decoded from the record
 // when it is asked for. Entries are grouped by parent directory, each
