@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -24,9 +25,10 @@ type File struct {
 	blob driver.Blob // nil for a directory
 	res  *resources
 
+	closed atomic.Bool // set under mu; ReadAt reads it without
+	ra     readAheadState
 	mu     sync.Mutex
 	off    int64
-	closed bool
 
 	// directories
 	tree   driver.Tree
@@ -44,7 +46,10 @@ var (
 )
 
 func newFile(ctx context.Context, b driver.Blob, name string, p Pipeline, info fs.FileInfo, res *resources) *File {
-	return &File{ctx: ctx, name: name, p: p, info: wrapInfo(info, name, p.String()), blob: b, res: res}
+	f := &File{ctx: ctx, name: name, p: p, info: wrapInfo(info, name, p.String()), blob: b, res: res}
+	f.ra.size.Store(-1)
+	f.ra.next.Store(-1)
+	return f
 }
 
 func newDir(ctx context.Context, t driver.Tree, full, name string, p Pipeline, info fs.FileInfo, res *resources) *File {
@@ -134,11 +139,7 @@ func (f *File) notRegular() error {
 	return fmt.Errorf("%w: not a regular file (%v)", fs.ErrInvalid, f.info.Mode().Type())
 }
 
-func (f *File) isClosed() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.closed
-}
+func (f *File) isClosed() bool { return f.closed.Load() }
 
 // err is the error of op on the file, for failures of the file itself.
 func (f *File) err(op string, err error) error {
@@ -151,7 +152,13 @@ func (f *File) driverErr(op string, err error) error {
 	return pathError(op, f.name, f.p, err)
 }
 
-// ReadAt reads len(p) bytes at off, as io.ReaderAt.
+// ReadAt reads len(p) bytes at off, as io.ReaderAt. It is safe for
+// concurrent use. A small read (under 16 KiB) that continues the previous
+// read of the file, by Read or ReadAt, reads 64 KiB ahead into a window
+// that the small reads after it are copied from; the window is replaced,
+// never written, so concurrent reads need no lock. A read ahead that
+// fails on corrupt data or a limit past the bytes asked is retried as the
+// read asked for, so such a read fails only when its own bytes do.
 func (f *File) ReadAt(p []byte, off int64) (int, error) {
 	if f.blob == nil {
 		return 0, f.err("read", f.notRegular())
@@ -165,30 +172,33 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 	if f.isClosed() {
 		return 0, f.err("read", fs.ErrClosed)
 	}
-	n, err := f.blob.ReadAt(f.ctx, p, off)
+	n, err := f.readAt(p, off)
 	if err != nil && err != io.EOF {
 		err = f.driverErr("read", err)
 	}
 	return n, err
 }
 
-// Read reads from the current offset.
+// Read reads from the current offset. Small sequential reads are served
+// from a window that reads ahead (64 KiB, see ReadAt); a Read that is
+// large, or that does not continue the previous read, reads the file
+// directly.
 func (f *File) Read(p []byte) (int, error) {
 	if f.blob == nil {
 		return 0, f.err("read", f.notRegular())
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.closed {
+	if f.closed.Load() {
 		return 0, f.err("read", fs.ErrClosed)
 	}
 	if err := f.ctx.Err(); err != nil {
 		return 0, f.err("read", err)
 	}
-	if sizeKnown(f.info) && f.off >= f.info.Size() {
+	if size, ok := f.knownSize(); ok && f.off >= size {
 		return 0, io.EOF
 	}
-	n, err := f.blob.ReadAt(f.ctx, p, f.off)
+	n, err := f.readAt(p, f.off)
 	f.off += int64(n)
 	if err == io.EOF && n > 0 {
 		err = nil
@@ -209,7 +219,7 @@ func (f *File) WriteTo(w io.Writer) (int64, error) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.closed {
+	if f.closed.Load() {
 		return 0, f.err("read", fs.ErrClosed)
 	}
 	if err := f.ctx.Err(); err != nil {
@@ -264,7 +274,7 @@ func (f *File) Seek(offset int64, whence int) (int64, error) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.closed {
+	if f.closed.Load() {
 		return 0, f.err("seek", fs.ErrClosed)
 	}
 	switch whence {
@@ -290,7 +300,7 @@ func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.closed {
+	if f.closed.Load() {
 		return nil, f.err("readdir", fs.ErrClosed)
 	}
 	if !f.listed {
@@ -321,11 +331,12 @@ func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
 // pipeline too.
 func (f *File) Close() error {
 	f.mu.Lock()
-	if f.closed {
+	if f.closed.Load() {
 		f.mu.Unlock()
 		return f.err("close", fs.ErrClosed)
 	}
-	f.closed = true
+	f.closed.Store(true)
+	f.ra.win.Store(nil)
 	f.mu.Unlock()
 	var err error
 	if f.res != nil {

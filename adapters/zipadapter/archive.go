@@ -2,21 +2,17 @@ package zipadapter
 
 import (
 	"archive/zip"
-	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/pipefs/pipefs/vfs/driver"
 
-	"github.com/pipefs/pipefs/internal/fsname"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -26,29 +22,29 @@ import (
 type Archive struct {
 	blob driver.Blob
 	size int64
-	r    *zip.Reader
 	lim  vfs.Limits
 	// cache holds the indexes of DEFLATE members (Options.Cache).
 	cache *vfs.Cache
+	key   string // names the archive in the index cache; "" for none
 
-	key         string // names the archive in the index cache; "" for none
-	root        driver.FileInfo
-	ents        []entry // sorted by (dir, base)
-	unreachable []*zip.File
-	omitted     []driver.Omission
+	dir     string           // the central directory's bytes
+	recs    []record         // its records, in order
+	ents    []entry          // grouped by parent directory, sorted by name in each group
+	dirs    map[string]int32 // directory name ("." for the root) to group
+	kids    []int32          // group d is ents[kids[d]:kids[d+1]]
+	hidden  []int32          // the records no name reaches, in order
+	omitted []driver.Omission
+
+	// zr is the archive/zip reader of the archive, made when As or
+	// Unreachable first asks for it; ctx has the values of the context of
+	// Open, without its cancellation.
+	zrOnce sync.Once
+	zr     *zip.Reader
+	zrErr  error
+	ctx    context.Context
 }
 
 var _ driver.Tree = (*Archive)(nil)
-
-// An entry is one reachable name: a member, or a directory that members
-// imply.
-type entry struct {
-	dir, base string // dir is "." at the top level
-	file      *zip.File
-	info      driver.FileInfo
-	hdr       int64 // absolute offset of the local header
-	next      int64 // where the next entry or the central directory starts
-}
 
 // Open reads the central directory of the zip archive in b and returns the
 // archive. ctx bounds the reads Open does; later reads take the context of
@@ -57,7 +53,8 @@ type entry struct {
 // caller closes it.
 //
 // Errors match driver.ErrCorrupt for a malformed archive and driver.ErrLimit
-// when o's limits are exceeded.
+// when o's limits are exceeded; a central directory of more than 4 GiB
+// gives one matching errors.ErrUnsupported.
 func Open(ctx context.Context, b driver.Blob, o *vfs.Options) (*Archive, error) {
 	lim := o.EffectiveLimits()
 	size := b.Stat().Size()
@@ -91,208 +88,36 @@ func Open(ctx context.Context, b driver.Blob, o *vfs.Options) (*Archive, error) 
 	if err := driver.Prefetch(ctx, b, end.dirStart, size-end.dirStart); err != nil {
 		return nil, err
 	}
-	spans, dirLen, err := scanDirectory(ra, size, end, lim)
+	dir, recs, dirEnd, err := readDirectory(ctx, b, size, end, lim)
 	if err != nil {
 		return nil, err
 	}
-	// archive/zip reads the directory again, now that its size is known
-	// to be within the limits. Its own cap (it preallocates at most one
-	// File per 30 bytes of archive) would not stop a large honest
-	// directory, so scanDirectory counted the records first. The reader
-	// keeps rd for the *zip.Reader escape hatch: after Open returns, rd
-	// reads with ctx's values but without its cancellation.
-	rd := &openReaderAt{b: b, ctx: ctx}
-	r, err := zip.NewReader(rd, size)
-	rd.opened.Store(true)
-	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
-		return nil, zipErr(ctx, err)
-	}
-	if len(r.File) != len(spans) {
-		return nil, driver.Corruptf("central directory has %d records, archive/zip read %d", len(spans), len(r.File))
-	}
-	next, err := checkOverlap(spans, end.dirStart, dirLen, func(i int) string { return r.File[i].Name })
-	if err != nil {
+	name := func(i int) string { h, _ := parseHeader(dir, recs[i].pos); return h.name }
+	if err := checkOverlap(recs, end.dirStart, dirEnd, name); err != nil {
 		return nil, err
 	}
 	a := &Archive{
-		blob: b,
-		size: size,
-		r:    r,
-		lim:  lim,
-		root: driver.FileInfo{FName: ".", FMode: fs.ModeDir | 0o555},
+		blob:  b,
+		size:  size,
+		lim:   lim,
+		cache: o.EffectiveCache(),
+		dir:   dir,
+		recs:  recs,
+		ctx:   context.WithoutCancel(ctx),
 	}
-	a.cache = o.EffectiveCache()
-	a.index(spans, next)
+	a.index()
 	return a, nil
 }
 
-// zipErr turns an archive/zip error into one matching driver.ErrCorrupt,
-// unless the blob failed (openReaderAt marks its errors) or the context
-// was cancelled: those stay themselves. Everything else archive/zip
-// reports is about the bytes it read.
-func zipErr(ctx context.Context, err error) error {
-	var in *inputError
-	if errors.As(err, &in) {
-		return in.err
-	}
-	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		return err
-	}
-	return driver.Corruptf("%v", err)
-}
-
-// markedReaderAt marks the errors of r, other than io.EOF, as *inputError.
-type markedReaderAt struct{ r io.ReaderAt }
-
-func (m markedReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	n, err := m.r.ReadAt(p, off)
-	if err != nil && err != io.EOF {
-		err = &inputError{err}
-	}
-	return n, err
-}
-
-// An inputError is an error of the blob under the archive, which
-// archive/zip or a reader over it hands back: zipErr unwraps it.
-type inputError struct{ err error }
-
-func (e *inputError) Error() string { return e.err.Error() }
-func (e *inputError) Unwrap() error { return e.err }
-
-// openReaderAt is the io.ReaderAt kept by the *zip.Reader.
+// openReaderAt is the io.ReaderAt of the *zip.Reader: it reads the blob
+// with the values of the context of Open, without its cancellation.
 type openReaderAt struct {
-	b      driver.Blob
-	ctx    context.Context
-	opened atomic.Bool
+	b   driver.Blob
+	ctx context.Context
 }
 
 func (r *openReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	ctx := r.ctx
-	if r.opened.Load() {
-		ctx = context.WithoutCancel(ctx)
-	}
-	n, err := r.b.ReadAt(ctx, p, off)
-	if err != nil && err != io.EOF {
-		err = &inputError{err}
-	}
-	return n, err
-}
-
-// index builds the sorted name index, as archive/zip's initFileList does,
-// applying the naming rules of the package documentation.
-func (a *Archive) index(spans []span, next []int64) {
-	byName := make(map[string]int, len(a.r.File))
-	var ents []entry
-	hidden := make([]bool, len(a.r.File))
-	owner := make([]int, 0, len(a.r.File)) // CD index of each entry, -1 if implicit
-	for i, f := range a.r.File {
-		name, isDir, ok := cleanName(f)
-		if !ok {
-			hidden[i] = true
-			if name != "" { // "" and "./" name the root itself
-				a.omitted = append(a.omitted, driver.Omission{Name: f.Name, Offset: spans[i].start, Reason: "not a valid io/fs name"})
-			}
-			continue
-		}
-		e := entry{file: f, hdr: spans[i].start, next: next[i]}
-		e.dir, e.base = fsname.Split(name)
-		e.info = fileInfo(e.base, f, isDir)
-		if j, dup := byName[name]; dup {
-			old := &ents[j]
-			if old.info.IsDir() && !isDir {
-				hidden[i] = true // a directory beats a file
-				continue
-			}
-			if owner[j] >= 0 {
-				hidden[owner[j]] = true // the later record wins
-			}
-			*old, owner[j] = e, i
-		} else {
-			byName[name] = len(ents)
-			ents = append(ents, e)
-			owner = append(owner, i)
-		}
-		// Every ancestor is a directory. Once one exists, all of its
-		// ancestors do too.
-		for p := fsname.Parent(name); p != "."; p = fsname.Parent(p) {
-			if j, ok := byName[p]; ok {
-				if !ents[j].info.IsDir() {
-					hidden[owner[j]] = true
-					ents[j] = implicitDir(p)
-					owner[j] = -1
-				}
-				break
-			}
-			byName[p] = len(ents)
-			ents = append(ents, implicitDir(p))
-			owner = append(owner, -1)
-		}
-	}
-	slices.SortFunc(ents, func(x, y entry) int {
-		return cmp.Or(strings.Compare(x.dir, y.dir), strings.Compare(x.base, y.base))
-	})
-	a.ents = ents
-	for i, h := range hidden {
-		if h {
-			a.unreachable = append(a.unreachable, a.r.File[i])
-		}
-	}
-}
-
-func implicitDir(name string) entry {
-	e := entry{}
-	e.dir, e.base = fsname.Split(name)
-	e.info = driver.FileInfo{FName: e.base, FMode: fs.ModeDir | 0o555}
-	return e
-}
-
-// cleanName returns the fs name of f, whether it is a directory, and
-// whether the name can be exposed: as bsdtar does, leading "./" elements
-// are dropped and a trailing "/" marks a directory; what is left must be an
-// fs.ValidPath name other than "." with no NUL byte and no backslash (which
-// testing/fstest refuses in a listing). io/fs names are not OS paths, so a
-// colon is an ordinary character.
-func cleanName(f *zip.File) (name string, isDir, ok bool) {
-	name = f.Name
-	isDir = f.Mode().IsDir()
-	for strings.HasPrefix(name, "./") {
-		name = name[2:]
-	}
-	if strings.HasSuffix(name, "/") {
-		name, isDir = name[:len(name)-1], true
-	}
-	return name, isDir, name != "." && fs.ValidPath(name) && !strings.ContainsAny(name, "\x00\\")
-}
-
-func fileInfo(base string, f *zip.File, isDir bool) driver.FileInfo {
-	fi := driver.FileInfo{FName: base, FModTime: f.Modified, FSys: &f.FileHeader}
-	if isDir {
-		fi.FMode = fs.ModeDir | 0o555
-		return fi
-	}
-	fi.FSize = int64(min(f.UncompressedSize64, 1<<63-1))
-	m := f.Mode()
-	perm := m.Perm()
-	if perm == 0 {
-		perm = 0o444
-	}
-	fi.FMode = perm
-	if m&fs.ModeSymlink != 0 {
-		fi.FMode |= fs.ModeSymlink
-	}
-	return fi
-}
-
-// lookup finds name, an fs.ValidPath name other than ".".
-func (a *Archive) lookup(name string) *entry {
-	dir, base := fsname.Split(name)
-	i, ok := slices.BinarySearchFunc(a.ents, name, func(e entry, _ string) int {
-		return cmp.Or(strings.Compare(e.dir, dir), strings.Compare(e.base, base))
-	})
-	if !ok {
-		return nil
-	}
-	return &a.ents[i]
+	return r.b.ReadAt(r.ctx, p, off)
 }
 
 // Stat describes the named file or directory. A symbolic link is described,
@@ -303,15 +128,13 @@ func (a *Archive) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
 	}
 	if name == "." {
-		fi := a.root
-		return &fi, nil
+		return &driver.FileInfo{FName: ".", FMode: fs.ModeDir | 0o555}, nil
 	}
 	e := a.lookup(name)
 	if e == nil {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 	}
-	fi := e.info
-	return &fi, nil
+	return &fileInfo{a, e}, nil
 }
 
 // ReadDir lists the named directory, sorted by name.
@@ -319,27 +142,22 @@ func (a *Archive) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, erro
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
 	}
+	d := int32(0)
 	if name != "." {
 		e := a.lookup(name)
 		if e == nil {
 			return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
 		}
-		if !e.info.IsDir() {
+		if e.sub < 0 {
 			return nil, &fs.PathError{Op: "readdir", Path: name, Err: driver.ErrNotDir}
 		}
+		d = e.sub
 	}
-	// Children are contiguous: the index is sorted by directory first.
-	lo, _ := slices.BinarySearchFunc(a.ents, name, func(e entry, dir string) int {
-		return strings.Compare(e.dir, dir)
-	})
-	hi, _ := slices.BinarySearchFunc(a.ents[lo:], name, func(e entry, dir string) int {
-		return cmp.Or(strings.Compare(e.dir, dir), -1)
-	})
-	hi += lo
-	infos := make([]driver.FileInfo, hi-lo)
-	list := make([]fs.DirEntry, hi-lo)
-	for i := range infos {
-		infos[i] = a.ents[lo+i].info
+	group := a.children(d)
+	infos := make([]fileInfo, len(group))
+	list := make([]fs.DirEntry, len(group))
+	for i := range group {
+		infos[i] = fileInfo{a, &group[i]}
 		list[i] = &infos[i]
 	}
 	return list, nil
@@ -374,27 +192,28 @@ var methodNames = map[uint16]string{
 }
 
 func (a *Archive) openEntry(ctx context.Context, name string, e *entry) (driver.Blob, error) {
-	if e.info.IsDir() {
+	if e.sub >= 0 {
 		return nil, driver.ErrIsDir
 	}
-	if e.info.FMode&fs.ModeSymlink != 0 {
+	fi := &fileInfo{a, e}
+	if fi.Mode()&fs.ModeSymlink != 0 {
 		return nil, fmt.Errorf("symbolic link: links in zip archives are not followed: %w (%w)", driver.ErrUnsafePath, fs.ErrInvalid)
 	}
-	f := e.file
-	if f.Flags&1 != 0 {
+	h := a.header(e.rec)
+	if h.flags&1 != 0 {
 		return nil, fmt.Errorf("member is encrypted: %w", errors.ErrUnsupported)
 	}
-	usize, csize := f.UncompressedSize64, f.CompressedSize64
+	usize, csize := h.usize, h.csize
 	if usize > uint64(a.lim.MaxFileSize) {
 		return nil, driver.Limitf("declared size %d is over the limit of %d bytes (raise Options.Limits.MaxFileSize)", usize, a.lim.MaxFileSize)
 	}
-	switch f.Method {
+	switch h.method {
 	case zip.Store:
 		if csize != usize {
 			return nil, driver.Corruptf("stored member has compressed size %d and size %d", csize, usize)
 		}
-		if usize == 0 && f.CRC32 != 0 {
-			return nil, driver.Corruptf("empty stored member: the directory says CRC-32 %08x", f.CRC32)
+		if usize == 0 && h.crc != 0 {
+			return nil, driver.Corruptf("empty stored member: the directory says CRC-32 %08x", h.crc)
 		}
 	case zip.Deflate:
 		if r := uint64(a.lim.MaxRatio); csize <= (1<<64-1)/r && usize > csize*r {
@@ -402,35 +221,35 @@ func (a *Archive) openEntry(ctx context.Context, name string, e *entry) (driver.
 				usize, csize, a.lim.MaxRatio)
 		}
 	default:
-		m := methodNames[f.Method]
+		m := methodNames[h.method]
 		if m != "" {
 			m = " (" + m + ")"
 		}
-		return nil, fmt.Errorf("compression method %d%s: %w", f.Method, m, errors.ErrUnsupported)
+		return nil, fmt.Errorf("compression method %d%s: %w", h.method, m, errors.ErrUnsupported)
 	}
-	big := f.Method == zip.Store && usize > maxStoredPrefetch
-	if err := a.prefetch(ctx, e, big); err != nil {
+	rec := &a.recs[e.rec]
+	big := h.method == zip.Store && usize > maxStoredPrefetch
+	if err := a.prefetch(ctx, &h, rec, big); err != nil {
 		return nil, err
 	}
-	off, err := a.dataOffset(ctx, e)
+	off, err := a.dataOffset(ctx, &h, rec)
 	if err != nil {
 		return nil, err
 	}
-	fi := e.info
-	if f.Method == zip.Store {
-		var b driver.Blob = driver.SectionBlob(a.blob, off, int64(usize), &fi)
+	if h.method == zip.Store {
+		var b driver.Blob = driver.SectionBlob(a.blob, off, int64(usize), fi)
 		if big {
 			b = &storedBlob{Blob: b}
 		}
 		// As archive/zip: a CRC-32 of 0 is checked only when a data
 		// descriptor follows (flag bit 3), since writers that stream
 		// without one may leave it unset.
-		if f.CRC32 == 0 && f.Flags&8 == 0 || usize == 0 {
+		if h.crc == 0 && h.flags&8 == 0 || usize == 0 {
 			return b, nil
 		}
-		return &checkedBlob{Blob: b, size: int64(usize), want: f.CRC32}, nil
+		return &checkedBlob{Blob: b, size: int64(usize), want: h.crc}, nil
 	}
-	return a.newDeflated(name, e, off, &fi), nil
+	return a.newDeflated(name, &h, rec, off, fi), nil
 }
 
 // Request economy over remote blobs (driver.Prefetch does nothing for the
@@ -455,43 +274,41 @@ const (
 // (remote.Blob).
 type suffixGrower interface{ GrowSuffix(n int64) }
 
-// prefetch asks for the local header of e and, unless headerOnly, the
-// member's data with it: one request for both.
-func (a *Archive) prefetch(ctx context.Context, e *entry, headerOnly bool) error {
-	f := e.file
-	hdrLen := int64(localHeaderLen+len(f.Name)+len(f.Extra)) + headerSlack
+// prefetch asks for the local header of the member of h and rec and,
+// unless headerOnly, the member's data with it: one request for both.
+func (a *Archive) prefetch(ctx context.Context, h *header, rec *record, headerOnly bool) error {
+	hdrLen := int64(localHeaderLen+len(h.name)+len(h.extra)) + headerSlack
 	n := hdrLen
 	if !headerOnly {
 		// The data, and a data descriptor, but not past the next entry.
-		n = hdrLen + int64(min(f.CompressedSize64, 1<<62)) + 24
+		n = hdrLen + int64(min(h.csize, 1<<62)) + 24
 	}
-	n = min(n, e.next-e.hdr, a.size-e.hdr)
-	return driver.Prefetch(ctx, a.blob, e.hdr, n)
+	n = min(n, rec.next-rec.hdr, a.size-rec.hdr)
+	return driver.Prefetch(ctx, a.blob, rec.hdr, n)
 }
 
 // A storedBlob is a large stored member. Once it is read sequentially, it
 // asks for the rest of the member ahead, so that readahead below runs to
 // the member's end and not past it; read at random (an archive inside the
-// archive), it fetches only what is read.
+// archive), it fetches only what is read. It takes no lock: its state is a
+// hint, and two reads that race may both see themselves as sequential,
+// which asks for the same bytes twice.
 type storedBlob struct {
-	driver.Blob // the section of the archive
-	mu          sync.Mutex
-	next        int64 // where a sequential read would continue
-	declared    bool
+	driver.Blob              // the section of the archive
+	next        atomic.Int64 // where a sequential read would continue
+	declared    atomic.Bool
 }
 
 func (b *storedBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
-	b.mu.Lock()
+	if b.declared.Load() {
+		return b.Blob.ReadAt(ctx, p, off)
+	}
 	// A read that continues the last one, or a large one from the start
 	// (a whole-file read), is sequential; format detection and archive
 	// readers read small pieces at random.
-	seq := !b.declared && (off > 0 && off == b.next || off == 0 && len(p) >= seqReadMin)
-	b.next = off + int64(len(p))
-	if seq {
-		b.declared = true
-	}
-	b.mu.Unlock()
-	if seq {
+	seq := off > 0 && off == b.next.Load() || off == 0 && len(p) >= seqReadMin
+	b.next.Store(off + int64(len(p)))
+	if seq && b.declared.CompareAndSwap(false, true) {
 		size := b.Stat().Size()
 		if err := driver.Prefetch(ctx, b.Blob, off, size-off); err != nil {
 			return 0, err
@@ -505,22 +322,22 @@ func (b *storedBlob) Prefetch(ctx context.Context, off, n int64) error {
 	return driver.Prefetch(ctx, b.Blob, off, n)
 }
 
-// dataOffset reads the local header of e, as (*zip.File).DataOffset does
-// but with the caller's context, and checks that the data stays clear of
-// the next entry.
-func (a *Archive) dataOffset(ctx context.Context, e *entry) (int64, error) {
+// dataOffset reads the local header of the member of h and rec, as
+// (*zip.File).DataOffset does but with the caller's context, and checks
+// that the data stays clear of the next entry.
+func (a *Archive) dataOffset(ctx context.Context, h *header, rec *record) (int64, error) {
 	var b [localHeaderLen]byte
-	if _, err := a.blob.ReadAt(ctx, b[:], e.hdr); err != nil {
-		return 0, truncated("local file header", e.hdr, err)
+	if _, err := a.blob.ReadAt(ctx, b[:], rec.hdr); err != nil {
+		return 0, truncated("local file header", rec.hdr, err)
 	}
 	le := binary.LittleEndian
 	if le.Uint32(b[:]) != localHeaderSig {
-		return 0, driver.Corruptf("no local file header at offset %d", e.hdr)
+		return 0, driver.Corruptf("no local file header at offset %d", rec.hdr)
 	}
-	off := e.hdr + localHeaderLen + int64(le.Uint16(b[26:])) + int64(le.Uint16(b[28:]))
-	end := off + int64(e.file.CompressedSize64)
-	if end > e.next || end > a.size {
-		return 0, driver.Corruptf("data [%d, %d) runs into the next entry or past the end (at %d)", off, end, min(e.next, a.size))
+	off := rec.hdr + localHeaderLen + int64(le.Uint16(b[26:])) + int64(le.Uint16(b[28:]))
+	end := off + int64(h.csize)
+	if end > rec.next || end > a.size {
+		return 0, driver.Corruptf("data [%d, %d) runs into the next entry or past the end (at %d)", off, end, min(rec.next, a.size))
 	}
 	return off, nil
 }
@@ -534,17 +351,55 @@ func (a *Archive) Omitted(ctx context.Context) ([]driver.Omission, error) {
 
 // Unreachable returns the central directory entries that no name reaches:
 // unsafe names, and the entries that the duplicate rule hides, in central
-// directory order.
-func (a *Archive) Unreachable() []*zip.File { return slices.Clone(a.unreachable) }
+// directory order. They are files of the archive/zip reader of [Archive.As],
+// which is made on the first call; it is nil if that reader fails (the
+// blob fails to read the central directory again).
+func (a *Archive) Unreachable() []*zip.File {
+	r, err := a.zipReader()
+	if err != nil {
+		return nil
+	}
+	files := make([]*zip.File, len(a.hidden))
+	for i, rec := range a.hidden {
+		files[i] = r.File[rec]
+	}
+	return files
+}
 
 // As sets target, a **zip.Reader, to the archive/zip reader of the archive
-// and reports whether it did. The reader reads the blob with the values of
-// the context given to Open, without its cancellation; its File.Open
-// follows archive/zip's rules, not this package's.
+// and reports whether it did. The reader is made on the first call, which
+// reads the central directory again; it reads the blob with the values of
+// the context given to Open, without its cancellation, and its File.Open
+// follows archive/zip's rules, not this package's. As reports false if the
+// reader fails.
 func (a *Archive) As(target any) bool {
-	if t, ok := target.(**zip.Reader); ok {
-		*t = a.r
-		return true
+	t, ok := target.(**zip.Reader)
+	if !ok {
+		return false
 	}
-	return false
+	r, err := a.zipReader()
+	if err != nil {
+		return false
+	}
+	*t = r
+	return true
+}
+
+// zipReader returns the archive/zip reader of the archive, made once. It
+// reads what Open read: the same records, since Open stops where
+// archive/zip stops.
+func (a *Archive) zipReader() (*zip.Reader, error) {
+	a.zrOnce.Do(func() {
+		r, err := zip.NewReader(&openReaderAt{a.blob, a.ctx}, a.size)
+		if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
+			a.zrErr = err
+			return
+		}
+		if len(r.File) != len(a.recs) {
+			a.zrErr = driver.Corruptf("central directory has %d records, archive/zip read %d", len(a.recs), len(r.File))
+			return
+		}
+		a.zr = r
+	})
+	return a.zr, a.zrErr
 }

@@ -19,14 +19,13 @@ import (
 // made of the archive's canonical pipeline, size and modification time
 // and the member's name and header offset (no key, a private index, when
 // the archive was opened without a pipeline).
-func (a *Archive) newDeflated(name string, e *entry, off int64, info fs.FileInfo) *compressedBlob {
-	f := e.file
+func (a *Archive) newDeflated(name string, h *header, rec *record, off int64, info fs.FileInfo) *compressedBlob {
 	key := ""
 	if a.key != "" {
-		key = fmt.Sprintf("%s\x00%s\x00%d", a.key, name, e.hdr)
+		key = fmt.Sprintf("%s\x00%s\x00%d", a.key, name, rec.hdr)
 	}
 	// archive/zip treats a CRC-32 of 0 as "not set"; so does this package.
-	s := inflate.NewMember(a.blob, off, int64(f.CompressedSize64), int64(f.UncompressedSize64), f.CRC32, f.CRC32 != 0,
+	s := inflate.NewMember(a.blob, off, int64(h.csize), int64(h.usize), h.crc, h.crc != 0,
 		key, &inflate.Options{Limits: a.lim, Cache: a.cache})
 	return &compressedBlob{s: s, info: info, name: name}
 }

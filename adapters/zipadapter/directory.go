@@ -1,13 +1,16 @@
 package zipadapter
 
 import (
-	"bufio"
 	"cmp"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"sort"
+	"unsafe"
 
 	"github.com/pipefs/pipefs/vfs/driver"
 
@@ -104,9 +107,11 @@ func readEnd(r io.ReaderAt, size int64) (*endRecord, error) {
 	if d.base > 0 {
 		// archive/zip: if a directory header is found assuming no
 		// prefix, the end record's sizes were wrong, not the offsets.
-		rs := bufio.NewReaderSize(io.NewSectionReader(r, int64(dirOff), size-int64(dirOff)), 512)
-		var rec dirRecord
-		if rec.read(rs, nil) == nil {
+		ok, err := isHeaderAt(r, int64(dirOff), size)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			d.base = 0
 		}
 	}
@@ -153,55 +158,70 @@ func readDir64Loc(r io.ReaderAt, endOff int64) (off int64, ok bool, err error) {
 	return int64(o), true, nil
 }
 
-// A dirRecord holds the parts of one central directory header that the
-// layout checks need.
-type dirRecord struct {
-	nameLen    int
-	compressed uint64
-	offset     int64 // local header offset, base not included
-	len        int64 // length of the record
+// A header is one central directory record, decoded as archive/zip's
+// readDirectoryHeader decodes it: the sizes and the local header offset
+// come from the zip64 extra field when their 32-bit fields are maxed out.
+// Its strings point into the directory's bytes.
+type header struct {
+	creator, reader, flags uint16
+	method, mtime, mdate   uint16
+	crc, attrs             uint32
+	csize32, usize32       uint32 // as the record has them
+	csize, usize           uint64 // from the zip64 field if need be
+	offset                 int64  // of the local header, base not included
+	name, extra, comment   string
+	len                    int // of the whole record
 }
 
-// read decodes one central directory header from r. It returns
-// io.ErrUnexpectedEOF or errBadRecord where archive/zip's readDirectoryHeader
-// returns io.ErrUnexpectedEOF or ErrFormat, so that both stop at the same
-// record. scratch, if big enough, holds the variable-length fields.
-func (d *dirRecord) read(r *bufio.Reader, scratch *[]byte) error {
-	var b [dirHeaderLen]byte
-	if _, err := io.ReadFull(r, b[:]); err != nil {
-		return noEOF(err)
-	}
-	le := binary.LittleEndian
-	if le.Uint32(b[:]) != dirHeaderSig {
-		return errBadRecord
-	}
-	d.compressed = uint64(le.Uint32(b[20:]))
-	usize := le.Uint32(b[24:])
-	d.nameLen = int(le.Uint16(b[28:]))
-	extraLen := int(le.Uint16(b[30:]))
-	commentLen := int(le.Uint16(b[32:]))
-	offset := le.Uint32(b[42:])
-	d.offset = int64(offset)
+func le16(s string, i int) uint16 { return uint16(s[i]) | uint16(s[i+1])<<8 }
+func le32(s string, i int) uint32 { return uint32(le16(s, i)) | uint32(le16(s, i+2))<<16 }
+func le64(s string, i int) uint64 { return uint64(le32(s, i)) | uint64(le32(s, i+4))<<32 }
 
-	var buf []byte
-	if scratch != nil {
-		buf = *scratch
+// parseHeader decodes the record at pos in d, the bytes of a central
+// directory. It fails where archive/zip's readDirectoryHeader fails, with
+// the same error: io.ErrUnexpectedEOF or errBadRecord, where archive/zip
+// stops reading records; io.EOF, where archive/zip fails to open the
+// archive, when the record's fixed part or its variable part would start
+// exactly at the end of d.
+func parseHeader(d string, pos int) (header, error) {
+	var h header
+	b := d[pos:]
+	switch {
+	case len(b) == 0:
+		return h, io.EOF
+	case len(b) < dirHeaderLen:
+		return h, io.ErrUnexpectedEOF
+	case le32(b, 0) != dirHeaderSig:
+		return h, errBadRecord
 	}
-	n := d.nameLen + extraLen + commentLen
-	if cap(buf) < n {
-		buf = make([]byte, n)
-		if scratch != nil {
-			*scratch = buf
-		}
+	h.creator = le16(b, 4)
+	h.reader = le16(b, 6)
+	h.flags = le16(b, 8)
+	h.method = le16(b, 10)
+	h.mtime = le16(b, 12)
+	h.mdate = le16(b, 14)
+	h.crc = le32(b, 16)
+	csize, usize := le32(b, 20), le32(b, 24)
+	h.csize32, h.usize32 = csize, usize
+	h.csize, h.usize = uint64(csize), uint64(usize)
+	nameLen, extraLen, commentLen := int(le16(b, 28)), int(le16(b, 30)), int(le16(b, 32))
+	h.attrs = le32(b, 38)
+	offset := le32(b, 42)
+	h.offset = int64(offset)
+	n := nameLen + extraLen + commentLen
+	switch avail := len(b) - dirHeaderLen; {
+	case avail < n && avail == 0:
+		return h, io.EOF
+	case avail < n:
+		return h, io.ErrUnexpectedEOF
 	}
-	buf = buf[:n]
-	d.len = dirHeaderLen + int64(n)
-	if _, err := io.ReadFull(r, buf); err != nil {
-		return noEOF(err)
-	}
-	needU, needC, needO := usize == 0xffffffff, d.compressed == 0xffffffff, offset == 0xffffffff
-	for extra := buf[d.nameLen : d.nameLen+extraLen]; len(extra) >= 4; {
-		tag, size := le.Uint16(extra), int(le.Uint16(extra[2:]))
+	v := b[dirHeaderLen : dirHeaderLen+n]
+	h.name, h.extra, h.comment = v[:nameLen], v[nameLen:nameLen+extraLen], v[nameLen+extraLen:]
+	h.len = dirHeaderLen + n
+
+	needU, needC, needO := usize == 0xffffffff, csize == 0xffffffff, offset == 0xffffffff
+	for extra := h.extra; len(extra) >= 4; {
+		tag, size := le16(extra, 0), int(le16(extra, 2))
 		extra = extra[4:]
 		if len(extra) < size {
 			break
@@ -216,105 +236,170 @@ func (d *dirRecord) read(r *bufio.Reader, scratch *[]byte) error {
 		if needU {
 			needU = false
 			if len(field) < 8 {
-				return errBadRecord
+				return h, errBadRecord
 			}
+			h.usize = le64(field, 0)
 			field = field[8:]
 		}
 		if needC {
 			needC = false
 			if len(field) < 8 {
-				return errBadRecord
+				return h, errBadRecord
 			}
-			d.compressed = le.Uint64(field)
+			h.csize = le64(field, 0)
 			field = field[8:]
 		}
 		if needO {
 			needO = false
 			if len(field) < 8 {
-				return errBadRecord
+				return h, errBadRecord
 			}
-			d.offset = int64(le.Uint64(field))
+			h.offset = int64(le64(field, 0))
 		}
 	}
+	// archive/zip accepts an uncompressed size of 2³²-1 with no zip64
+	// field (42.zip has one), but not the other two.
 	if needC || needO {
-		return errBadRecord
+		return h, errBadRecord
 	}
-	return nil
+	return h, nil
 }
 
 var errBadRecord = errors.New("bad central directory record")
 
-func noEOF(err error) error {
-	if err == io.EOF {
-		return io.ErrUnexpectedEOF
+// isHeaderAt reports whether a valid central directory record starts at
+// off in r, a blob of size bytes.
+func isHeaderAt(r io.ReaderAt, off, size int64) (bool, error) {
+	b := make([]byte, min(size-off, dirHeaderLen))
+	if _, err := r.ReadAt(b, off); err != nil && err != io.EOF {
+		return false, err
 	}
-	return err
+	if len(b) == dirHeaderLen && binary.LittleEndian.Uint32(b) == dirHeaderSig {
+		le := binary.LittleEndian
+		n := int64(le.Uint16(b[28:])) + int64(le.Uint16(b[30:])) + int64(le.Uint16(b[32:]))
+		b = append(b, make([]byte, min(n, size-off-dirHeaderLen))...)
+		if _, err := r.ReadAt(b[dirHeaderLen:], off+dirHeaderLen); err != nil && err != io.EOF {
+			return false, err
+		}
+	}
+	_, err := parseHeader(string(b), 0)
+	return err == nil, nil
 }
 
-// A span is the byte range one entry claims, from its local header to the
-// end of its compressed data, as the central directory declares it.
-type span struct {
-	start, end int64
-	index      int // index in the central directory; -1 for the directory itself
+// A record is one central directory record that Open read.
+type record struct {
+	pos int   // where the record starts in Archive.dir
+	hdr int64 // absolute offset of its local header
+	// next is where the next entry or the central directory starts: the
+	// entry's data must end there. readDirectory sets it to where the
+	// entry's span ends, from its local header to the end of its
+	// compressed data as the central directory declares it, and
+	// checkOverlap to its final value.
+	next int64
 }
 
-// scanDirectory reads the central directory once, before archive/zip does,
-// to enforce the entry and name limits before anything is allocated per
-// entry, and to learn every local header offset (archive/zip keeps them
-// unexported). It stops where archive/zip stops: at the first record that
-// is not a valid header.
+// Reading the central directory.
+const (
+	// minDirRead is the least readDirectory reads at once, whatever
+	// Limits.MaxDocument says.
+	minDirRead = 64 << 10
+	// maxRecordLen is the longest a central directory record can be.
+	maxRecordLen = dirHeaderLen + 3*0xffff
+	// maxDirLen is the longest central directory read: the index
+	// points into it with 32-bit offsets.
+	maxDirLen = math.MaxUint32
+)
+
+// readDirectory reads the central directory in as few reads as it can:
+// the bytes from its start to the end of the blob, which hold every record
+// archive/zip could read, in one read when they are within
+// Limits.MaxDocument. Past that, the bytes are read as the records need
+// them, in a buffer at most about twice the size of the records read. The
+// records are checked on the way, against the entry and name limits and
+// the size of the blob, before anything is allocated per entry. It stops
+// where archive/zip stops: at the first record that is not a valid header.
 //
-// It returns the spans of the entries in central directory order, and the
-// number of bytes of central directory read.
-func scanDirectory(r io.ReaderAt, size int64, end *endRecord, lim vfs.Limits) ([]span, int64, error) {
+// It returns the directory's bytes, the records in central directory
+// order, and where the last record ends.
+func readDirectory(ctx context.Context, b driver.Blob, size int64, end *endRecord, lim vfs.Limits) (string, []record, int64, error) {
 	// The declared count is a uint16 in a plain end record and may lie
 	// either way; it is checked here so that an honest count over the limit
 	// fails at once, and the records actually read are counted below.
-	if end.records > uint64(lim.MaxEntries) {
-		return nil, 0, entriesLimit(end.records, lim)
+	maxEntries := min(lim.MaxEntries, math.MaxInt32)
+	if end.records > uint64(maxEntries) {
+		return "", nil, 0, entriesLimit(end.records, lim)
 	}
-	// Each record is at least 46 bytes: a count larger than the
-	// directory allows is a lie, not a reason to preallocate.
-	prealloc := min(end.records, end.dirSize/dirHeaderLen, 1<<16)
-	spans := make([]span, 0, prealloc)
-	rd := bufio.NewReaderSize(io.NewSectionReader(markedReaderAt{r}, end.dirStart, size-end.dirStart), 64<<10)
-	var scratch []byte
-	var rec dirRecord
+	total := size - end.dirStart
+	var buf []byte
+	short := false // the blob ended before its size
+	var d string
+	load := func(n int64) error {
+		n = min(n, total, maxDirLen)
+		if n <= int64(len(buf)) {
+			return fmt.Errorf("central directory of more than %d bytes: %w", maxDirLen, errors.ErrUnsupported)
+		}
+		old := len(buf)
+		grown := make([]byte, n)
+		copy(grown, buf)
+		got, err := b.ReadAt(ctx, grown[old:], end.dirStart+int64(old))
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if got < len(grown)-old {
+			grown, short = grown[:old+got], true
+		}
+		// Nothing writes to grown from here on: the string shares its
+		// bytes, and the records and names point into it.
+		buf, d = grown, unsafe.String(unsafe.SliceData(grown), len(grown))
+		return nil
+	}
+	if err := load(max(lim.MaxDocument, minDirRead)); err != nil {
+		return "", nil, 0, err
+	}
+	// Each record is at least 46 bytes: a count larger than the bytes
+	// read allow is a lie, not a reason to preallocate.
+	prealloc := min(end.records, uint64(len(d)/dirHeaderLen))
+	recs := make([]record, 0, prealloc)
+	pos := 0
 	var err error
-	var dirLen int64
 	for {
-		if err = rec.read(rd, &scratch); err != nil {
+		var h header
+		h, err = parseHeader(d, pos)
+		if (err == io.EOF || err == io.ErrUnexpectedEOF) && !short && int64(len(d)) < total {
+			if err = load(max(2*int64(len(d)), int64(pos)+maxRecordLen)); err != nil {
+				return "", nil, 0, err
+			}
+			continue
+		}
+		if err != nil {
 			break
 		}
-		if len(spans) >= lim.MaxEntries {
-			return nil, 0, entriesLimit(uint64(len(spans))+1, lim)
+		if len(recs) >= maxEntries {
+			return "", nil, 0, entriesLimit(uint64(len(recs))+1, lim)
 		}
-		if rec.nameLen > lim.MaxNameLength {
-			return nil, 0, driver.Limitf("entry %d has a %d-byte name, over the limit of %d bytes (raise Options.Limits.MaxNameLength)",
-				len(spans), rec.nameLen, lim.MaxNameLength)
+		if len(h.name) > lim.MaxNameLength {
+			return "", nil, 0, driver.Limitf("entry %d has a %d-byte name, over the limit of %d bytes (raise Options.Limits.MaxNameLength)",
+				len(recs), len(h.name), lim.MaxNameLength)
 		}
-		start := end.base + rec.offset
-		n := int64(rec.compressed)
-		if start < 0 || rec.offset < 0 || n < 0 || start > size || size-start < localHeaderLen+int64(rec.nameLen)+n {
-			return nil, 0, driver.Corruptf("entry %d claims bytes [%d, %d+%d) past the end of the %d-byte archive",
-				len(spans), start, start, localHeaderLen+int64(rec.nameLen)+int64(rec.compressed), size)
+		start := end.base + h.offset
+		n := int64(h.csize)
+		if start < 0 || h.offset < 0 || n < 0 || start > size || size-start < localHeaderLen+int64(len(h.name))+n {
+			return "", nil, 0, driver.Corruptf("entry %d claims bytes [%d, %d+%d) past the end of the %d-byte archive",
+				len(recs), start, start, localHeaderLen+int64(len(h.name))+int64(h.csize), size)
 		}
-		spans = append(spans, span{start, start + localHeaderLen + int64(rec.nameLen) + n, len(spans)})
-		dirLen += rec.len
+		recs = append(recs, record{pos: pos, hdr: start, next: start + localHeaderLen + int64(len(h.name)) + n})
+		pos += h.len
 	}
-	var in *inputError
-	if errors.As(err, &in) {
-		return nil, 0, in.err // the blob failed, not the bytes
+	if err == io.EOF {
+		// archive/zip fails here rather than stop.
+		return "", nil, 0, driver.Corruptf("truncated: central directory record %d at offset %d", len(recs), end.dirStart+int64(pos))
 	}
-	if err != errBadRecord && err != io.ErrUnexpectedEOF {
-		return nil, 0, err
-	}
-	if uint16(len(spans)) != uint16(end.records) {
+	if uint16(len(recs)) != uint16(end.records) {
 		// archive/zip's rule: only the low 16 bits of the count are
 		// trusted, because old writers truncate it.
-		return nil, 0, driver.Corruptf("central directory has %d readable records, end record says %d", len(spans), end.records)
+		return "", nil, 0, driver.Corruptf("central directory has %d readable records, end record says %d", len(recs), end.records)
 	}
-	return spans, dirLen, nil
+	return d, recs, end.dirStart + int64(pos), nil
 }
 
 func entriesLimit(n uint64, lim vfs.Limits) error {
@@ -325,36 +410,67 @@ func entriesLimit(n uint64, lim vfs.Limits) error {
 // bomb" points many central directory records at one compressed kernel,
 // and no writer produces overlapping entries. It uses the central directory
 // only (local header offset + 30 + name length + compressed size), so it
-// costs no reads. It returns, for each entry, the offset where the next
-// entry or the central directory starts: the entry's data must end there.
-func checkOverlap(spans []span, dirStart, dirLen int64, names func(int) string) ([]int64, error) {
-	all := make([]span, len(spans), len(spans)+1)
-	copy(all, spans)
-	all = append(all, span{dirStart, dirStart + dirLen, -1})
-	slices.SortFunc(all, func(a, b span) int {
-		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.end, b.end))
-	})
-	limits := make([]int64, len(spans))
-	name := func(s span) string {
-		if s.index < 0 {
+// costs no reads. recs are those of readDirectory, and the central
+// directory spans [dirStart, dirEnd). It sets the next field of each
+// record.
+func checkOverlap(recs []record, dirStart, dirEnd int64, names func(int) string) error {
+	// The spans in order of (start, end): the records in their order when
+	// it is that (most archives), else in the order of a permutation; and
+	// the central directory's own where it sorts among them.
+	var order []int32
+	if !slices.IsSortedFunc(recs, compareRecords) {
+		order = make([]int32, len(recs))
+		for i := range order {
+			order[i] = int32(i)
+		}
+		slices.SortFunc(order, func(i, j int32) int { return compareRecords(recs[i], recs[j]) })
+	}
+	rec := func(k int) int {
+		if order != nil {
+			return int(order[k])
+		}
+		return k
+	}
+	dir := record{hdr: dirStart, next: dirEnd}
+	at := sort.Search(len(recs), func(k int) bool { return compareRecords(recs[rec(k)], dir) >= 0 })
+	span := func(k int) (start, end int64, index int) {
+		switch {
+		case k < at:
+			i := rec(k)
+			return recs[i].hdr, recs[i].next, i
+		case k == at:
+			return dirStart, dirEnd, -1
+		}
+		i := rec(k - 1)
+		return recs[i].hdr, recs[i].next, i
+	}
+	name := func(i int) string {
+		if i < 0 {
 			return "the central directory"
 		}
-		return fmt.Sprintf("entry %d %q", s.index, names(s.index))
+		return fmt.Sprintf("entry %d %q", i, names(i))
 	}
-	for i, s := range all {
+	for k := range len(recs) + 1 {
+		start, end, i := span(k)
 		next := int64(1<<63 - 1)
-		if i+1 < len(all) {
-			next = all[i+1].start
-			if s.end > next {
-				return nil, driver.Corruptf("%s [%d, %d) overlaps %s at offset %d (overlapping entries, a zip bomb?)",
-					name(s), s.start, s.end, name(all[i+1]), next)
+		if k < len(recs) {
+			n, _, j := span(k + 1)
+			if end > n {
+				return driver.Corruptf("%s [%d, %d) overlaps %s at offset %d (overlapping entries, a zip bomb?)",
+					name(i), start, end, name(j), n)
 			}
+			next = n
 		}
-		if s.index >= 0 {
-			limits[s.index] = next
+		if i >= 0 {
+			recs[i].next = next
 		}
 	}
-	return limits, nil
+	return nil
+}
+
+// compareRecords orders records by their spans, before checkOverlap.
+func compareRecords(a, b record) int {
+	return cmp.Or(cmp.Compare(a.hdr, b.hdr), cmp.Compare(a.next, b.next))
 }
 
 // truncated describes a failed read of a structure at off.

@@ -6,9 +6,13 @@
 // file, see [Match]) in [vfs.DefaultRegistry]. [Open] is the same core for
 // programs that hold a blob and want an [*Archive] directly.
 //
-// The archive is parsed with archive/zip, so zip64, data descriptors,
-// comments and archives with a prefix (self-extracting archives, with or
-// without offsets fixed by "zip -A") are read as archive/zip reads them.
+// The central directory is read as archive/zip reads it, record for record
+// and field for field (zip64, data descriptors, comments, times from extra
+// fields, archives with a prefix, self-extracting or with offsets fixed by
+// "zip -A"), but in one read of its bytes and into a compact index: the
+// names point into those bytes, and what a listing does not show is
+// decoded from its record when asked. Opening an archive of 200,000
+// members allocates about 135 bytes a member, central directory included.
 //
 // # Random access, nothing extracted
 //
@@ -52,7 +56,8 @@
 //
 // The archive does not own the blob it reads: it never closes it, and the
 // blob must stay readable while the archive or any member blob is in use.
-// [Archive.As] reaches the underlying *zip.Reader.
+// [Archive.As] reaches an archive/zip *zip.Reader of the archive, made on
+// the first call (it reads the central directory again).
 //
 // # Names
 //
@@ -79,16 +84,21 @@
 // Symbolic links (entries whose mode says so) are listed and described
 // with fs.ModeSymlink, and never followed: opening one gives an error that
 // matches both [driver.ErrUnsafePath] and fs.ErrInvalid. Stat().Sys() of a
-// member, link or explicit directory returns its *zip.FileHeader; it is nil
-// for the root and for implied directories.
+// member, link or explicit directory returns its *zip.FileHeader, as
+// archive/zip reads it, new at each call; it is nil for the root and for
+// implied directories.
 //
 // # Limits
 //
 // The limits of [vfs.Options].Limits apply, and each error matches
 // [driver.ErrLimit] and names the Limits field to raise:
 //
-//   - MaxEntries: the number of central directory records, counted before
-//     archive/zip allocates anything for them. [Open] fails.
+//   - MaxEntries: the number of central directory records, counted as
+//     they are read, before anything is allocated for them. [Open] fails.
+//   - MaxDocument: the central directory, from its start to the end of the
+//     archive, is read in one piece when it is within this size; a larger
+//     one is read as its records need, into a buffer at most about twice
+//     the size of the records read.
 //   - MaxNameLength: the length of every name in the central directory.
 //     [Open] fails.
 //   - MaxFileSize: the declared uncompressed size of a member. Opening

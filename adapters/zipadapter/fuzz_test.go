@@ -18,7 +18,8 @@ import (
 
 // FuzzZip opens arbitrary bytes, walks the tree and reads every file,
 // nested archives included, under small limits: no panic, no hang, and
-// every failure is one of the documented kinds.
+// every failure is one of the documented kinds; and the records Open
+// reads are those archive/zip reads, decoded the same.
 func FuzzZip(f *testing.F) {
 	for _, name := range fixtureNames(f) {
 		b, err := os.ReadFile(name)
@@ -42,6 +43,10 @@ func FuzzZip(f *testing.F) {
 			panic("FuzzZip: input takes over 10s:\n" + string(buf[:runtime.Stack(buf, true)]))
 		})
 		defer watchdog.Stop()
+		// What Open reads, it reads as archive/zip does.
+		if a, err := Open(context.Background(), driver.BytesBlob(b, nil), o); err == nil {
+			sameAsArchiveZip(t, b, a)
+		}
 		fuzzTree(t, driver.BytesBlob(b, nil), o, 0)
 	})
 }

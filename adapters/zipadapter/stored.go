@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/crc32"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -20,6 +21,9 @@ type checkedBlob struct {
 	size        int64
 	want        uint32
 
+	// done is set once the check is over, passed or given up: reads then
+	// go straight to the blob, with no lock.
+	done atomic.Bool
 	mu   sync.Mutex
 	next int64  // bytes hashed so far; -1 once a read skipped ahead
 	crc  uint32 // of the first next bytes
@@ -27,6 +31,9 @@ type checkedBlob struct {
 }
 
 func (b *checkedBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	if b.done.Load() {
+		return b.Blob.ReadAt(ctx, p, off)
+	}
 	n, err := b.Blob.ReadAt(ctx, p, off)
 	end := off + int64(n)
 	b.mu.Lock()
@@ -37,11 +44,16 @@ func (b *checkedBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, err
 		// Not checking, or bytes hashed already.
 	case off > b.next:
 		b.next = -1
+		b.done.Store(true)
 	default:
 		b.crc = crc32.Update(b.crc, crc32.IEEETable, p[b.next-off:n])
 		b.next = end
-		if end == b.size && b.crc != b.want {
-			b.bad = driver.Corruptf("stored member: CRC-32 of the data is %08x, the directory says %08x", b.crc, b.want)
+		if end == b.size {
+			if b.crc != b.want {
+				b.bad = driver.Corruptf("stored member: CRC-32 of the data is %08x, the directory says %08x", b.crc, b.want)
+			} else {
+				b.done.Store(true)
+			}
 		}
 	}
 	if b.bad != nil && end == b.size && n > 0 {
