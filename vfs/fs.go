@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"sync"
 
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -324,9 +325,29 @@ func (e *dirEntry) Info() (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	url := joinName(e.dir, e.Name()).String()
-	return &fileInfo{info, e.Name(), &Origin{URL: url, Header: info.Sys()}}, nil
+	return &entryInfo{FileInfo: info, name: e.Name(), dir: e.dir}, nil
 }
+
+// entryInfo is the FileInfo of a directory entry: its Origin, whose URL
+// costs a pipeline to build and whose Header may cost the driver a
+// decode, is made when Sys is first called, since a listing (ls, WalkDir)
+// of many entries seldom asks for it.
+type entryInfo struct {
+	fs.FileInfo
+	name   string
+	dir    Pipeline // of the directory
+	once   sync.Once
+	origin *Origin
+}
+
+func (fi *entryInfo) Name() string { return fi.name }
+func (fi *entryInfo) Sys() any {
+	fi.once.Do(func() {
+		fi.origin = &Origin{URL: joinName(fi.dir, fi.name).String(), Header: fi.FileInfo.Sys()}
+	})
+	return fi.origin
+}
+func (fi *entryInfo) String() string { return fs.FormatFileInfo(fi) }
 
 func (e *dirEntry) String() string { return fs.FormatDirEntry(e) }
 

@@ -133,10 +133,11 @@ the archive and the entry's offset; the listing itself succeeds.`,
 
 // A lister collects the rows of a listing, to print them aligned.
 type lister struct {
-	long bool
-	zero bool        // NUL-terminated lines, names unquoted
-	tty  bool        // writing to a terminal
-	rows [][4]string // size, mode, time, name
+	long  bool
+	zero  bool        // NUL-terminated lines, names unquoted
+	tty   bool        // writing to a terminal
+	rows  [][4]string // size, mode, time, name
+	names []string    // the rows without -l
 }
 
 // name is what the listing shows for the entry name of fsys, directories
@@ -166,7 +167,7 @@ func (l *lister) name(fsys *vfs.FS, name string, info fs.FileInfo, urls bool) st
 // add adds the row of name, as it is to be shown, described by info.
 func (l *lister) add(name string, info fs.FileInfo) {
 	if !l.long {
-		l.rows = append(l.rows, [4]string{3: name})
+		l.names = append(l.names, name)
 		return
 	}
 	l.rows = append(l.rows, [4]string{
@@ -189,6 +190,11 @@ func (l *lister) flush(w io.Writer) {
 	if l.zero {
 		end = "\x00"
 	}
+	for _, n := range l.names {
+		io.WriteString(w, n)
+		io.WriteString(w, end)
+	}
+	l.names = l.names[:0]
 	for _, r := range l.rows {
 		if l.long {
 			fmt.Fprintf(w, "%*s  %-*s  %-*s  %s%s", width[0], r[0], width[1], r[1], width[2], r[2], r[3], end)
