@@ -23,10 +23,13 @@
 // byte order the file stores them (a ">f8" dataset reads big endian), of
 // size elements × element size; its Sys is a *Dataset, which describes
 // shape, maximum shape, type, layout, chunks, filters, fill value and
-// attributes. Fixed-size strings read as h5py reads them, as libhdf5
-// converts them: the bytes after the NUL of a NUL-terminated string and
-// the trailing spaces of a space-padded one read as NULs, and the bytes
-// that no member covers in a compound holding such strings read as zeros.
+// attributes. Every fixed-size type reads as stored, as libhdf5 reads it
+// with the file's own datatype as memory type: a fixed-length string
+// keeps every stored byte (whatever follows the NUL of a NUL-terminated
+// string, the trailing spaces of a space-padded one), and the bytes that
+// no member of a compound covers read as the file holds them. (h5py's
+// d[()] converts strings to NUL padding; decode them with the padding in
+// DType.Padding.)
 // ReadDir sorts by name. ModTime is the object's modification time when
 // the file records one.
 //
