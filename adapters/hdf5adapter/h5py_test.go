@@ -167,4 +167,3 @@ func TestFixedStringsStored(t *testing.T) {
 		}
 	}
 }
-
