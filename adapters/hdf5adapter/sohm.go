@@ -2,6 +2,7 @@ package hdf5adapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -57,8 +58,8 @@ func (f *file) sharedTable(ctx context.Context) (*sharedTable, error) {
 		return t, err
 	}
 	t, err = f.readSharedTable(ctx)
-	if err != nil && ctx.Err() != nil {
-		return nil, err // not remembered: a later read may succeed
+	if err != nil && !errors.Is(err, driver.ErrCorrupt) {
+		return nil, err // I/O, context: not remembered, a later read may succeed
 	}
 	f.mu.Lock()
 	f.smtb, f.smtbErr = t, err
