@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/pipefs/pipefs/adapters/array"
 	"github.com/pipefs/pipefs/vfs/driver"
@@ -41,7 +42,7 @@ func (d *Dataset) ArrayNode() *array.Node {
 	}
 	if x.layout == layoutChunked {
 		a.ChunkShape = slices.Clone(x.chunk)
-		a.KeyEncoding += " (" + indexNames[x.index] + " index)"
+		a.KeyEncoding += " (" + d.ChunkIndex + " index)"
 	} else {
 		a.ChunkShape = readGrid(shape, x.es)
 	}
@@ -52,9 +53,7 @@ func (d *Dataset) ArrayNode() *array.Node {
 	}
 	if x.fill != nil {
 		a.Fill = slices.Clone(x.fill)
-		if d.DType.BigEndian {
-			array.SwapUnits(a.Fill, d.DType.Size)
-		}
+		array.SwapUnits(a.Fill, swapUnit(&d.DType))
 		a.FillValue, _ = json.Marshal(fillJSON(decodeValue(x.fill, &d.DType)))
 	} else {
 		a.FillValue = []byte("null")
@@ -116,6 +115,19 @@ func readGrid(shape []int64, es int) []int64 {
 	return g
 }
 
+// swapUnit returns the byte size of the numbers that a little-endian
+// read of big-endian type t swaps (a complex number's two parts apart),
+// or 0 when nothing swaps.
+func swapUnit(t *DType) int {
+	switch {
+	case t.BigEndian:
+		return t.Size
+	case t.Class == "compound" && strings.HasPrefix(t.NumPy, ">c"):
+		return t.Size / 2
+	}
+	return 0
+}
+
 // arrayDType maps an HDF5 type to package array's.
 func arrayDType(t *DType) array.DType {
 	num := func(kind string) array.DType {
@@ -145,6 +157,13 @@ func arrayDType(t *DType) array.DType {
 	case "float":
 		if t.Size == 2 || t.Size == 4 || t.Size == 8 {
 			return num("float")
+		}
+	case "compound":
+		switch strings.TrimLeft(t.NumPy, "<>|") {
+		case "c8", "c16":
+			d, _ := array.Numeric(fmt.Sprintf("complex%d", 8*t.Size))
+			d.Stored = t.NumPy
+			return d
 		}
 	case "string":
 		return array.DType{Name: fmt.Sprintf("bytes[%d]", t.Size), Size: t.Size, Kind: 'S', Unit: 1, Stored: t.NumPy}
@@ -179,9 +198,7 @@ func (r *chunkReader) ReadChunk(ctx context.Context, coord []int64) ([]byte, boo
 	if err != nil || !found {
 		return nil, found, err
 	}
-	if r.d.dtype.BigEndian {
-		array.SwapUnits(data, r.d.es)
-	}
+	array.SwapUnits(data, swapUnit(&r.d.dtype))
 	return data, true, nil
 }
 
@@ -198,13 +215,7 @@ func (r *chunkReader) raw(ctx context.Context, coord []int64) ([]byte, bool, err
 		if err != nil || !found {
 			return nil, found, err
 		}
-		data = slices.Clone(data)
-		if hasString(&d.dtype) {
-			for i := 0; i+d.es <= len(data); i += d.es {
-				normalize(data[i:i+d.es], &d.dtype)
-			}
-		}
-		return data, true, nil
+		return slices.Clone(data), true, nil
 	}
 	out := array.FillBytes(d.fill, array.Prod(r.grid), d.es)
 	if len(d.dims) == 0 {

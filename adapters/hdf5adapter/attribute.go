@@ -110,7 +110,11 @@ func (f *file) attribute(ctx context.Context, b []byte) (string, any, error) {
 		return name, nil, err
 	}
 	if flags&2 != 0 {
-		return name, nil, nil // shared dataspace: not written by libhdf5
+		// A shared dataspace: in the shared-message heap.
+		m := message{typ: msgDataspace, flags: 2, body: sb}
+		if sb, err = f.body(ctx, &m, 0); err != nil {
+			return name, nil, err
+		}
 	}
 	space, err := f.parseDataspace(sb)
 	if err != nil {

@@ -27,7 +27,9 @@ type Dataset struct {
 	Null bool `json:"null,omitempty"`
 	// DType is the element type.
 	DType DType `json:"dtype"`
-	// Layout is "compact", "contiguous" or "chunked".
+	// Layout is "compact", "contiguous", "chunked" or "virtual" (a
+	// virtual dataset, whose elements map other datasets: it is described
+	// but not read).
 	Layout string `json:"layout"`
 	// ChunkShape is the chunk shape of a chunked dataset, nil otherwise.
 	ChunkShape []int64 `json:"chunk_shape,omitempty"`
@@ -123,7 +125,11 @@ const (
 	layoutCompact    = 0
 	layoutContiguous = 1
 	layoutChunked    = 2
+	layoutVirtual    = 3
 )
+
+// layoutNames names the layout classes, indexed by class.
+var layoutNames = [...]string{"compact", "contiguous", "chunked", "virtual"}
 
 // Chunk index types.
 const (
@@ -457,8 +463,9 @@ func (d *dsInfo) parseLayout(b []byte) error {
 			if d.index == idxSingle && flags&2 == 0 {
 				d.single.size = undef // unfiltered: the chunk's bytes
 			}
-		case 3:
-			d.bad = fmt.Errorf("%w: virtual dataset", errors.ErrUnsupported)
+		case layoutVirtual:
+			// Listed and described (shape, type, fill value), not read.
+			d.bad = fmt.Errorf("%w: virtual dataset (layout class 3): its elements are mapped from other datasets, read those instead", errors.ErrUnsupported)
 			return nil
 		default:
 			return driver.Corruptf("layout class %d", d.layout)
@@ -525,12 +532,16 @@ func (d *dsInfo) describe(ctx context.Context, path string) (*Dataset, error) {
 		return nil, err
 	}
 	ds := &Dataset{Path: path, Address: d.addr, Shape: d.dims, MaxShape: d.maxd, DType: d.dtype,
-		Layout:  [...]string{"compact", "contiguous", "chunked"}[d.layout],
 		Filters: d.filter, Fill: d.fill, Attributes: attrs, info: d}
+	if d.layout >= 0 && d.layout < len(layoutNames) {
+		ds.Layout = layoutNames[d.layout]
+	}
 	ds.Null = d.null
 	if d.layout == layoutChunked {
 		ds.ChunkShape = d.chunk
-		ds.ChunkIndex = indexNames[d.index]
+		if d.index >= 0 && d.index < len(indexNames) {
+			ds.ChunkIndex = indexNames[d.index]
+		}
 	}
 	return ds, nil
 }

@@ -13,9 +13,11 @@ import (
 // A DType is an HDF5 datatype, as the datatype message stores it.
 type DType struct {
 	// NumPy is the NumPy dtype.str of the type as h5py reads it: "<i4",
-	// ">u8", "<f2", "|u1", "|b1" (an h5py boolean enum), "|S5", "|V12"
-	// (compound, array, opaque), "|O" for variable-length data and
-	// references.
+	// ">u8", "<f2", "|u1", "|b1" (an h5py boolean enum), "|S5", "<c8"
+	// and ">c16" (h5py's complex numbers: a compound of two floats of
+	// the same type named "r" and "i", at offsets 0 and half its size;
+	// Class stays "compound", with its Fields), "|V12" (other compounds,
+	// arrays, opaque), "|O" for variable-length data and references.
 	NumPy string `json:"numpy"`
 	// Class is "integer", "float", "time", "string", "bitfield",
 	// "opaque", "compound", "reference", "enum", "vlen" or "array"; or
@@ -98,6 +100,28 @@ func (t *DType) String() string {
 		return t.RefType + " reference"
 	}
 	return t.NumPy
+}
+
+// complexNumPy returns the NumPy complex dtype that h5py reads compound t
+// as ("<c8", ">c16"): two members "r" and "i" (h5py's default complex
+// names), in that order, of the same float type, at offsets 0 and half
+// the compound's size.
+func complexNumPy(t *DType) (string, bool) {
+	if len(t.Fields) != 2 {
+		return "", false
+	}
+	r, i := &t.Fields[0], &t.Fields[1]
+	fs := r.Type.Size
+	if r.Name != "r" || i.Name != "i" || r.Type.Class != "float" || i.Type.Class != "float" ||
+		r.Type.NumPy != i.Type.NumPy || i.Type.Size != fs || t.Size != 2*fs ||
+		r.Offset != 0 || i.Offset != fs {
+		return "", false
+	}
+	switch fs {
+	case 4, 8, 16:
+		return fmt.Sprintf("%sc%d", r.Type.NumPy[:1], t.Size), true
+	}
+	return "", false
 }
 
 // order returns the NumPy byte order character for a size-byte number.
@@ -215,6 +239,9 @@ func (f *file) dtype(c *cursor, depth int) (DType, error) {
 			}
 			fl.Type = ft
 			t.Fields = append(t.Fields, fl)
+		}
+		if np, ok := complexNumPy(&t); ok {
+			t.NumPy = np
 		}
 	case 7:
 		t.Class = "reference"

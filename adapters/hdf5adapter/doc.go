@@ -13,7 +13,10 @@
 // 2, old-style (symbol table) and new-style (compact and dense) groups,
 // every datatype, contiguous, compact and chunked layouts with every chunk
 // index (v1 B-tree, single chunk, implicit, fixed array, extensible array,
-// v2 B-tree) and fill values are read.
+// v2 B-tree) and fill values are read. Messages shared between objects
+// are followed, whether in a committed object header or stored once in
+// the file's shared-message heap (the shared message table of the
+// superblock extension, with list or B-tree indexes).
 //
 // # The tree
 //
@@ -22,11 +25,15 @@
 // a regular file (0444) whose bytes are its elements in C order, in the
 // byte order the file stores them (a ">f8" dataset reads big endian), of
 // size elements × element size; its Sys is a *Dataset, which describes
-// shape, maximum shape, type, layout, chunks, filters, fill value and
-// attributes. Fixed-size strings read as h5py reads them, as libhdf5
-// converts them: the bytes after the NUL of a NUL-terminated string and
-// the trailing spaces of a space-padded one read as NULs, and the bytes
-// that no member covers in a compound holding such strings read as zeros.
+// shape, maximum shape, type (with h5py's NumPy dtype: a compound of two
+// floats "r" and "i" is "<c8" or ">c16", as h5py reads it), layout,
+// chunks, filters, fill value and attributes. Every fixed-size type reads
+// as stored, as libhdf5 reads it with the file's own datatype as memory
+// type: a fixed-length string keeps every stored byte (whatever follows
+// the NUL of a NUL-terminated string, the trailing spaces of a
+// space-padded one), and the bytes that no member of a compound covers
+// read as the file holds them. (h5py's d[()] converts strings to NUL
+// padding; decode them with the padding in DType.Padding.)
 // ReadDir sorts by name. ModTime is the object's modification time when
 // the file records one.
 //
@@ -77,11 +84,12 @@
 //
 // Bytes that are wrong (a bad checksum, a structure past the end of the
 // file, a B-tree or heap that points back at itself) give errors matching
-// driver.ErrCorrupt; what this package does not read (virtual datasets,
-// external storage, files split by the family or multi drivers, messages
-// in a shared-message heap, VAX floats, filters this package does not
-// decode) errors matching errors.ErrUnsupported, when the dataset is read
-// (it is still listed and described). Sizes read from the file are checked
+// driver.ErrCorrupt; what this package does not read (the elements of
+// virtual datasets, external storage, files split by the family or multi
+// drivers, VAX floats, filters this package does not decode) errors
+// matching errors.ErrUnsupported, when the dataset is read (it is still
+// listed and described: a virtual dataset with Layout "virtual", its
+// shape, type and fill value). Sizes read from the file are checked
 // against vfs.Limits before anything is allocated from them: MaxDocument
 // bounds one metadata structure and the variable-length data of one
 // attribute, MaxChunk one chunk, MaxEntries the messages of an object,

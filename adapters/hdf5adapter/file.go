@@ -46,6 +46,10 @@ type file struct {
 	blocks map[uint64][]byte  // fractal heap direct blocks
 	gcols  map[uint64]globalCollection
 	meta   int64 // bytes of metadata held in the maps above
+
+	ext     uint64       // superblock extension object header, undef when none
+	smtb    *sharedTable // shared message table, read when a message needs it
+	smtbErr error        // why it does not read
 }
 
 // findSignature returns the offset of the HDF5 signature: 0, 512, 1024,
@@ -77,6 +81,7 @@ func openFile(ctx context.Context, b driver.Blob, lim vfs.Limits, cache *vfs.Cac
 	f := &file{blob: b, size: size, base: uint64(pos), lim: lim, cache: cache, key: key,
 		objs: map[uint64]*object{}, grps: map[uint64]*links{}, dsts: map[uint64]*dsInfo{}, blocks: map[uint64][]byte{}, gcols: map[uint64]globalCollection{}}
 	f.end = uint64(size) - f.base
+	f.ext = undef
 	hdr := make([]byte, min(128, size-pos))
 	if _, err := readFull(ctx, b, hdr, pos); err != nil {
 		return nil, err
@@ -113,7 +118,7 @@ func openFile(ctx context.Context, b driver.Blob, lim vfs.Limits, cache *vfs.Cac
 		c.o, c.l = f.o, f.l
 		c.skip(1) // flags
 		c.addr()  // base
-		c.addr()  // superblock extension
+		f.ext = c.addr()
 		eof = c.addr()
 		f.root = c.addr()
 		if c.err == nil {

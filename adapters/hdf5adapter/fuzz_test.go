@@ -75,6 +75,11 @@ func FuzzOpen(f *testing.F) {
 	if err != nil || len(files) == 0 {
 		f.Fatalf("no fixtures: %v", err)
 	}
+	// Shared messages in the shared-message heap, a virtual dataset,
+	// complex numbers and strings of every padding.
+	for _, name := range []string{"sohm_list.h5", "sohm_btree.h5", "virtual_latest.h5", "types_latest.h5"} {
+		files = append(files, filepath.Join("testdata", "h5py", name))
+	}
 	for _, p := range files {
 		b, err := os.ReadFile(p)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/pipefs/pipefs/adapters/hdf5adapter"
@@ -252,5 +253,38 @@ func TestUnsupportedDatatypeListed(t *testing.T) {
 	}
 	if _, err := blob.ReadAt(ctx, make([]byte, 4), 0); !errors.Is(err, errors.ErrUnsupported) {
 		t.Errorf("reading it: %v", err)
+	}
+}
+
+// A shared message table that is damaged (signature, checksum) makes the
+// objects whose messages are in the shared-message heap fail with
+// driver.ErrCorrupt; the file still opens and lists.
+func TestBadSharedMessageTable(t *testing.T) {
+	ctx := context.Background()
+	orig, err := os.ReadFile(filepath.Join("testdata", "h5py", "sohm_list.h5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(orig, []byte("SMTB"))
+	if at < 0 {
+		t.Fatal("no SMTB in sohm_list.h5")
+	}
+	for _, tc := range []struct {
+		name string
+		off  int
+	}{{"signature", 0}, {"checksum", 6}} {
+		b := slices.Clone(orig)
+		b[at+tc.off] ^= 0x40
+		tr, err := openBytes(t, b, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tr.ReadDir(ctx, "same"); err != nil {
+			t.Fatalf("%s: list: %v", tc.name, err)
+		}
+		_, err = tr.Stat(ctx, "same/d00")
+		if !errors.Is(err, driver.ErrCorrupt) {
+			t.Errorf("%s: Stat(same/d00) with a damaged SMTB: %v, want driver.ErrCorrupt", tc.name, err)
+		}
 	}
 }

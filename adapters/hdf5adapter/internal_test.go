@@ -1,7 +1,6 @@
 package hdf5adapter
 
 import (
-	"bytes"
 	"context"
 	"testing"
 
@@ -37,25 +36,5 @@ func TestFillSizeMinusOne(t *testing.T) {
 	o := &object{msgs: []message{{typ: msgFill, body: []byte{2, 1, 0, 1, 0xff, 0xff, 0xff, 0xff}}}}
 	if err := d.parseFill(context.Background(), o); err != nil || d.fill != nil {
 		t.Errorf("fill % x, %v", d.fill, err)
-	}
-}
-
-// Strings read as libhdf5 converts them for h5py: after the NUL of a
-// NUL-terminated string and the trailing spaces of a space-padded one,
-// NULs; a compound that is converted has its gaps zeroed.
-func TestNormalize(t *testing.T) {
-	nt := DType{Class: "string", Size: 6, Padding: "nullterm"}
-	sp := DType{Class: "string", Size: 6, Padding: "spacepad"}
-	comp := DType{Class: "compound", Size: 16, Fields: []Field{{Name: "s", Offset: 0, Type: nt}, {Name: "p", Offset: 8, Type: sp}}}
-	e := []byte("ab\x00xyzGGcd  \x00 GG")
-	if !hasString(&comp) {
-		t.Fatal("hasString = false")
-	}
-	normalize(e, &comp)
-	if want := []byte("ab\x00\x00\x00\x00\x00\x00cd  \x00\x00\x00\x00"); !bytes.Equal(e, want) {
-		t.Errorf("got %q, want %q", e, want)
-	}
-	if hasString(&DType{Class: "compound", Size: 16, Fields: []Field{{Name: "a", Type: DType{Class: "integer", Size: 4}}}}) {
-		t.Error("a compound of numbers is converted")
 	}
 }

@@ -270,7 +270,7 @@ func (f *file) parseObject(ctx context.Context, addr uint64) (*object, int64, er
 func knownMessage(t uint16) bool {
 	switch t {
 	case msgDataspace, msgLinkInfo, msgDatatype, msgFillOld, msgFill, msgLink, msgExternal, msgLayout,
-		msgGroupInfo, msgFilters, msgAttribute, msgModTimeOld, msgContinuation, msgSymbolTable, msgModTime, msgAttrInfo:
+		msgGroupInfo, msgFilters, msgAttribute, msgModTimeOld, msgSharedTable, msgContinuation, msgSymbolTable, msgModTime, msgAttrInfo:
 		return true
 	}
 	return false
@@ -297,10 +297,18 @@ func (f *file) body(ctx context.Context, m *message, depth int) ([]byte, error) 
 	case 2:
 		addr = c.addr()
 	case 3:
-		if typ != 2 {
-			return nil, fmt.Errorf("%w: shared message stored in the shared-message heap", errors.ErrUnsupported)
+		switch typ {
+		case 1: // in the shared-message heap, by an 8-byte heap ID
+			id := c.take(8)
+			if c.err != nil {
+				return nil, c.err
+			}
+			return f.sharedHeapMessage(ctx, m.typ, id)
+		case 2: // in another object header
+			addr = c.addr()
+		default:
+			return nil, driver.Corruptf("shared message of type %d", typ)
 		}
-		addr = c.addr()
 	default:
 		return nil, driver.Corruptf("shared message version %d", version)
 	}

@@ -1,7 +1,6 @@
 package hdf5adapter
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -119,103 +118,12 @@ func (d *dsInfo) readAt(ctx context.Context, p []byte, off int64) (int, error) {
 }
 
 // readRaw is readAt for any type: variable-length data reads as its heap
-// pointers. Strings read as h5py reads them: the bytes after the NUL of a
-// NUL-terminated string, and the trailing spaces of a space-padded one,
-// read as NULs.
+// pointers. Every element reads as stored: fixed-length strings keep the
+// bytes after a NUL and the trailing spaces of a space-padded string, and
+// the gaps of a compound keep their bytes, as libhdf5 reads them with the
+// file's own datatype as memory type.
 func (d *dsInfo) readRaw(ctx context.Context, p []byte, off int64) (int, error) {
-	if !hasString(&d.dtype) || off < 0 {
-		return d.readStored(ctx, p, off)
-	}
-	es := int64(d.es)
-	size := d.size()
-	if off >= size {
-		return d.readStored(ctx, p, off)
-	}
-	// Whole elements around [off, off+len(p)).
-	lo := off - off%es
-	hi := min(size, (off+int64(len(p))+es-1)/es*es)
-	if hi-lo > int64(len(p))+2*es || hi-lo > 1<<30 {
-		hi = lo + (int64(len(p))+2*es)/es*es
-	}
-	buf := make([]byte, hi-lo)
-	n, err := d.readStored(ctx, buf, lo)
-	for i := int64(0); i+es <= int64(n); i += es {
-		normalize(buf[i:i+es], &d.dtype)
-	}
-	m := 0
-	if int64(n) > off-lo {
-		m = copy(p, buf[off-lo:n])
-	}
-	if err == nil && m < len(p) {
-		err = io.EOF
-	}
-	if err == io.EOF && off+int64(m) < size && m < len(p) {
-		err = nil
-	}
-	return m, err
-}
-
-// hasString reports whether elements of t read differently from their
-// stored bytes (see normalize): t holds strings that are not null-padded,
-// which libhdf5 converts when h5py reads them.
-func hasString(t *DType) bool {
-	switch t.Class {
-	case "string":
-		return t.Padding != "nullpad"
-	case "compound":
-		for i := range t.Fields {
-			if hasString(&t.Fields[i].Type) {
-				return true
-			}
-		}
-	case "array":
-		return t.Base != nil && hasString(t.Base)
-	}
-	return false
-}
-
-// normalize rewrites element e of type t, for which hasString holds, as
-// h5py reads it, converted by libhdf5: strings null-padded, and the bytes
-// of a compound that no member covers zero (a converted compound is built
-// member by member; one that needs no conversion reads as stored).
-func normalize(e []byte, t *DType) {
-	switch t.Class {
-	case "string":
-		switch t.Padding {
-		case "nullterm", "nullpad":
-			if i := bytes.IndexByte(e, 0); i >= 0 {
-				clear(e[i:])
-			}
-		case "spacepad":
-			i := len(e)
-			for i > 0 && e[i-1] == ' ' {
-				i--
-			}
-			clear(e[i:])
-		}
-	case "compound":
-		fields := slices.Clone(t.Fields)
-		slices.SortFunc(fields, func(a, b Field) int { return cmp.Compare(a.Offset, b.Offset) })
-		at := 0
-		for i := range fields {
-			fl := &fields[i]
-			if fl.Offset+fl.Type.Size > len(e) {
-				continue
-			}
-			if fl.Offset > at {
-				clear(e[at:fl.Offset])
-			}
-			normalize(e[fl.Offset:fl.Offset+fl.Type.Size], &fl.Type)
-			at = max(at, fl.Offset+fl.Type.Size)
-		}
-		clear(e[min(at, len(e)):])
-	case "array":
-		if t.Base != nil && t.Base.Size > 0 {
-			for i := 0; i+t.Base.Size <= len(e); i += t.Base.Size {
-				normalize(e[i:i+t.Base.Size], t.Base)
-			}
-		}
-	}
+	return d.readStored(ctx, p, off)
 }
 
 // readStored reads the stored bytes of the dataset at off.
