@@ -157,6 +157,13 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 			// to detect but a mistake.
 			return nil, stageErr(r.p, len(r.p)-1, ErrNotDir)
 		}
+		if last := r.p[len(r.p)-1]; !isDir && !IsRootScheme(last.Scheme) {
+			if _, yields, ok := SchemeKinds(last.Scheme); ok && yields == KindDataset {
+				// A dataset's file (decoded pixels, an HDF5 dataset's
+				// elements) holds no format to detect.
+				return nil, stageErr(r.p, len(r.p)-1, ErrNotDir)
+			}
+		}
 		if o != nil && o.NoDetect || (want == KindFile && isDir) {
 			if isDir {
 				return nil, stageErr(r.p, len(r.p)-1, ErrIsDir)

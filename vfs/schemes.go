@@ -198,12 +198,18 @@ var schemeRows = []schemeInfo{
 		pkg: module + "/adapters/jsonadapter", summary: "value of a JSON document at a JSON pointer"},
 	{name: "hdf5", role: roleAdapter, base: KindFile, yields: KindDataset,
 		pkg: module + "/adapters/hdf5adapter", summary: "HDF5 group or dataset"},
-	{name: "avif", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset, summary: "AVIF image"},
-	{name: "bmp", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset, summary: "BMP image"},
-	{name: "jpeg", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset, summary: "JPEG image"},
-	{name: "png", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset, summary: "PNG image"},
-	{name: "tiff", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset, summary: "TIFF image"},
-	{name: "webp", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset, summary: "WebP image"},
+	{name: "avif", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset,
+		pkg: module + "/adapters/imageadapter", summary: "AVIF image, as decoded pixels"},
+	{name: "bmp", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset,
+		pkg: module + "/adapters/imageadapter", summary: "BMP image, as decoded pixels"},
+	{name: "jpeg", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset,
+		pkg: module + "/adapters/imageadapter", summary: "JPEG image, as decoded pixels"},
+	{name: "png", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset,
+		pkg: module + "/adapters/imageadapter", summary: "PNG image, as decoded pixels"},
+	{name: "tiff", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset,
+		pkg: module + "/adapters/imageadapter", summary: "TIFF image, as decoded pixels"},
+	{name: "webp", role: roleAdapter, path: pathNone, base: KindFile, yields: KindDataset,
+		pkg: module + "/adapters/imageadapter", summary: "WebP image, as decoded pixels"},
 
 	// Datasets read from a directory.
 	{name: "zarr", role: roleAdapter, base: KindDirectory, yields: KindDataset, dirReader: true,
@@ -225,6 +231,8 @@ var schemeRows = []schemeInfo{
 		pkg: module + "/adapters/bzip2adapter", summary: "bzip2 stream (multi-stream)"},
 	{name: "pipefs.xz", role: roleVendor, authority: opaqueAuthority, query: true, base: KindUnknown, yields: KindUnknown,
 		pkg: module + "/adapters/xzadapter", summary: "xz stream (multi-stream)"},
+	{name: "pipefs.pages", role: roleVendor, authority: opaqueAuthority, query: true, base: KindUnknown, yields: KindUnknown,
+		pkg: module + "/adapters/imageadapter", summary: "the pages of a paged image (TIFF) as page/N"},
 }
 
 // A schemeTable is a scheme table indexed by name.

@@ -109,13 +109,14 @@ func TestSchemePackage(t *testing.T) {
 		"pipefs.tar":               m + "adapters/taradapter",
 		"pipefs.bzip2":             m + "adapters/bzip2adapter",
 		"pipefs.xz":                m + "adapters/xzadapter",
+		"pipefs.pages":             m + "adapters/imageadapter",
 		"hdf5":                     m + "adapters/hdf5adapter",
-		"avif":                     "",
-		"bmp":                      "",
-		"jpeg":                     "",
-		"png":                      "",
-		"tiff":                     "",
-		"webp":                     "",
+		"avif":                     m + "adapters/imageadapter",
+		"bmp":                      m + "adapters/imageadapter",
+		"jpeg":                     m + "adapters/imageadapter",
+		"png":                      m + "adapters/imageadapter",
+		"tiff":                     m + "adapters/imageadapter",
+		"webp":                     m + "adapters/imageadapter",
 	}
 	all := StandardSchemes()
 	if len(all) != len(want) {

@@ -2,6 +2,7 @@ package array
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -23,6 +24,12 @@ func OpenNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node, io.C
 		return n, f, nil
 	}
 	fsys, err := vfs.OpenFS(ctx, pipeline, o)
+	if errors.Is(err, vfs.ErrNotDir) && (o == nil || !o.NoDetect) {
+		// A file whose detected format yields a file dataset (an image).
+		if n, f := detectFileNode(ctx, pipeline, o); n != nil {
+			return n, f, nil
+		}
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -111,6 +118,35 @@ func openFileNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node, 
 	}
 	f.Close()
 	return nil, nil
+}
+
+// detectFileNode detects the format of the file that pipeline names and,
+// when it is one whose adapter yields a file dataset (an image), opens the
+// pipeline with that adapter appended as openFileNode does.
+func detectFileNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node, *vfs.File) {
+	p, err := vfs.Parse(pipeline)
+	if err != nil {
+		return nil, nil
+	}
+	f, err := vfs.OpenPipelineFile(ctx, p, o)
+	if err != nil {
+		return nil, nil
+	}
+	var b driver.Blob
+	if !f.As(&b) {
+		f.Close()
+		return nil, nil
+	}
+	reg := vfs.DefaultRegistry
+	if o != nil && o.Registry != nil {
+		reg = o.Registry
+	}
+	u, err := reg.Detect(ctx, b)
+	f.Close()
+	if err != nil {
+		return nil, nil
+	}
+	return openFileNode(ctx, p.Append(u).String(), o)
 }
 
 func nodeOfFS(fsys *vfs.FS) (*Node, error) {
