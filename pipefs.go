@@ -9,7 +9,8 @@
 //
 // Importing this package registers the local roots ("file:", "memory:")
 // and every adapter (zip, tar, gzip, zstd, bzip2, xz, byte-range, json, hdf5,
-// zarr, n5, neuroglancer-precomputed, ocdbt, icechunk), all pure Go. It
+// zarr, n5, neuroglancer-precomputed, ocdbt, icechunk, and the images png,
+// jpeg, bmp, tiff, webp and avif), all pure Go. It
 // does not register the remote roots, so that a program that reads local
 // files does not carry an HTTP client, a TLS stack or a cloud SDK: import
 // them by their packages (roots/httproot for "http:" and "https:",
