@@ -87,6 +87,7 @@ func RunFile(t *testing.T, c FileCase) {
 			t.Fatalf("fstest.RunFile: Skip names unknown check %q; the checks are %s", name, strings.Join(FileCheckNames(), ", "))
 		}
 	}
+	c.Options = direct(c.Options)
 	f, err := vfs.OpenFile(t.Context(), c.Pipeline, c.Options)
 	if err != nil {
 		t.Fatalf("vfs.OpenFile(%q) error = %v", c.Pipeline, err)

@@ -27,6 +27,7 @@ type File struct {
 
 	closed atomic.Bool // set under mu; ReadAt reads it without
 	ra     readAheadState
+	direct bool // Options.NoReadAhead
 	mu     sync.Mutex
 	off    int64
 
@@ -85,7 +86,9 @@ func openLocation(ctx context.Context, p Pipeline, o *Options, want Kind) (*File
 		return nil, errorAt("open", p.String(), err)
 	}
 	if r.loc.Blob != nil {
-		return newFile(ctx, r.loc.Blob, fileName(r.p, r.info), r.p, r.info, r.res), nil
+		f := newFile(ctx, r.loc.Blob, fileName(r.p, r.info), r.p, r.info, r.res)
+		f.direct = o != nil && o.NoReadAhead
+		return f, nil
 	}
 	return newDir(ctx, r.loc.Tree, clean(r.loc.Path), lastName(r.p), r.p, r.info, r.res), nil
 }

@@ -177,7 +177,9 @@ func (f *FS) OpenFile(name string) (*File, error) {
 	if err != nil {
 		return nil, f.fail("open", name, err)
 	}
-	return newFile(f.ctx, b, name, p, info, nil), nil
+	file := newFile(f.ctx, b, name, p, info, nil)
+	file.direct = f.opts != nil && f.opts.NoReadAhead
+	return file, nil
 }
 
 // Stat describes the named file or directory. Its Sys method returns an

@@ -36,6 +36,12 @@ type Options struct {
 	// either way.
 	NoDetect bool
 
+	// NoReadAhead sends every Read and ReadAt of a File to its driver as
+	// asked, without the read-ahead window that serves small sequential
+	// reads. Conformance checks (package fstest) set it to see what the
+	// driver itself does.
+	NoReadAhead bool
+
 	// Schemes holds the options of individual roots and adapters, keyed by
 	// lower-case scheme: each scheme's package documents the type it reads
 	// (a *s3root.Options under "s3"). An entry under a root's scheme serves

@@ -65,6 +65,9 @@ func (f *File) readAt(p []byte, off int64) (int, error) {
 }
 
 func (f *File) readAtOnce(p []byte, off int64) (int, error) {
+	if f.direct {
+		return f.blob.ReadAt(f.ctx, p, off)
+	}
 	if w := f.ra.win.Load(); w != nil {
 		if n, ok, err := w.read(p, off); ok {
 			return n, err
@@ -90,6 +93,11 @@ func (f *File) readAtOnce(p []byte, off int64) (int, error) {
 			return f.blob.ReadAt(f.ctx, p, off)
 		}
 		return 0, err
+	}
+	if err == nil && int64(m) < n {
+		// A short read without io.EOF breaks io.ReaderAt: keep no window
+		// of it, and let the caller's own read show what the blob does.
+		return f.blob.ReadAt(f.ctx, p, off)
 	}
 	w := &window{off: off, buf: buf[:m], eof: err == io.EOF || known && off+int64(m) == size}
 	f.ra.win.Store(w)
