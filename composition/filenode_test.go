@@ -22,6 +22,10 @@ func TestFileNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	tif, err := filepath.Abs(filepath.Join("..", "adapters", "imageadapter", "testdata", "images", "tiff-multipage.tif"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	h5 := fstest.Fixture(t, "hdf5/earliest.hdf5")
 	for _, c := range []struct {
 		pipeline, format, path string
@@ -29,6 +33,7 @@ func TestFileNodes(t *testing.T) {
 	}{
 		{"file:" + filepath.ToSlash(png) + "|png:", "png", ".", []int64{24, 32, 1}},
 		{"file:" + filepath.ToSlash(png), "png", ".", []int64{24, 32, 1}},
+		{"file:" + filepath.ToSlash(tif) + "|pipefs.pages:page/2", "tiff", ".", []int64{6, 8, 3}},
 		{"file:" + filepath.ToSlash(h5) + "|hdf5:/group1/dataset2", "hdf5", "/group1/dataset2", []int64{4}},
 		{"file:" + filepath.ToSlash(h5) + "|hdf5:group1/subgroup1/dataset3", "hdf5", "/group1/subgroup1/dataset3", []int64{4}},
 	} {

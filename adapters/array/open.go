@@ -103,8 +103,11 @@ func openFileNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node, 
 		return nil, nil
 	}
 	last := p[len(p)-1]
+	// An adapter that reads a file and yields a dataset (hdf5:, png:), or
+	// a vendor adapter, whose kinds the scheme table does not fix
+	// (pipefs.pages:page/N).
 	base, yields, _ := vfs.SchemeKinds(last.Scheme)
-	if base != vfs.KindFile || yields != vfs.KindDataset || (last.IsDir() && last.Key() != ".") {
+	if base == vfs.KindDirectory || yields != vfs.KindDataset && yields != vfs.KindUnknown || (last.IsDir() && last.Key() != ".") {
 		return nil, nil
 	}
 	f, err := vfs.OpenPipelineFile(ctx, p, o)

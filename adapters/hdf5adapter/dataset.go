@@ -518,7 +518,10 @@ func (d *dsInfo) parseLayout(b []byte) error {
 
 // variableErr is the error of reading the bytes of variable-length data.
 func (d *dsInfo) variableErr() error {
-	return fmt.Errorf("%w: %s elements are stored as pointers into the file's heaps, not as bytes; read variable-length strings with pipefs array --strings (array.ReadStrings)", errors.ErrUnsupported, d.dtype.String())
+	if d.dtype.VarString {
+		return fmt.Errorf("%w: %s elements are stored as pointers into the file's heaps, not as bytes; read them as strings with pipefs array --strings (array.ReadStrings)", errors.ErrUnsupported, d.dtype.String())
+	}
+	return fmt.Errorf("%w: %s elements are stored as pointers into the file's heaps, not as bytes, and pipefs does not read their values", errors.ErrUnsupported, d.dtype.String())
 }
 
 // describe returns the exported description of the dataset.

@@ -368,7 +368,8 @@ func intValue(b []byte, t *DType) int64 {
 
 // decodeValue decodes one element of type t to a Go value: int64 or
 // uint64, float64, string (fixed strings with their padding removed),
-// []any (arrays), map[string]any (compounds), and the raw bytes
+// []any (arrays), map[string]any (compounds), uint64 for an object
+// reference (the address of the object it points at), and the raw bytes
 // otherwise. vlen strings and sequences go through the global heap (see
 // file.decodeVlen).
 func decodeValue(b []byte, t *DType) any {
@@ -398,6 +399,14 @@ func decodeValue(b []byte, t *DType) any {
 			return float64(math.Float32frombits(bo.Uint32(b)))
 		case 8:
 			return math.Float64frombits(bo.Uint64(b))
+		}
+	case "reference":
+		if t.RefType == "object" && len(b) <= 8 {
+			// The address of the object header it points at, as
+			// Dataset.Address and Group.Address give it.
+			var a [8]byte
+			copy(a[:], b)
+			return binary.LittleEndian.Uint64(a[:])
 		}
 	case "string":
 		s := string(b)

@@ -167,3 +167,18 @@ func TestFixedStringsStored(t *testing.T) {
 		}
 	}
 }
+
+// TestReferences checks that reference datasets are described, that
+// reading their bytes fails with errors.ErrUnsupported without pointing at
+// the string reader, which does not read them.
+func TestReferences(t *testing.T) {
+	fsys, _ := openH5py(t, "types_latest.h5")
+	d := dataset(t, fsys, "ref/object")
+	if d.DType.Class != "reference" || d.DType.RefType != "object" {
+		t.Fatalf("ref/object: type %+v, want an object reference", d.DType)
+	}
+	_, err := fs.ReadFile(fsys, "ref/object")
+	if !errors.Is(err, errors.ErrUnsupported) || strings.Contains(err.Error(), "--strings") {
+		t.Errorf("read ref/object: %v; want errors.ErrUnsupported, not the --strings hint", err)
+	}
+}

@@ -38,3 +38,13 @@ func TestFillSizeMinusOne(t *testing.T) {
 		t.Errorf("fill % x, %v", d.fill, err)
 	}
 }
+
+// TestObjectReferenceValue checks that an object reference (an attribute's
+// value, a fill value) decodes to the address of the object it points at.
+func TestObjectReferenceValue(t *testing.T) {
+	b := []byte{0x40, 0x11, 0, 0, 0, 0, 0, 0}
+	ref := &DType{Class: "reference", RefType: "object", Size: 8}
+	if v := decodeValue(b, ref); v != uint64(0x1140) {
+		t.Errorf("decodeValue(object reference %x) = %v (%T), want 4416", b, v, v)
+	}
+}
