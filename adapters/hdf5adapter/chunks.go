@@ -209,14 +209,8 @@ type fixedIndex struct {
 
 func (d *dsInfo) openFixed(ctx context.Context) (chunkIndex, error) {
 	f := d.f
-	b, err := f.read(ctx, d.indexAddr, uint64(4+1+1+1+1+f.l+f.o+4), "fixed array header")
+	b, err := f.readBlock(ctx, d.indexAddr, uint64(4+1+1+1+1+f.l+f.o+4), "FAHD", "fixed array header")
 	if err != nil {
-		return nil, err
-	}
-	if !hasSig(b, "FAHD") {
-		return nil, driver.Corruptf("fixed array header at %#x has no FAHD signature", d.indexAddr)
-	}
-	if err := checkSum(b, len(b)-4, "fixed array header"); err != nil {
 		return nil, err
 	}
 	c := f.cursor(b, "fixed array header")
@@ -292,14 +286,8 @@ type extIndex struct {
 
 func (d *dsInfo) openExtensible(ctx context.Context) (chunkIndex, error) {
 	f := d.f
-	b, err := f.read(ctx, d.indexAddr, uint64(4+1+1+1+1+1+1+1+1+6*f.l+f.o+4), "extensible array header")
+	b, err := f.readBlock(ctx, d.indexAddr, uint64(4+1+1+1+1+1+1+1+1+6*f.l+f.o+4), "EAHD", "extensible array header")
 	if err != nil {
-		return nil, err
-	}
-	if !hasSig(b, "EAHD") {
-		return nil, driver.Corruptf("extensible array header at %#x has no EAHD signature", d.indexAddr)
-	}
-	if err := checkSum(b, len(b)-4, "extensible array header"); err != nil {
 		return nil, err
 	}
 	c := f.cursor(b, "extensible array header")
@@ -525,14 +513,8 @@ type btree2Index struct {
 
 func (d *dsInfo) openBTree2(ctx context.Context) (chunkIndex, error) {
 	f := d.f
-	b, err := f.read(ctx, d.indexAddr, uint64(4+2+4+2+2+1+1+f.o+2+f.l+4), "v2 B-tree header")
+	b, err := f.readBlock(ctx, d.indexAddr, uint64(4+2+4+2+2+1+1+f.o+2+f.l+4), "BTHD", "v2 B-tree header")
 	if err != nil {
-		return nil, err
-	}
-	if !hasSig(b, "BTHD") {
-		return nil, driver.Corruptf("v2 B-tree at %#x has no BTHD signature", d.indexAddr)
-	}
-	if err := checkSum(b, len(b)-4, "v2 B-tree header"); err != nil {
 		return nil, err
 	}
 	c := f.cursor(b, "v2 B-tree header")

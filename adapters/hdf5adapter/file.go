@@ -210,6 +210,23 @@ func (f *file) cursor(b []byte, what string) *cursor {
 // hasSig reports whether b starts with the 4-byte signature sig.
 func hasSig(b []byte, sig string) bool { return len(b) >= 4 && bytes.Equal(b[:4], []byte(sig)) }
 
+// readBlock reads the size bytes of the structure what at addr, which
+// start with the signature sig and end in the checksum of the bytes
+// before it.
+func (f *file) readBlock(ctx context.Context, addr, size uint64, sig, what string) ([]byte, error) {
+	b, err := f.read(ctx, addr, size, what)
+	if err != nil {
+		return nil, err
+	}
+	if !hasSig(b, sig) {
+		return nil, driver.Corruptf("%s at %#x has no %s signature", what, addr, sig)
+	}
+	if err := checkSum(b, len(b)-4, what); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
 // remember charges n bytes of parsed metadata and empties the maps when
 // they hold more than MaxDocument, so that walking a huge file does not
 // keep all of its metadata. f.mu is held.

@@ -205,14 +205,8 @@ func (f *file) indirect(ctx context.Context, h *fractalHeap, addr uint64, rows i
 	nd := min(rows, h.maxDRows) * h.width
 	ni := max(0, rows-h.maxDRows) * h.width
 	size := uint64(5+f.o+h.offBytes) + uint64(nd+ni)*uint64(f.o) + 4
-	b, err := f.read(ctx, addr, size, "fractal heap indirect block")
+	b, err := f.readBlock(ctx, addr, size, "FHIB", "fractal heap indirect block")
 	if err != nil {
-		return nil, err
-	}
-	if !hasSig(b, "FHIB") {
-		return nil, driver.Corruptf("indirect block at %#x has no FHIB signature", addr)
-	}
-	if err := checkSum(b, len(b)-4, "fractal heap indirect block"); err != nil {
 		return nil, err
 	}
 	c := f.cursor(b, "fractal heap indirect block")
@@ -272,14 +266,8 @@ func (f *file) walkBTree2(ctx context.Context, addr uint64, fn func(rec []byte) 
 	if addr == undef {
 		return nil
 	}
-	b, err := f.read(ctx, addr, uint64(4+2+4+2+2+1+1+f.o+2+f.l+4), "v2 B-tree header")
+	b, err := f.readBlock(ctx, addr, uint64(4+2+4+2+2+1+1+f.o+2+f.l+4), "BTHD", "v2 B-tree header")
 	if err != nil {
-		return err
-	}
-	if !hasSig(b, "BTHD") {
-		return driver.Corruptf("v2 B-tree at %#x has no BTHD signature", addr)
-	}
-	if err := checkSum(b, len(b)-4, "v2 B-tree header"); err != nil {
 		return err
 	}
 	c := f.cursor(b, "v2 B-tree header")
