@@ -205,7 +205,123 @@ func parseAVIF(ctx context.Context, r *input, _ int) (*header, error) {
 	if h.img.BitDepth > 8 {
 		h.work = 16
 	}
+	if r.size != unknownSize {
+		// A stream's size is learnt by decoding it: decodeAVIF checks.
+		if err := checkExtents(meta, r.size); err != nil {
+			return nil, err
+		}
+	}
 	return h, nil
+}
+
+// checkExtents checks that the data of every item of the meta box lies
+// within a file of size bytes (or within the idat box). The decoder does
+// not: it decodes the bytes that are there and leaves the rest of the
+// image zero.
+func checkExtents(meta []byte, size int64) error {
+	if len(meta) < 4 {
+		return driver.Corruptf("avif: empty meta box")
+	}
+	children, err := boxes(meta[4:])
+	if err != nil {
+		return err
+	}
+	var iloc []byte
+	idat := int64(-1)
+	for _, c := range children {
+		switch c.typ {
+		case "iloc":
+			iloc = c.data
+		case "idat":
+			idat = int64(len(c.data))
+		}
+	}
+	if iloc == nil {
+		return driver.Corruptf("avif: no iloc box: the meta box does not say where the image data is")
+	}
+	return checkILoc(iloc, size, idat)
+}
+
+// checkILoc reads an iloc box and checks each item's extents: those of
+// construction method 0 against the file's size, those of method 1
+// against the idat box's size (-1: none). Method 2 (data of another
+// item) refers to extents checked there.
+func checkILoc(d []byte, size, idat int64) error {
+	short := driver.Corruptf("avif: short iloc box")
+	if len(d) < 6 {
+		return short
+	}
+	version := d[0]
+	if version > 2 {
+		return fmt.Errorf("%w: avif: iloc box version %d", errors.ErrUnsupported, version)
+	}
+	offSize, lenSize, baseSize, idxSize := int(d[4]>>4), int(d[4]&15), int(d[5]>>4), int(d[5]&15)
+	if version == 0 {
+		idxSize = 0
+	}
+	for _, n := range []int{offSize, lenSize, baseSize, idxSize} {
+		if n != 0 && n != 4 && n != 8 {
+			return driver.Corruptf("avif: iloc field of %d bytes (want 0, 4 or 8)", n)
+		}
+	}
+	d = d[6:]
+	// next reads an n-byte big-endian number; ok is false past the end.
+	ok := true
+	next := func(n int) uint64 {
+		if len(d) < n {
+			ok = false
+			return 0
+		}
+		var v uint64
+		for _, c := range d[:n] {
+			v = v<<8 | uint64(c)
+		}
+		d = d[n:]
+		return v
+	}
+	idSize := 2
+	if version == 2 {
+		idSize = 4
+	}
+	count := next(idSize)
+	for range count {
+		id := next(idSize)
+		method := uint64(0)
+		if version > 0 {
+			method = next(2) & 15
+		}
+		next(2) // data_reference_index
+		base := next(baseSize)
+		extents := next(2)
+		for range extents {
+			next(idxSize)
+			off, n := next(offSize), next(lenSize)
+			if !ok {
+				return short
+			}
+			limit, where := size, "the end of the file"
+			switch method {
+			case 1:
+				if idat < 0 {
+					return driver.Corruptf("avif: item %d is in an idat box, and there is none", id)
+				}
+				limit, where = idat, "the end of the idat box"
+			case 2:
+				continue
+			}
+			start := base + off
+			if start < base || start > uint64(limit) || n > uint64(limit)-start {
+				return driver.Corruptf("avif: truncated: item %d's data, %d bytes at offset %d, runs past %s at %d (the file ends early)", id, n, start, where, limit)
+			}
+		}
+		if !ok {
+			return short
+		}
+	}
+	if !ok {
+		return short
+	}
+	return nil
 }
 
 // avifProps reads the properties of the primary item p.
@@ -387,6 +503,13 @@ func decodeAVIF(ctx context.Context, r *input, _ int, h *header, out []byte) err
 		return err
 	}
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	meta, err := readMeta(ctx, r)
+	if err != nil {
+		return err
+	}
+	if err := checkExtents(meta, size); err != nil {
 		return err
 	}
 	m, err := avif.Decode(bytes.NewReader(data))
