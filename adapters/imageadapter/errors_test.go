@@ -6,10 +6,14 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/roots/memroot"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
@@ -54,7 +58,9 @@ func TestUnsupported(t *testing.T) {
 	}{
 		{"4-bit TIFF palette", "tiff", mustRead(t, "tiff-palette4.tif"), "4 bits per sample"},
 		{"BigTIFF", "tiff", []byte("II+\x00\x08\x00\x00\x00\x00\x00\x00\x00\x10\x00\x00\x00"), "BigTIFF"},
-		{"TIFF CMYK", "tiff", tiffWith([][2]uint32{{256, 4}, {257, 4}, {258, 8}, {262, 5}, {277, 4}}, 0), "photometric interpretation 5"},
+		{"TIFF CMYK", "tiff", tiffWith([][2]uint32{{256, 4}, {257, 4}, {258, 8}, {262, 5}, {277, 4}}, 0), "photometric interpretation 5 (CMYK);"},
+		{"TIFF YCbCr", "tiff", tiffWith([][2]uint32{{256, 4}, {257, 4}, {258, 8}, {262, 6}, {277, 3}}, 0), "photometric interpretation 6 (YCbCr);"},
+		{"TIFF unknown photometric", "tiff", tiffWith([][2]uint32{{256, 4}, {257, 4}, {258, 8}, {262, 77}, {277, 3}}, 0), "photometric interpretation 77 (an unknown one);"},
 		{"TIFF planes", "tiff", tiffWith([][2]uint32{{256, 4}, {257, 4}, {258, 8}, {262, 2}, {277, 3}, {284, 2}}, 0), "separate planes"},
 		{"lossless JPEG", "jpeg", []byte("\xff\xd8\xff\xc3\x00\x0b\x08\x00\x10\x00\x10\x01\x01\x11\x00"), "SOF3"},
 		{"animated WebP", "webp", append([]byte("RIFF\x1e\x00\x00\x00WEBPVP8X\x0a\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00"), make([]byte, 8)...), "animated"},
@@ -167,5 +173,23 @@ func TestManyPages(t *testing.T) {
 	o.Limits.MaxEntries = 100
 	if _, err := vfs.OpenFS(context.Background(), "memory:x.tif|pipefs.pages:page/", o); !errors.Is(err, driver.ErrLimit) {
 		t.Errorf("3000 pages under MaxEntries 100: %v, want ErrLimit", err)
+	}
+}
+
+// TestCMYKTIFF opens a CMYK TIFF that ImageMagick writes: the error names
+// CMYK, and what tiff: reads instead.
+func TestCMYKTIFF(t *testing.T) {
+	convert := fstest.NeedTool(t, "convert")
+	out := filepath.Join(t.TempDir(), "cmyk.tif")
+	if b, err := exec.Command(convert, imagePath(t, "png-rgb8.png"), "-colorspace", "CMYK", "-compress", "none", out).CombinedOutput(); err != nil {
+		t.Fatalf("convert: %v: %s", err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = openBytes("tiff", b)
+	if !errors.Is(err, errors.ErrUnsupported) || !strings.Contains(err.Error(), "photometric interpretation 5 (CMYK); tiff: reads") {
+		t.Errorf("CMYK TIFF: %v, want ErrUnsupported naming CMYK", err)
 	}
 }
