@@ -501,6 +501,54 @@ func TestPages(t *testing.T) {
 	}
 }
 
+// TestPageNoder checks that the Sys of a page, reached by fs.Stat in the
+// pages tree and by a pipeline naming the page, is an array.Noder whose
+// array holds the page's pixels.
+func TestPageNoder(t *testing.T) {
+	base := "file:" + imagePath(t, "tiff-multipage.tif")
+	fsys, err := vfs.OpenFS(context.Background(), base+"|pipefs.pages:page/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	info, err := fs.Stat(fsys, "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := vfs.OpenFile(context.Background(), base+"|pipefs.pages:page/2", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	info2, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := io.ReadAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, info := range []fs.FileInfo{info, info2} {
+		sys := info.Sys()
+		if o, ok := sys.(*vfs.Origin); ok {
+			sys = o.Header
+		}
+		noder, ok := sys.(array.Noder)
+		if !ok {
+			t.Fatalf("Sys of page 2 is a %T, not an array.Noder", sys)
+		}
+		im := sys.(*imageadapter.Image)
+		n := noder.ArrayNode()
+		if im.Page != 2 || n == nil || n.Array == nil || !slices.Equal(n.Array.Shape, im.Shape) || array.NodeOf(info) != n {
+			t.Fatalf("page 2: Image page %d shape %v, node %+v", im.Page, im.Shape, n)
+		}
+		got, err := n.Array.ReadAll(context.Background(), 0)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("page 2's array: %v, equal to the file's bytes %v", err, slices.Equal(got, want))
+		}
+	}
+}
+
 // TestCache checks that a second open of the same file does not decode
 // again: its pixels come from the cache.
 func TestCache(t *testing.T) {
