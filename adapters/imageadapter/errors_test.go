@@ -193,3 +193,31 @@ func TestCMYKTIFF(t *testing.T) {
 		t.Errorf("CMYK TIFF: %v, want ErrUnsupported naming CMYK", err)
 	}
 }
+
+// TestGIF opens a GIF that ImageMagick writes, and the start of a GIF87a,
+// with every image scheme: each says that GIF is not read, and which
+// schemes are.
+func TestGIF(t *testing.T) {
+	convert := fstest.NeedTool(t, "convert")
+	out := filepath.Join(t.TempDir(), "a.gif")
+	if b, err := exec.Command(convert, imagePath(t, "png-rgb8.png"), out).CombinedOutput(); err != nil {
+		t.Fatalf("convert: %v: %s", err, b)
+	}
+	gif, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range [][]byte{gif, []byte("GIF87a\x01\x00\x01\x00")} {
+		for _, scheme := range []string{"png", "jpeg", "bmp", "tiff", "webp", "avif", "pipefs.pages"} {
+			err := openBytes(scheme, data)
+			if !errors.Is(err, errors.ErrUnsupported) || !strings.Contains(err.Error(), "GIF image") ||
+				!strings.Contains(err.Error(), "avif:, bmp:, jpeg:, png:, tiff:, webp:") {
+				t.Errorf("%s: on %.6s: %v, want ErrUnsupported naming GIF and the image schemes", scheme, data, err)
+			}
+		}
+	}
+	// Not a GIF: "GIF8" alone is still not a PNG.
+	if err := openBytes("png", []byte("GIF8")); !errors.Is(err, driver.ErrCorrupt) {
+		t.Errorf("png: on GIF8: %v, want ErrCorrupt", err)
+	}
+}
