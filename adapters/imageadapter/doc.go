@@ -66,8 +66,9 @@
 //     own). Its decoding does not stop when the context is cancelled, and
 //     libavif's diagnostics go to standard error. The decoder decodes
 //     whatever data there is, so before decoding the extents of every
-//     item (the iloc box) are checked against the file's size: a
-//     truncated file is corrupt, not an image whose end is zero.
+//     item (the iloc box) are checked against the file's size, and the
+//     AV1 OBUs of each av01 item must fill its data exactly: a truncated
+//     file is corrupt, not an image whose end is zero.
 //
 // # TIFF pages
 //

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -219,5 +220,27 @@ func TestGIF(t *testing.T) {
 	// Not a GIF: "GIF8" alone is still not a PNG.
 	if err := openBytes("png", []byte("GIF8")); !errors.Is(err, driver.ErrCorrupt) {
 		t.Errorf("png: on GIF8: %v, want ErrCorrupt", err)
+	}
+}
+
+// TestAVIFItemLength shortens the length that the iloc box gives the
+// image item of an AVIF, leaving the file whole: the decoder would decode
+// the shorter AV1 data without an error; the adapter reports it corrupt.
+func TestAVIFItemLength(t *testing.T) {
+	b := mustRead(t, "avif-rgb444.avif")
+	i := strings.Index(string(b), "iloc")
+	// Version 0, 4-byte offsets and lengths, no base offset: item count,
+	// then item ID, data reference index, extent count, offset, length.
+	if i < 0 || b[i+4] != 0 || b[i+8] != 0x44 || b[i+9]&0xf0 != 0 {
+		t.Fatalf("avif-rgb444.avif: iloc box not of the layout the test edits")
+	}
+	at := i + 4 + 6 + 2 + 2 + 2 + 2 + 4
+	n := binary.BigEndian.Uint32(b[at:])
+	for _, cut := range []uint32{1, 5, n / 2, n - 1} {
+		c := slices.Clone(b)
+		binary.BigEndian.PutUint32(c[at:], n-cut)
+		if err := openBytes("avif", c); !errors.Is(err, driver.ErrCorrupt) || !strings.Contains(err.Error(), "AV1 OBU") {
+			t.Errorf("item length %d of %d: %v, want ErrCorrupt naming the AV1 OBU cut short", n-cut, n, err)
+		}
 	}
 }
