@@ -4,9 +4,11 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pipefs/pipefs/adapters/array"
@@ -14,6 +16,7 @@ import (
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/roots/memroot"
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // testImage returns a test image of the image adapter and its reference
@@ -147,4 +150,48 @@ func grayOf(rgba []byte) []byte {
 		out = append(out, rgba[i])
 	}
 	return out
+}
+
+// TestImageTruncatedAVIFInGzip reads an AVIF cut short through gzip:, whose
+// size is learnt only by decompressing: the header opens, and the first
+// read fails as corrupt instead of giving pixels whose end is zero. The
+// same image, whole, reads as its reference.
+func TestImageTruncatedAVIFInGzip(t *testing.T) {
+	dir := filepath.Join("..", "adapters", "imageadapter", "testdata", "images")
+	whole, err := os.ReadFile(filepath.Join(dir, "avif-rgb420.avif"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &vfs.Options{Cache: vfs.NewCache(0)}
+	st := memroot.For(o.Cache)
+	for name, b := range map[string][]byte{"whole.avif.gz": whole, "cut.avif.gz": whole[:len(whole)-40]} {
+		if err := st.WriteFile(name, gzipBytes(t, b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, im := readImage(t, "memory:whole.avif.gz|gzip:|avif:", o); int64(len(got)) != im.Size() || im.Format != "avif" {
+		t.Fatalf("whole AVIF in gzip: %d bytes, %+v", len(got), im)
+	}
+	f, err := vfs.OpenFile(context.Background(), "memory:cut.avif.gz|gzip:|avif:", o)
+	if err == nil {
+		_, err = io.ReadAll(f)
+		f.Close()
+	}
+	if !errors.Is(err, driver.ErrCorrupt) || !strings.Contains(err.Error(), "ends early") {
+		t.Errorf("AVIF cut short in gzip: %v, want ErrCorrupt saying the file ends early", err)
+	}
+}
+
+// TestImageGIFInZip gives a GIF inside a zip to png:: the error says GIF is
+// not read and which schemes read images.
+func TestImageGIFInZip(t *testing.T) {
+	gif := []byte("GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;")
+	o := &vfs.Options{Cache: vfs.NewCache(0)}
+	if err := memroot.For(o.Cache).WriteFile("x.zip", fstest.ZipBytes(map[string][]byte{"a.gif": gif}, zip.Deflate)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := vfs.OpenFile(context.Background(), "memory:x.zip|zip:a.gif|png:", o)
+	if !errors.Is(err, errors.ErrUnsupported) || !strings.Contains(err.Error(), "GIF") || !strings.Contains(err.Error(), "png:") {
+		t.Errorf("GIF in a zip through png:: %v, want ErrUnsupported naming GIF and the image schemes", err)
+	}
 }

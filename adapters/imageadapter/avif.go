@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"maps"
+	"slices"
 
 	"github.com/gen2brain/avif"
 
@@ -115,31 +117,8 @@ func parseAVIF(ctx context.Context, r *input, _ int) (*header, error) {
 				primary = binary.BigEndian.Uint32(d[4:])
 			}
 		case "iinf":
-			if len(d) < 6 {
-				return nil, driver.Corruptf("avif: short iinf box")
-			}
-			skip := 6
-			if d[0] != 0 {
-				skip = 8
-			}
-			if len(d) < skip {
-				return nil, driver.Corruptf("avif: short iinf box")
-			}
-			infes, err := boxes(d[skip:])
-			if err != nil {
+			if err := parseIINF(d, func(id uint32, typ string) { item(id).typ = typ }); err != nil {
 				return nil, err
-			}
-			for _, e := range infes {
-				if e.typ != "infe" || len(e.data) < 4 {
-					continue
-				}
-				v, p := e.data[0], e.data[4:]
-				switch {
-				case v == 2 && len(p) >= 8:
-					item(uint32(binary.BigEndian.Uint16(p))).typ = string(p[4:8])
-				case v == 3 && len(p) >= 10:
-					item(binary.BigEndian.Uint32(p)).typ = string(p[6:10])
-				}
 			}
 		case "iprp":
 			sub, err := boxes(d)
@@ -205,7 +184,279 @@ func parseAVIF(ctx context.Context, r *input, _ int) (*header, error) {
 	if h.img.BitDepth > 8 {
 		h.work = 16
 	}
+	if r.size != unknownSize {
+		// A stream's size is learnt by decoding it: decodeAVIF checks.
+		if err := checkExtents(meta, r.size); err != nil {
+			return nil, err
+		}
+	}
 	return h, nil
+}
+
+// An extent is a run of an item's data: bytes [start, start+n) of the
+// file (construction method 0) or of the idat box (method 1); n 0 runs to
+// the end.
+type extent struct {
+	method   uint64
+	start, n uint64
+}
+
+// checkExtents checks that the data of every item of the meta box lies
+// within a file of size bytes (or within the idat box). The decoder does
+// not: it decodes the bytes that are there and leaves the rest of the
+// image zero.
+func checkExtents(meta []byte, size int64) error {
+	_, _, err := avifExtents(meta, size)
+	return err
+}
+
+// avifExtents reads the iloc box of meta and checks each item's extents:
+// those of construction method 0 against the file's size, those of
+// method 1 against the idat box. Method 2 (data of another item) refers
+// to extents checked there. It returns the extents by item and the idat
+// box's payload.
+func avifExtents(meta []byte, size int64) (map[uint32][]extent, []byte, error) {
+	if len(meta) < 4 {
+		return nil, nil, driver.Corruptf("avif: empty meta box")
+	}
+	children, err := boxes(meta[4:])
+	if err != nil {
+		return nil, nil, err
+	}
+	var iloc, idat []byte
+	for _, c := range children {
+		switch c.typ {
+		case "iloc":
+			iloc = c.data
+		case "idat":
+			idat = c.data
+		}
+	}
+	if iloc == nil {
+		return nil, nil, driver.Corruptf("avif: no iloc box: the meta box does not say where the image data is")
+	}
+	items, err := parseILoc(iloc)
+	if err != nil {
+		return nil, nil, err
+	}
+	for id, exts := range items {
+		for _, e := range exts {
+			limit, where := uint64(size), "the end of the file"
+			switch e.method {
+			case 1:
+				if idat == nil {
+					return nil, nil, driver.Corruptf("avif: item %d is in an idat box, and there is none", id)
+				}
+				limit, where = uint64(len(idat)), "the end of the idat box"
+			case 2:
+				continue
+			}
+			if e.start > limit || e.n > limit-e.start {
+				return nil, nil, driver.Corruptf("avif: truncated: item %d's data, %d bytes at offset %d, runs past %s at %d (the file ends early)", id, e.n, e.start, where, limit)
+			}
+		}
+	}
+	return items, idat, nil
+}
+
+// parseILoc reads an iloc box: the extents of each item.
+func parseILoc(d []byte) (map[uint32][]extent, error) {
+	short := driver.Corruptf("avif: short iloc box")
+	if len(d) < 6 {
+		return nil, short
+	}
+	version := d[0]
+	if version > 2 {
+		return nil, fmt.Errorf("%w: avif: iloc box version %d", errors.ErrUnsupported, version)
+	}
+	offSize, lenSize, baseSize, idxSize := int(d[4]>>4), int(d[4]&15), int(d[5]>>4), int(d[5]&15)
+	if version == 0 {
+		idxSize = 0
+	}
+	for _, n := range []int{offSize, lenSize, baseSize, idxSize} {
+		if n != 0 && n != 4 && n != 8 {
+			return nil, driver.Corruptf("avif: iloc field of %d bytes (want 0, 4 or 8)", n)
+		}
+	}
+	d = d[6:]
+	// next reads an n-byte big-endian number; ok is false past the end.
+	ok := true
+	next := func(n int) uint64 {
+		if len(d) < n {
+			ok = false
+			return 0
+		}
+		var v uint64
+		for _, c := range d[:n] {
+			v = v<<8 | uint64(c)
+		}
+		d = d[n:]
+		return v
+	}
+	idSize := 2
+	if version == 2 {
+		idSize = 4
+	}
+	items := map[uint32][]extent{}
+	count := next(idSize)
+	for range count {
+		id := uint32(next(idSize))
+		method := uint64(0)
+		if version > 0 {
+			method = next(2) & 15
+		}
+		next(2) // data_reference_index
+		base := next(baseSize)
+		n := next(2)
+		for range n {
+			next(idxSize)
+			off, length := next(offSize), next(lenSize)
+			if !ok {
+				return nil, short
+			}
+			start := base + off
+			if start < base {
+				return nil, driver.Corruptf("avif: item %d's data at offset %d + %d overflows", id, base, off)
+			}
+			items[id] = append(items[id], extent{method, start, length})
+		}
+		if !ok {
+			return nil, short
+		}
+	}
+	if !ok {
+		return nil, short
+	}
+	return items, nil
+}
+
+// checkAV1Items checks the data of every av01 item of meta in the file
+// data: its OBUs must fill it exactly. The decoder decodes a frame whose
+// data is cut short (an iloc length too small) without an error.
+func checkAV1Items(meta, data []byte) error {
+	items, idat, err := avifExtents(meta, int64(len(data)))
+	if err != nil {
+		return err
+	}
+	children, err := boxes(meta[4:])
+	if err != nil {
+		return err
+	}
+	types := map[uint32]string{}
+	for _, c := range children {
+		if c.typ == "iinf" {
+			err := parseIINF(c.data, func(id uint32, typ string) { types[id] = typ })
+			if err != nil {
+				return err
+			}
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(items)) {
+		if types[id] != "av01" {
+			continue
+		}
+		b, ok := itemData(items[id], data, idat)
+		if !ok {
+			continue // in another item (construction method 2): left to the decoder
+		}
+		if err := checkOBUs(b, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// itemData returns the data of an item of the given extents, checked by
+// avifExtents, in the file data or the idat box; false if it is in
+// another item.
+func itemData(exts []extent, data, idat []byte) ([]byte, bool) {
+	var b []byte
+	for _, e := range exts {
+		src := data
+		switch e.method {
+		case 1:
+			src = idat
+		case 2:
+			return nil, false
+		}
+		end := e.start + e.n
+		if e.n == 0 {
+			end = uint64(len(src))
+		}
+		b = append(b, src[e.start:end]...)
+	}
+	return b, true
+}
+
+// checkOBUs checks that b is a sequence of whole AV1 OBUs (AV1 5.3): each
+// OBU header's size field, when there is one, must lie within b; an OBU
+// without one fills the rest of b.
+func checkOBUs(b []byte, id uint32) error {
+	for len(b) > 0 {
+		h := b[0]
+		if h&0x80 != 0 {
+			return driver.Corruptf("avif: item %d: an AV1 OBU header with its forbidden bit set", id)
+		}
+		hdr := 1
+		if h&4 != 0 { // obu_extension_flag
+			hdr = 2
+		}
+		if len(b) < hdr {
+			return driver.Corruptf("avif: item %d: truncated: an AV1 OBU header cut short (the item's data ends early)", id)
+		}
+		if h&2 == 0 { // no obu_has_size_field: the OBU runs to the end
+			return nil
+		}
+		size, n := uint64(0), 0
+		for i := 0; ; i++ {
+			if i == 8 || hdr+i >= len(b) {
+				return driver.Corruptf("avif: item %d: truncated: an AV1 OBU size cut short (the item's data ends early)", id)
+			}
+			c := b[hdr+i]
+			size |= uint64(c&0x7f) << (7 * i)
+			if c&0x80 == 0 {
+				n = i + 1
+				break
+			}
+		}
+		rest := uint64(len(b) - hdr - n)
+		if size > rest {
+			return driver.Corruptf("avif: item %d: truncated: an AV1 OBU of %d bytes where %d remain (the item's data ends early)", id, size, rest)
+		}
+		b = b[uint64(hdr+n)+size:]
+	}
+	return nil
+}
+
+// parseIINF reads an iinf box, calling item for each item's ID and type.
+func parseIINF(d []byte, item func(id uint32, typ string)) error {
+	if len(d) < 6 {
+		return driver.Corruptf("avif: short iinf box")
+	}
+	skip := 6
+	if d[0] != 0 {
+		skip = 8
+	}
+	if len(d) < skip {
+		return driver.Corruptf("avif: short iinf box")
+	}
+	infes, err := boxes(d[skip:])
+	if err != nil {
+		return err
+	}
+	for _, e := range infes {
+		if e.typ != "infe" || len(e.data) < 4 {
+			continue
+		}
+		v, p := e.data[0], e.data[4:]
+		switch {
+		case v == 2 && len(p) >= 8:
+			item(uint32(binary.BigEndian.Uint16(p)), string(p[4:8]))
+		case v == 3 && len(p) >= 10:
+			item(binary.BigEndian.Uint32(p), string(p[6:10]))
+		}
+	}
+	return nil
 }
 
 // avifProps reads the properties of the primary item p.
@@ -387,6 +638,13 @@ func decodeAVIF(ctx context.Context, r *input, _ int, h *header, out []byte) err
 		return err
 	}
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	meta, err := readMeta(ctx, r)
+	if err != nil {
+		return err
+	}
+	if err := checkAV1Items(meta, data); err != nil {
 		return err
 	}
 	m, err := avif.Decode(bytes.NewReader(data))

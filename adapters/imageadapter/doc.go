@@ -64,7 +64,11 @@
 //     (it looks for a system libavif.so, which it then uses instead of
 //     WebAssembly: with libavif-dev installed the pixels are libavif's
 //     own). Its decoding does not stop when the context is cancelled, and
-//     libavif's diagnostics go to standard error.
+//     libavif's diagnostics go to standard error. The decoder decodes
+//     whatever data there is, so before decoding the extents of every
+//     item (the iloc box) are checked against the file's size, and the
+//     AV1 OBUs of each av01 item must fill its data exactly: a truncated
+//     file is corrupt, not an image whose end is zero.
 //
 // # TIFF pages
 //
@@ -128,9 +132,12 @@
 // Input that is not of the format fails with "not a PNG image (no PNG
 // signature at offset 0)" and, when detection recognises another format,
 // the adapter to use (vfs.NotFormat); it matches driver.ErrCorrupt. So
-// does malformed data. What a decoder does not read matches
-// errors.ErrUnsupported; I/O and context errors of the input are returned
-// as they are.
+// does malformed data, and a file cut short: every scheme fails on a
+// truncated file, unless the part cut off is not needed for the pixels.
+// What a decoder does not read matches errors.ErrUnsupported; so does a
+// GIF given to any image scheme (GIF is not read; the error lists the
+// schemes that are). I/O and context errors of the input are returned as
+// they are.
 //
 // # Detection
 //

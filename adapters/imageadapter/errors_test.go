@@ -6,10 +6,15 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/roots/memroot"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
@@ -54,7 +59,9 @@ func TestUnsupported(t *testing.T) {
 	}{
 		{"4-bit TIFF palette", "tiff", mustRead(t, "tiff-palette4.tif"), "4 bits per sample"},
 		{"BigTIFF", "tiff", []byte("II+\x00\x08\x00\x00\x00\x00\x00\x00\x00\x10\x00\x00\x00"), "BigTIFF"},
-		{"TIFF CMYK", "tiff", tiffWith([][2]uint32{{256, 4}, {257, 4}, {258, 8}, {262, 5}, {277, 4}}, 0), "photometric interpretation 5"},
+		{"TIFF CMYK", "tiff", tiffWith([][2]uint32{{256, 4}, {257, 4}, {258, 8}, {262, 5}, {277, 4}}, 0), "photometric interpretation 5 (CMYK);"},
+		{"TIFF YCbCr", "tiff", tiffWith([][2]uint32{{256, 4}, {257, 4}, {258, 8}, {262, 6}, {277, 3}}, 0), "photometric interpretation 6 (YCbCr);"},
+		{"TIFF unknown photometric", "tiff", tiffWith([][2]uint32{{256, 4}, {257, 4}, {258, 8}, {262, 77}, {277, 3}}, 0), "photometric interpretation 77 (an unknown one);"},
 		{"TIFF planes", "tiff", tiffWith([][2]uint32{{256, 4}, {257, 4}, {258, 8}, {262, 2}, {277, 3}, {284, 2}}, 0), "separate planes"},
 		{"lossless JPEG", "jpeg", []byte("\xff\xd8\xff\xc3\x00\x0b\x08\x00\x10\x00\x10\x01\x01\x11\x00"), "SOF3"},
 		{"animated WebP", "webp", append([]byte("RIFF\x1e\x00\x00\x00WEBPVP8X\x0a\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00"), make([]byte, 8)...), "animated"},
@@ -167,5 +174,73 @@ func TestManyPages(t *testing.T) {
 	o.Limits.MaxEntries = 100
 	if _, err := vfs.OpenFS(context.Background(), "memory:x.tif|pipefs.pages:page/", o); !errors.Is(err, driver.ErrLimit) {
 		t.Errorf("3000 pages under MaxEntries 100: %v, want ErrLimit", err)
+	}
+}
+
+// TestCMYKTIFF opens a CMYK TIFF that ImageMagick writes: the error names
+// CMYK, and what tiff: reads instead.
+func TestCMYKTIFF(t *testing.T) {
+	convert := fstest.NeedTool(t, "convert")
+	out := filepath.Join(t.TempDir(), "cmyk.tif")
+	if b, err := exec.Command(convert, imagePath(t, "png-rgb8.png"), "-colorspace", "CMYK", "-compress", "none", out).CombinedOutput(); err != nil {
+		t.Fatalf("convert: %v: %s", err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = openBytes("tiff", b)
+	if !errors.Is(err, errors.ErrUnsupported) || !strings.Contains(err.Error(), "photometric interpretation 5 (CMYK); tiff: reads") {
+		t.Errorf("CMYK TIFF: %v, want ErrUnsupported naming CMYK", err)
+	}
+}
+
+// TestGIF opens a GIF that ImageMagick writes, and the start of a GIF87a,
+// with every image scheme: each says that GIF is not read, and which
+// schemes are.
+func TestGIF(t *testing.T) {
+	convert := fstest.NeedTool(t, "convert")
+	out := filepath.Join(t.TempDir(), "a.gif")
+	if b, err := exec.Command(convert, imagePath(t, "png-rgb8.png"), out).CombinedOutput(); err != nil {
+		t.Fatalf("convert: %v: %s", err, b)
+	}
+	gif, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range [][]byte{gif, []byte("GIF87a\x01\x00\x01\x00")} {
+		for _, scheme := range []string{"png", "jpeg", "bmp", "tiff", "webp", "avif", "pipefs.pages"} {
+			err := openBytes(scheme, data)
+			if !errors.Is(err, errors.ErrUnsupported) || !strings.Contains(err.Error(), "GIF image") ||
+				!strings.Contains(err.Error(), "avif:, bmp:, jpeg:, png:, tiff:, webp:") {
+				t.Errorf("%s: on %.6s: %v, want ErrUnsupported naming GIF and the image schemes", scheme, data, err)
+			}
+		}
+	}
+	// Not a GIF: "GIF8" alone is still not a PNG.
+	if err := openBytes("png", []byte("GIF8")); !errors.Is(err, driver.ErrCorrupt) {
+		t.Errorf("png: on GIF8: %v, want ErrCorrupt", err)
+	}
+}
+
+// TestAVIFItemLength shortens the length that the iloc box gives the
+// image item of an AVIF, leaving the file whole: the decoder would decode
+// the shorter AV1 data without an error; the adapter reports it corrupt.
+func TestAVIFItemLength(t *testing.T) {
+	b := mustRead(t, "avif-rgb444.avif")
+	i := strings.Index(string(b), "iloc")
+	// Version 0, 4-byte offsets and lengths, no base offset: item count,
+	// then item ID, data reference index, extent count, offset, length.
+	if i < 0 || b[i+4] != 0 || b[i+8] != 0x44 || b[i+9]&0xf0 != 0 {
+		t.Fatalf("avif-rgb444.avif: iloc box not of the layout the test edits")
+	}
+	at := i + 4 + 6 + 2 + 2 + 2 + 2 + 4
+	n := binary.BigEndian.Uint32(b[at:])
+	for _, cut := range []uint32{1, 5, n / 2, n - 1} {
+		c := slices.Clone(b)
+		binary.BigEndian.PutUint32(c[at:], n-cut)
+		if err := openBytes("avif", c); !errors.Is(err, driver.ErrCorrupt) || !strings.Contains(err.Error(), "AV1 OBU") {
+			t.Errorf("item length %d of %d: %v, want ErrCorrupt naming the AV1 OBU cut short", n-cut, n, err)
+		}
 	}
 }

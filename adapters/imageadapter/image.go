@@ -8,7 +8,9 @@ import (
 	"io"
 	"io/fs"
 	"math/bits"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/pipefs/pipefs/adapters/array"
@@ -317,16 +319,44 @@ func openImage(ctx context.Context, c *codec, in driver.Blob, page int, name str
 
 // checkMagic fails with a "not a PNG image" error when in does not start
 // with c's signature.
+// A GIF, which no scheme reads, is reported as unsupported, naming the
+// schemes that are.
 func checkMagic(ctx context.Context, c *codec, r *input, in driver.Blob, env *vfs.Env) error {
-	head := make([]byte, c.head)
+	head := make([]byte, max(c.head, len(gif89a)))
 	n, err := r.ReadAt(head, 0)
 	if n < len(head) && err != nil && err != io.EOF {
 		return err
 	}
-	if c.magic(head[:n]) {
+	if c.magic(head[:min(n, c.head)]) {
 		return nil
 	}
+	if isGIF(head[:n]) {
+		return fmt.Errorf("%w: %s: the file is a GIF image, which pipefs does not read; the image schemes are %s: convert it to one of these (to PNG for lossless pixels)",
+			errors.ErrUnsupported, c.scheme, imageSchemes())
+	}
 	return vfs.NotFormat(ctx, env.Options, in, c.scheme, c.what, c.detail)
+}
+
+// The signatures of GIF, the image format the package does not read.
+const (
+	gif87a = "GIF87a"
+	gif89a = "GIF89a"
+)
+
+// isGIF reports whether head starts with a GIF signature.
+func isGIF(head []byte) bool {
+	s := string(head[:min(len(head), len(gif89a))])
+	return s == gif87a || s == gif89a
+}
+
+// imageSchemes lists the image schemes: "avif:, bmp:, ...".
+func imageSchemes() string {
+	names := make([]string, 0, len(codecs))
+	for s := range codecs {
+		names = append(names, s+":")
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
 }
 
 // cacheKey keys decoded pixels in a vfs.Cache.

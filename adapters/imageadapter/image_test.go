@@ -501,6 +501,54 @@ func TestPages(t *testing.T) {
 	}
 }
 
+// TestPageNoder checks that the Sys of a page, reached by fs.Stat in the
+// pages tree and by a pipeline naming the page, is an array.Noder whose
+// array holds the page's pixels.
+func TestPageNoder(t *testing.T) {
+	base := "file:" + imagePath(t, "tiff-multipage.tif")
+	fsys, err := vfs.OpenFS(context.Background(), base+"|pipefs.pages:page/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	info, err := fs.Stat(fsys, "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := vfs.OpenFile(context.Background(), base+"|pipefs.pages:page/2", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	info2, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := io.ReadAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, info := range []fs.FileInfo{info, info2} {
+		sys := info.Sys()
+		if o, ok := sys.(*vfs.Origin); ok {
+			sys = o.Header
+		}
+		noder, ok := sys.(array.Noder)
+		if !ok {
+			t.Fatalf("Sys of page 2 is a %T, not an array.Noder", sys)
+		}
+		im := sys.(*imageadapter.Image)
+		n := noder.ArrayNode()
+		if im.Page != 2 || n == nil || n.Array == nil || !slices.Equal(n.Array.Shape, im.Shape) || array.NodeOf(info) != n {
+			t.Fatalf("page 2: Image page %d shape %v, node %+v", im.Page, im.Shape, n)
+		}
+		got, err := n.Array.ReadAll(context.Background(), 0)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("page 2's array: %v, equal to the file's bytes %v", err, slices.Equal(got, want))
+		}
+	}
+}
+
 // TestCache checks that a second open of the same file does not decode
 // again: its pixels come from the cache.
 func TestCache(t *testing.T) {
@@ -516,26 +564,49 @@ func TestCache(t *testing.T) {
 	}
 }
 
-// TestCorrupt cuts and damages images: errors, never panics.
-func TestCorrupt(t *testing.T) {
+// readMemory opens "memory:x" followed by pipeline with x holding b, and
+// reads it whole.
+func readMemory(b []byte, pipeline string) ([]byte, error) {
+	o := &vfs.Options{Cache: vfs.NewCache(0)}
+	if err := putMemoryErr(o, "x", b); err != nil {
+		return nil, err
+	}
+	f, err := vfs.OpenFile(context.Background(), "memory:x"+pipeline, o)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// TestTruncated cuts every test image at many lengths: each cut file must
+// fail as corrupt, or decode to exactly the pixels of the whole file (a
+// cut in trailing data the decoder does not need), never to other pixels.
+func TestTruncated(t *testing.T) {
 	for _, c := range imageCases {
-		if c.pipeline != "" {
-			continue
+		pipeline := c.pipeline
+		if pipeline == "" {
+			pipeline = "|" + c.scheme + ":"
 		}
 		b := mustRead(t, c.file)
-		for _, cut := range []int{len(b) / 2, len(b) - 10, 20} {
-			o := &vfs.Options{Cache: vfs.NewCache(0)}
-			putMemory(t, o, "x", b[:cut])
-			f, err := vfs.OpenFile(context.Background(), "memory:x|"+c.scheme+":", o)
-			if err == nil {
-				_, err = io.ReadAll(f)
-				f.Close()
+		full, err := readMemory(b, pipeline)
+		if err != nil {
+			t.Fatalf("%s%s: %v", c.file, pipeline, err)
+		}
+		cuts := []int{0, 1, 8, 12, 16, 20, 32, 64, 100, 200, 300, len(b) - 1, len(b) - 2, len(b) - 10, len(b) - 100}
+		for k := 1; k < 16; k++ {
+			cuts = append(cuts, len(b)*k/16)
+		}
+		for _, cut := range cuts {
+			if cut < 0 || cut >= len(b) {
+				continue
 			}
-			if err == nil {
-				continue // a cut in padding or trailing data
-			}
-			if !errors.Is(err, driver.ErrCorrupt) && !errors.Is(err, errors.ErrUnsupported) {
-				t.Errorf("%s cut at %d: %v, want ErrCorrupt", c.file, cut, err)
+			got, err := readMemory(b[:cut], pipeline)
+			switch {
+			case err == nil && !slices.Equal(got, full):
+				t.Errorf("%s%s cut to %d of %d bytes: decodes to other pixels without an error", c.file, pipeline, cut, len(b))
+			case err != nil && !errors.Is(err, driver.ErrCorrupt):
+				t.Errorf("%s%s cut to %d of %d bytes: %v, want ErrCorrupt", c.file, pipeline, cut, len(b), err)
 			}
 		}
 	}

@@ -245,9 +245,28 @@ func parseTIFF(ctx context.Context, r *input, page int) (*header, error) {
 		h.img.ColorModel, h.channels, h.work, h.depth16 = "palette", 3, 1, false
 		h.img.PaletteSize = int(counts[320] / 3)
 	default:
-		return nil, fmt.Errorf("%w: tiff: photometric interpretation %d (CMYK, YCbCr, CIELab, ...)", errors.ErrUnsupported, photo)
+		name := photometricNames[photo]
+		if name == "" {
+			name = "an unknown one"
+		}
+		return nil, fmt.Errorf("%w: tiff: photometric interpretation %d (%s); tiff: reads 0 and 1 (gray), 2 (RGB) and 3 (palette)", errors.ErrUnsupported, photo, name)
 	}
 	return h, nil
+}
+
+// photometricNames names the TIFF PhotometricInterpretation values that
+// the tiff: scheme does not read (TIFF 6.0 and its supplements, DNG).
+var photometricNames = map[uint32]string{
+	4:     "transparency mask",
+	5:     "CMYK",
+	6:     "YCbCr",
+	8:     "CIELab",
+	9:     "ICCLab",
+	10:    "ITULab",
+	32844: "LogL",
+	32845: "LogLuv",
+	32803: "colour filter array",
+	34892: "linear raw",
 }
 
 func decodeTIFF(ctx context.Context, r *input, page int, h *header, out []byte) error {
