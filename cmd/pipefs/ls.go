@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pipefs/pipefs/adapters/hdf5adapter"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -170,12 +171,59 @@ func (l *lister) add(name string, info fs.FileInfo) {
 		l.names = append(l.names, name)
 		return
 	}
+	if t := linkTarget(info); t != "" {
+		name += " -> " + displayName(t, l.tty && !l.zero)
+	}
 	l.rows = append(l.rows, [4]string{
 		sizeOf(info),
-		info.Mode().String(),
-		info.ModTime().Format(timeLayout),
+		modeString(info.Mode()),
+		timeOf(info),
 		name,
 	})
+}
+
+// modeString is the mode column of a listing: fs.FileMode.String, with
+// "l" for a symbolic link as ls writes it (Go writes "L").
+func modeString(m fs.FileMode) string {
+	s := m.String()
+	if m&fs.ModeSymlink != 0 {
+		s = strings.Replace(s, "L", "l", 1)
+	}
+	return s
+}
+
+// timeOf is the time column of info: its modification time, "-" when
+// there is none (the zero time).
+func timeOf(info fs.FileInfo) string {
+	t := info.ModTime()
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Format(timeLayout)
+}
+
+// linkTarget returns what the symbolic link that info describes points
+// at, read from its header ("file:path" for an HDF5 external link), or ""
+// when info is no link or its header does not say.
+func linkTarget(info fs.FileInfo) string {
+	if info.Mode()&fs.ModeSymlink == 0 {
+		return ""
+	}
+	h := info.Sys()
+	if o, ok := h.(*vfs.Origin); ok {
+		h = o.Header
+	}
+	switch l := h.(type) {
+	case *hdf5adapter.ExternalLink:
+		return l.File + ":" + l.Path
+	case *hdf5adapter.SoftLink:
+		return l.Path
+	case *hdf5adapter.CycleLink:
+		return l.Path
+	case interface{ Target() string }:
+		return l.Target()
+	}
+	return ""
 }
 
 // flush prints the rows: the size column right-aligned, the others left.

@@ -2,15 +2,21 @@ package main
 
 import (
 	"archive/zip"
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pipefs/pipefs/adapters/hdf5adapter"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -33,12 +39,7 @@ method, compressed size, CRC-32 and the like). No format is detected:
 			if err != nil {
 				return err
 			}
-			f, err := vfs.Open(cmd.Context(), pipeline, g.options())
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			info, err := f.Stat()
+			info, err := g.stat(cmd.Context(), pipeline)
 			if err != nil {
 				return err
 			}
@@ -46,6 +47,7 @@ method, compressed size, CRC-32 and the like). No format is detected:
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false)
 				return enc.Encode(s)
 			}
 			s.print(cmd.OutOrStdout(), isTerminal(cmd.OutOrStdout()))
@@ -62,10 +64,14 @@ type statInfo struct {
 	Size       int64     `json:"size"`
 	Mode       string    `json:"mode"`
 	IsDir      bool      `json:"isDir"`
-	ModTime    time.Time `json:"modTime"`
+	ModTime    time.Time `json:"modTime,omitzero"` // zero: none recorded
+	Target     string    `json:"target,omitempty"` // of a symbolic link
 	URL        string    `json:"url,omitempty"`
 	HeaderType string    `json:"headerType,omitempty"`
-	Header     []field   `json:"header,omitempty"`
+	// HeaderJSON is the header as encoding/json marshals it, or its
+	// fields when it does not marshal.
+	HeaderJSON json.RawMessage `json:"header,omitempty"`
+	Header     []field         `json:"-"` // for reading
 }
 
 // A field is one named value of a header, formatted for reading.
@@ -78,9 +84,10 @@ func describe(info fs.FileInfo) *statInfo {
 	s := &statInfo{
 		Name:    info.Name(),
 		Size:    info.Size(),
-		Mode:    info.Mode().String(),
+		Mode:    modeString(info.Mode()),
 		IsDir:   info.IsDir(),
 		ModTime: info.ModTime(),
+		Target:  linkTarget(info),
 	}
 	h := info.Sys()
 	if o, ok := h.(*vfs.Origin); ok {
@@ -90,6 +97,11 @@ func describe(info fs.FileInfo) *statInfo {
 	if h != nil {
 		s.HeaderType = fmt.Sprintf("%T", h)
 		s.Header = headerFields(h)
+		b, err := marshalJSON(h)
+		if err != nil {
+			b, _ = marshalJSON(s.Header)
+		}
+		s.HeaderJSON = b
 	}
 	return s
 }
@@ -98,14 +110,22 @@ func describe(info fs.FileInfo) *statInfo {
 // displayName).
 func (s *statInfo) print(w io.Writer, tty bool) {
 	kind := "regular file"
-	if s.IsDir {
+	switch {
+	case s.IsDir:
 		kind = "directory"
+	case strings.HasPrefix(s.Mode, "l"):
+		kind = "symbolic link"
 	}
 	fmt.Fprintf(w, "Name:     %s\n", displayName(s.Name, tty))
 	fmt.Fprintf(w, "Type:     %s\n", kind)
+	if s.Target != "" {
+		fmt.Fprintf(w, "Target:   %s\n", displayName(s.Target, tty))
+	}
 	fmt.Fprintf(w, "Size:     %d\n", s.Size)
 	fmt.Fprintf(w, "Mode:     %s\n", s.Mode)
-	fmt.Fprintf(w, "Modified: %s\n", s.ModTime.Format(time.RFC3339))
+	if !s.ModTime.IsZero() {
+		fmt.Fprintf(w, "Modified: %s\n", s.ModTime.Format(time.RFC3339))
+	}
 	if s.URL != "" {
 		fmt.Fprintf(w, "URL:      %s\n", s.URL)
 	}
@@ -151,15 +171,7 @@ func headerFields(h any) []field {
 		if !sf.IsExported() || fv.IsZero() || fv.Kind() == reflect.Slice && fv.Len() == 0 {
 			continue
 		}
-		var s string
-		switch x := fv.Interface().(type) {
-		case time.Time:
-			s = x.Format(time.RFC3339)
-		case []byte:
-			s = fmt.Sprintf("%d bytes", len(x))
-		default:
-			s = fmt.Sprint(x)
-		}
+		s := fieldText(fv.Interface())
 		if isZip {
 			switch sf.Name {
 			case "Method":
@@ -179,4 +191,171 @@ func headerFields(h any) []field {
 		out = append(out, field{Name: sf.Name, Value: s})
 	}
 	return out
+}
+
+// fieldText formats one header field value for reading: a time in RFC
+// 3339, a byte slice by its length, the HDF5 types as h5dump-like text,
+// other structs, maps and slices of them as compact JSON.
+func fieldText(x any) string {
+	switch x := x.(type) {
+	case time.Time:
+		return x.Format(time.RFC3339)
+	case []byte:
+		return fmt.Sprintf("%d bytes", len(x))
+	case hdf5adapter.DType:
+		return dtypeText(&x)
+	case []hdf5adapter.Filter:
+		return filtersText(x)
+	case []hdf5adapter.Link:
+		var ls []string
+		for _, l := range x {
+			ls = append(ls, linkText(l))
+		}
+		return strings.Join(ls, ", ")
+	case fmt.Stringer:
+		return x.String()
+	}
+	v := reflect.ValueOf(x)
+	k := v.Kind()
+	if k == reflect.Slice || k == reflect.Array {
+		k = v.Type().Elem().Kind() // [2 3] stays as it is
+	}
+	switch k {
+	case reflect.Struct, reflect.Map, reflect.Slice, reflect.Array, reflect.Interface, reflect.Pointer:
+		if b, err := marshalJSON(x); err == nil {
+			return string(b)
+		}
+	}
+	return fmt.Sprint(x)
+}
+
+// dtypeText describes an HDF5 datatype: its NumPy string and class, and
+// the fields of a compound, the members of an enum, the base and
+// dimensions of an array.
+func dtypeText(t *hdf5adapter.DType) string {
+	s := t.String()
+	if t.Class != "" && !strings.Contains(s, t.Class) {
+		s += " " + t.Class
+	}
+	switch {
+	case len(t.Fields) > 0:
+		var fs []string
+		for i := range t.Fields {
+			f := &t.Fields[i]
+			fs = append(fs, fmt.Sprintf("%s: %s at %d", f.Name, dtypeText(&f.Type), f.Offset))
+		}
+		s += " {" + strings.Join(fs, "; ") + "}"
+	case len(t.Members) > 0:
+		var ms []string
+		for _, m := range t.Members {
+			ms = append(ms, fmt.Sprintf("%s=%d", m.Name, m.Value))
+		}
+		s += " {" + strings.Join(ms, ", ") + "}"
+		if t.Base != nil {
+			s += " of " + dtypeText(t.Base)
+		}
+	case t.Class == "array" && t.Base != nil:
+		s += fmt.Sprintf(" %v of %s", t.Dims, dtypeText(t.Base))
+	}
+	return s
+}
+
+// filtersText describes an HDF5 filter pipeline: "shuffle (id 2, values
+// [4]), deflate (id 1, values [4])".
+func filtersText(fs []hdf5adapter.Filter) string {
+	var out []string
+	for _, f := range fs {
+		name := f.Name
+		if name == "" {
+			name = "filter"
+		}
+		out = append(out, fmt.Sprintf("%s (id %d, values %v)", name, f.ID, f.Values))
+	}
+	return strings.Join(out, ", ")
+}
+
+// linkText describes an HDF5 link: "name (hard)", "name -> /path (soft)",
+// "name -> file:/path (external)", and why an omitted link is omitted.
+func linkText(l hdf5adapter.Link) string {
+	s := l.Name
+	switch {
+	case l.File != "":
+		s += " -> " + l.File + ":" + l.Target
+	case l.Target != "":
+		s += " -> " + l.Target
+	}
+	s += " (" + l.Type
+	if l.Reason != "" {
+		s += ": " + l.Reason
+	}
+	return s + ")"
+}
+
+// stat describes the location that pipeline names. When it names a
+// symbolic link that cannot be followed (an HDF5 soft link whose target
+// does not exist, an external link), stat describes the link itself, as
+// its parent directory lists it.
+func (g *globals) stat(ctx context.Context, pipeline string) (fs.FileInfo, error) {
+	f, err := vfs.Open(ctx, pipeline, g.options())
+	if err == nil {
+		g.count(f)
+		defer f.Close()
+		return f.Stat()
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if info := g.lstat(ctx, pipeline); info != nil {
+		return info, nil
+	}
+	return nil, err
+}
+
+// lstat returns the entry of the symbolic link that pipeline names, as
+// its parent directory lists it, or nil when it names none.
+func (g *globals) lstat(ctx context.Context, pipeline string) fs.FileInfo {
+	p, err := vfs.Parse(pipeline)
+	if err != nil || len(p) < 2 {
+		return nil
+	}
+	last := p[len(p)-1]
+	if last.IsDir() || last.HasQuery {
+		return nil
+	}
+	i := strings.LastIndexByte(last.Path, '/')
+	base, err := url.PathUnescape(last.Path[i+1:])
+	if err != nil || base == "" {
+		return nil
+	}
+	last.Path = last.Path[:i+1]
+	fsys, err := vfs.OpenFS(ctx, p[:len(p)-1].Append(last).String(), g.options())
+	if err != nil {
+		return nil
+	}
+	defer fsys.Close()
+	ents, err := fsys.ReadDir(".")
+	if err != nil {
+		return nil
+	}
+	for _, e := range ents {
+		if e.Name() != base || e.Type()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			return info
+		}
+	}
+	return nil
+}
+
+// marshalJSON is json.Marshal without the escaping of "<", ">" and "&",
+// which NumPy type strings hold.
+func marshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
