@@ -3,10 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"io/fs"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pipefs/pipefs/adapters/array"
+	"github.com/pipefs/pipefs/vfs"
 )
 
 func newArrayCmd(g *globals) *cobra.Command {
@@ -77,18 +80,23 @@ bounds the bytes decoded.`,
 					return err
 				}
 				defer fsys.Close()
+				g.countCloser(fsys)
 				if scale != "" {
 					if n, err = n.Child(ctx, scale); err != nil {
 						return err
 					}
 				}
-				return writeDescriptionHDF5(w, n, hdf5Dataset(fsys, n), asJSON)
+				return writeNode(w, n, fsys, asJSON)
 			}
 			a, fsys, err := array.OpenArray(ctx, pipeline, scale, g.options())
 			if err != nil {
 				return err
 			}
 			defer fsys.Close()
+			g.countCloser(fsys)
+			if strs && !a.IsStrings() {
+				return fmt.Errorf("%s: %s elements are not strings; write them with --read or --box: %w", args[0], a.DType.Name, fs.ErrInvalid)
+			}
 			if !strs && a.DType.Variable() {
 				return fmt.Errorf("%s: %s elements have no raw form; print them with --strings: %w", args[0], a.DType.Name, array.ErrUnsupported)
 			}
@@ -132,4 +140,12 @@ bounds the bytes decoded.`,
 	cmd.Flags().StringVar(&scale, "scale", "", "the child array to use, such as a precomputed scale `KEY`")
 	cmd.Flags().Int64Var(&limit, "limit", 4<<30, "the most bytes to write (with --strings, to decode)")
 	return cmd
+}
+
+// countCloser counts for --stats what array.OpenNode or OpenArray
+// opened, when it keeps counts (a *vfs.File or *vfs.FS).
+func (g *globals) countCloser(c io.Closer) {
+	if v, ok := c.(interface{ Stats() []vfs.StageCounts }); ok {
+		g.count(v)
+	}
 }

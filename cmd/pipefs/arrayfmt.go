@@ -14,6 +14,7 @@ import (
 
 	"github.com/pipefs/pipefs/adapters/array"
 	"github.com/pipefs/pipefs/adapters/hdf5adapter"
+	"github.com/pipefs/pipefs/adapters/imageadapter"
 	"github.com/pipefs/pipefs/adapters/precomputedadapter"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
@@ -26,18 +27,31 @@ func writeDescription(w io.Writer, n *array.Node, asJSON bool) error {
 	return writeDescriptionHDF5(w, n, nil, asJSON)
 }
 
+// writeNode writes a description of n, which array.OpenNode returned with
+// held, to w: that of writeDescription, followed by the specifics of an
+// HDF5 dataset or of an image.
+func writeNode(w io.Writer, n *array.Node, held io.Closer, asJSON bool) error {
+	return writeDescriptionExtra(w, n, hdf5Dataset(held, n), imageOf(held, n), asJSON)
+}
+
 // writeDescriptionHDF5 is writeDescription for a node that may be an HDF5
 // dataset ds (nil for any other node): its HDF5 specifics follow, in an
 // "hdf5" object of the JSON, or as "hdf5 ..." lines of the text.
 func writeDescriptionHDF5(w io.Writer, n *array.Node, ds *hdf5adapter.Dataset, asJSON bool) error {
+	return writeDescriptionExtra(w, n, ds, nil, asJSON)
+}
+
+// writeDescriptionExtra is writeDescriptionHDF5 for a node that may also
+// be a decoded image im (nil for any other node): what the file states
+// about colour follows, in an "image" object of the JSON, or as
+// "image ..." lines of the text.
+func writeDescriptionExtra(w io.Writer, n *array.Node, ds *hdf5adapter.Dataset, im *imageadapter.Image, asJSON bool) error {
 	if asJSON {
-		var v any = n
-		if ds != nil {
-			v = struct {
-				*array.Node
-				HDF5 *hdf5adapter.Dataset `json:"hdf5"`
-			}{n, ds}
-		}
+		v := struct {
+			*array.Node
+			HDF5  *hdf5adapter.Dataset `json:"hdf5,omitempty"`
+			Image *imageadapter.Image  `json:"image,omitempty"`
+		}{n, ds, im}
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
 			return err
@@ -67,7 +81,11 @@ func writeDescriptionHDF5(w io.Writer, n *array.Node, ds *hdf5adapter.Dataset, a
 			size = "variable length"
 		}
 		line("data type", "%s (stored %q, %s)", a.DType.Name, a.DType.Stored, size)
-		line("fill value", "%s", compact(a.FillValue))
+		if fill := compact(a.FillValue); fill != "null" || ds == nil {
+			line("fill value", "%s", fill)
+		} else {
+			line("fill value", "undefined (reads as zeros)")
+		}
 		if a.Order != "" {
 			line("order", "%s", a.Order)
 		}
@@ -105,8 +123,11 @@ func writeDescriptionHDF5(w io.Writer, n *array.Node, ds *hdf5adapter.Dataset, a
 		if ds.Fill != nil {
 			line("hdf5 fill", "% x (stored bytes)", ds.Fill)
 		} else {
-			line("hdf5 fill", "undefined (zeros)")
+			line("hdf5 fill", "undefined (reads as zeros)")
 		}
+	}
+	if im != nil {
+		writeImage(line, im)
 	}
 	if !n.IsArray {
 		src := ""
@@ -281,4 +302,62 @@ func hdf5Dataset(held io.Closer, n *array.Node) *hdf5adapter.Dataset {
 		}
 	}
 	return nil
+}
+
+// writeImage writes the "image ..." lines of the description of im.
+func writeImage(line func(k, format string, args ...any), im *imageadapter.Image) {
+	line("image format", "%s", im.Format)
+	line("image channels", "%s", im.Channels)
+	model := im.ColorModel
+	if im.PaletteSize > 0 {
+		model += fmt.Sprintf(" (%d entries)", im.PaletteSize)
+	}
+	line("image color", "%s", model)
+	if im.BitDepth > 0 {
+		line("image bit depth", "%d", im.BitDepth)
+	}
+	if im.Transparency {
+		line("image alpha", "yes")
+	}
+	if im.AssociatedAlpha {
+		line("image alpha", "associated (premultiplied, as stored)")
+	}
+	if im.Gamma != 0 {
+		line("image gamma", "%g", im.Gamma)
+	}
+	if im.SRGB {
+		line("image sRGB", "yes")
+	}
+	icc := "none"
+	if im.ICC {
+		icc = "embedded (not applied)"
+	}
+	line("image ICC", "%s", icc)
+	if im.Orientation != 0 {
+		line("image orient", "%d (not applied)", im.Orientation)
+	}
+	if im.Compression != "" {
+		line("image codec", "%s", im.Compression)
+	}
+	line("image page", "%d of %d", im.Page+1, max(im.Pages, 1))
+}
+
+// imageOf returns the decoded image that n describes, found through held
+// (the file that array.OpenNode returns with n), or nil for any other
+// node.
+func imageOf(held io.Closer, n *array.Node) *imageadapter.Image {
+	f, ok := held.(*vfs.File)
+	if !ok || !n.IsArray {
+		return nil
+	}
+	info, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	sys := info.Sys()
+	if o, ok := sys.(*vfs.Origin); ok {
+		sys = o.Header
+	}
+	im, _ := sys.(*imageadapter.Image)
+	return im
 }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
 
@@ -57,6 +60,9 @@ what decoded before the failure.`,
 func (g *globals) cat(cmd *cobra.Command, arg string, w io.Writer) error {
 	ctx := cmd.Context()
 	f, err := g.openFile(ctx, arg)
+	if errors.Is(err, vfs.ErrIsDir) {
+		return fmt.Errorf("%w (list it with pipefs ls)", err)
+	}
 	if err != nil {
 		return err
 	}

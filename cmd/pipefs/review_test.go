@@ -111,3 +111,63 @@ func TestStatHDF5Header(t *testing.T) {
 		t.Errorf("stat --json has a zero modTime:\n%s", raw)
 	}
 }
+
+// TestArrayImage describes what an image file states about colour, as
+// the test images' README gives it.
+func TestArrayImage(t *testing.T) {
+	out := mustRun(t, "array", "file:"+testImagePath(t, "jpeg-icc.jpg")+"|jpeg:")
+	for _, want := range []string{"image channels:  RGB\n", "image color:     YCbCr\n", "image bit depth: 8\n",
+		"image ICC:       embedded (not applied)\n", "image page:      1 of 1\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("array jpeg-icc: no %q in\n%s", want, out)
+		}
+	}
+	out = mustRun(t, "array", "file:"+testImagePath(t, "jpeg-orientation.jpg")+"|jpeg:")
+	if !strings.Contains(out, "image orient:    6 (not applied)\n") {
+		t.Errorf("array jpeg-orientation:\n%s", out)
+	}
+	out = mustRun(t, "array", "file:"+testImagePath(t, "tiff-multipage.tif")+"|tiff:")
+	if !strings.Contains(out, "image page:      1 of 3\n") || !strings.Contains(out, "shape:           [24 32 3]\n") {
+		t.Errorf("array tiff-multipage:\n%s", out)
+	}
+	var js struct {
+		Image struct {
+			Channels string `json:"channels"`
+			ICC      bool   `json:"icc"`
+		} `json:"image"`
+	}
+	raw := mustRun(t, "array", "--json", "file:"+testImagePath(t, "png-icc.png")+"|png:")
+	if err := json.Unmarshal([]byte(raw), &js); err != nil || !js.Image.ICC || js.Image.Channels == "" {
+		t.Errorf("array --json png-icc: %v %+v\n%s", err, js, raw)
+	}
+}
+
+// TestArrayStats prints what array read, as cat --stats does.
+func TestArrayStats(t *testing.T) {
+	srv := fixtureServer(t)
+	url := srv.URL() + "/hdf5/earliest_extra.hdf5|hdf5:/compact"
+	for _, args := range [][]string{{"--stats", "array", url}, {"--stats", "array", "--read", url}} {
+		r := runCLI(t, args...)
+		if r.code != 0 || !strings.Contains(r.stderr, "pipefs: stats: sub-URL 0 ") || !strings.Contains(r.stderr, "requests") {
+			t.Errorf("%q: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+}
+
+// TestMessages names CLI flags and commands, not Go APIs, and says the
+// same thing once.
+func TestMessages(t *testing.T) {
+	extra := fixture(t, "hdf5/earliest_extra.hdf5")
+	r := runCLI(t, "array", "--strings", extra+"|hdf5:/compact")
+	if r.code != 1 || !strings.Contains(r.stderr, "uint16 elements are not strings; write them with --read or --box") || strings.Contains(r.stderr, "ReadBox") {
+		t.Errorf("array --strings of numbers: exit %d, %s", r.code, r.stderr)
+	}
+	r = runCLI(t, "cat", extra+"|hdf5:/many")
+	if r.code != 1 || !strings.Contains(r.stderr, "is a directory (list it with pipefs ls)\n") {
+		t.Errorf("cat of a directory: exit %d, %s", r.code, r.stderr)
+	}
+	out := mustRun(t, "array", extra+"|hdf5:/compact")
+	if !strings.Contains(out, "fill value:      undefined (reads as zeros)\n") || !strings.Contains(out, "hdf5 fill:       undefined (reads as zeros)\n") || strings.Contains(out, "null") {
+		t.Errorf("array of a dataset without a fill value:\n%s", out)
+	}
+}
