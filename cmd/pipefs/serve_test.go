@@ -48,7 +48,7 @@ func body(t *testing.T, resp *http.Response) string {
 }
 
 func TestServeRange(t *testing.T) {
-	h := newHandler(serveFS(t, "cli/serverange"))
+	h := newHandler(serveFS(t, "cli/serverange"), nil)
 
 	resp := get(t, h, "/README.txt", nil)
 	if resp.StatusCode != 200 || body(t, resp) != "hello, world\n" {
@@ -71,7 +71,7 @@ func TestServeRange(t *testing.T) {
 	}
 
 	// A member of a stored zip inside the zip, by suffix range.
-	h2 := newHandler(serveFS(t, "cli/serverange2").WithContext(t.Context()))
+	h2 := newHandler(serveFS(t, "cli/serverange2").WithContext(t.Context()), nil)
 	resp = get(t, h2, "/data/inner.zip", nil)
 	inner := body(t, resp)
 	resp = get(t, h2, "/data/inner.zip", map[string]string{"Range": "bytes=-22"})
@@ -89,7 +89,7 @@ func TestServeRange(t *testing.T) {
 }
 
 func TestServeConditional(t *testing.T) {
-	h := newHandler(serveFS(t, "cli/servecond"))
+	h := newHandler(serveFS(t, "cli/servecond"), nil)
 
 	resp := get(t, h, "/docs/guide.md", nil)
 	etag := resp.Header.Get("ETag")
@@ -137,7 +137,7 @@ func TestServeConditional(t *testing.T) {
 }
 
 func TestServeListing(t *testing.T) {
-	h := newHandler(serveFS(t, "cli/servelist"))
+	h := newHandler(serveFS(t, "cli/servelist"), nil)
 	resp := get(t, h, "/docs/", nil)
 	got := body(t, resp)
 	if resp.StatusCode != 200 || !strings.Contains(got, `<a href="guide.md">guide.md</a>`) || !strings.Contains(got, `<a href="api/">api/</a>`) {
