@@ -28,8 +28,11 @@ func newArrayCmd(g *globals) *cobra.Command {
 node that URL names: format, node type, shape, data type, chunk grid,
 codecs, fill value, dimension names, attributes, and for a group its
 children; for an HDF5 dataset also its HDF5 type, layout, chunk index,
-maximum shape, filters and stored fill value. The format is detected when
-URL names the node's directory (or an HDF5 file).
+maximum shape, filters and stored fill value; for an image (png:, jpeg:,
+tiff: ...) what the file states about colour: channels, colour model,
+bit depth, gamma, ICC profile, orientation, compression and pages. The
+format is detected when URL names the node's directory (or an HDF5 or
+image file).
 
 With --read it writes the whole array to standard output as C-order
 little-endian elements (U as UTF-32LE, S raw, bool as 0/1; variable-length

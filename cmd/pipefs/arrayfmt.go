@@ -105,7 +105,7 @@ func writeDescriptionExtra(w io.Writer, n *array.Node, ds *hdf5adapter.Dataset, 
 	}
 	line("attributes", "%s", compact(n.Attributes))
 	if ds != nil {
-		line("hdf5 type", "%s (%s, %d bytes)", ds.DType.String(), ds.DType.Class, ds.DType.Size)
+		line("hdf5 type", "%s (%d bytes)", dtypeText(&ds.DType), ds.DType.Size)
 		line("hdf5 layout", "%s", ds.Layout)
 		if ds.ChunkIndex != "" {
 			line("hdf5 index", "%s", ds.ChunkIndex)

@@ -29,7 +29,9 @@ printed as given, as ls does.
 
 -R lists every file and directory below URL, one path a line, relative
 to URL. -l adds the size, mode and modification time before each path
-(directories show "-" for the size).
+(directories show "-" for the size, and a file without a recorded time
+"-" for the time); a symbolic link (an HDF5 soft or external link that
+is not followed) shows "l" in its mode and "name -> target".
 
 On a terminal, a name that a shell would take apart, or that holds a
 control character, is quoted as GNU ls quotes it ('a b', 'a'$'\n''b');

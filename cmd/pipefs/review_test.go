@@ -78,6 +78,10 @@ func TestStatHDF5Header(t *testing.T) {
 	if !strings.Contains(out, "  DType:    |V12 compound {x: <i4 integer at 0; y: <f8 float at 4}\n") {
 		t.Errorf("stat compound:\n%s", out)
 	}
+	out = mustRun(t, "array", extra+"|hdf5:/compound")
+	if !strings.Contains(out, "hdf5 type:       |V12 compound {x: <i4 integer at 0; y: <f8 float at 4} (12 bytes)\n") {
+		t.Errorf("array compound:\n%s", out)
+	}
 	out = mustRun(t, "stat", extra+"|hdf5:/enum")
 	if !strings.Contains(out, "|u1 enum {") || !strings.Contains(out, "RED=0") || !strings.Contains(out, "GREEN=1") {
 		t.Errorf("stat enum:\n%s", out)

@@ -28,8 +28,14 @@ func newStatCmd(g *globals) *cobra.Command {
 		Long: `stat describes the file or directory location that URL names: its
 name, size, mode, modification time and canonical URL, then the fields of
 its raw header where there is one (for a zip member: the compression
-method, compressed size, CRC-32 and the like). No format is detected:
-"file:/d/a.zip" describes the zip file itself.`,
+method, compressed size, CRC-32 and the like; for an HDF5 dataset its
+type, layout and filters). No format is detected: "file:/d/a.zip"
+describes the zip file itself. A time the file does not record is left
+out. A symbolic link that is not followed (an HDF5 external link, a soft
+link whose target does not exist) is described itself, with its target.
+
+--json writes the header as the nested JSON object that its type
+marshals to.`,
 		Example: `  pipefs stat 'file:/data/a.zip|zip:README.txt'
   pipefs stat --json 'testdata/demo.zip|zip:docs/guide.md'`,
 		Args:              args(cobra.ExactArgs(1)),
