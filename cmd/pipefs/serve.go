@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -114,7 +115,7 @@ func newHandler(fsys *vfs.FS, logger *log.Logger) http.Handler {
 		rfs := fsys.WithContext(r.Context())
 		if name := fsName(r.URL.Path); name != "" {
 			if info, err := rfs.Stat(name); err == nil && info.Mode().IsRegular() {
-				if err := readFirst(rfs, name); err != nil {
+				if err := readFirst(rfs, name, rangeStart(r)); err != nil {
 					if r.Context().Err() == nil {
 						logger.Printf("%s %s: %s", r.Method, r.URL.Path, message(err))
 					}
@@ -135,18 +136,40 @@ func newHandler(fsys *vfs.FS, logger *log.Logger) http.Handler {
 // answers: as many as http.ServeContent sniffs.
 const firstBlock = 512
 
-// readFirst reads the first block of the file name of fsys.
-func readFirst(fsys fs.FS, name string) error {
+// readFirst reads the first block at off of the file name of fsys: the
+// start of the file, or of the range a request asks for, so that a range
+// near the end of a large member or dataset does not decode its start.
+func readFirst(fsys fs.FS, name string, off int64) error {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	_, err = io.ReadFull(f, make([]byte, firstBlock))
+	buf := make([]byte, firstBlock)
+	if ra, ok := f.(io.ReaderAt); ok {
+		_, err = ra.ReadAt(buf, off)
+	} else {
+		_, err = io.ReadFull(f, buf)
+	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil
 	}
 	return err
+}
+
+// rangeStart returns the first byte of the first range a request asks for
+// ("Range: bytes=N-..."), or 0.
+func rangeStart(r *http.Request) int64 {
+	spec, ok := strings.CutPrefix(r.Header.Get("Range"), "bytes=")
+	if !ok {
+		return 0
+	}
+	start, _, _ := strings.Cut(spec, "-")
+	n, err := strconv.ParseInt(strings.TrimSpace(start), 10, 64)
+	if err != nil || n < 0 {
+		return 0 // a suffix range (bytes=-N) or a malformed one
+	}
+	return n
 }
 
 // errorStatus is the HTTP status of a failure to read a file.

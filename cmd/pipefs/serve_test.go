@@ -239,3 +239,25 @@ func TestServeFile(t *testing.T) {
 		t.Errorf("serve of a file: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestRangeStart checks where serve reads a file's first block: at the
+// start of the range a request asks for.
+func TestRangeStart(t *testing.T) {
+	for h, want := range map[string]int64{
+		"":                 0,
+		"bytes=0-99":       0,
+		"bytes=1000-":      1000,
+		"bytes=500-600,0-": 500,
+		"bytes=-100":       0,
+		"bytes=x-1":        0,
+		"items=5-":         0,
+	} {
+		r := httptest.NewRequest("GET", "/f", nil)
+		if h != "" {
+			r.Header.Set("Range", h)
+		}
+		if got := rangeStart(r); got != want {
+			t.Errorf("rangeStart(Range: %q) = %d, want %d", h, got, want)
+		}
+	}
+}
