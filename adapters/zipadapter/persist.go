@@ -84,7 +84,7 @@ func decodeDir(b []byte, size int64, lim vfs.Limits) (*keptDir, error) {
 	return &keptDir{end: end, raw: raw}, nil
 }
 
-// loadDir returns the directory kept in disk for an archive of size
+// loadDir returns the directory kept on disk for an archive of size
 // bytes, if there is one that decodes; one that does not is removed.
 func loadDir(disk vfs.DiskIndex, size int64, lim vfs.Limits) (*keptDir, bool) {
 	b, ok := disk.Load(maxKeptDir(lim) + keptOverhead)
