@@ -56,10 +56,29 @@ var _ driver.Tree = (*Archive)(nil)
 // when o's limits are exceeded; a central directory of more than 4 GiB
 // gives one matching errors.ErrUnsupported.
 func Open(ctx context.Context, b driver.Blob, o *vfs.Options) (*Archive, error) {
+	return open(ctx, b, o, vfs.DiskIndex{})
+}
+
+// open is Open with the place where the central directory is kept across
+// processes: a directory kept there is parsed as one read from the blob
+// is, and the blob is then read only for members; one that does not parse
+// is removed. A directory read from the blob is kept there once the
+// archive is open.
+func open(ctx context.Context, b driver.Blob, o *vfs.Options, disk vfs.DiskIndex) (*Archive, error) {
 	lim := o.EffectiveLimits()
 	size := b.Stat().Size()
 	if size < 0 {
 		return nil, driver.Corruptf("negative archive size %d", size)
+	}
+	if kept, ok := loadDir(disk, size, lim); ok {
+		a, err := build(ctx, b, o, size, kept.end, kept.read, lim)
+		if err == nil {
+			return a, nil
+		}
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		disk.Remove()
 	}
 	ra := driver.ReaderAt(ctx, b)
 	// Request economy: the end records, and often the whole central
@@ -88,7 +107,21 @@ func Open(ctx context.Context, b driver.Blob, o *vfs.Options) (*Archive, error) 
 	if err := driver.Prefetch(ctx, b, end.dirStart, size-end.dirStart); err != nil {
 		return nil, err
 	}
-	dir, recs, dirEnd, err := readDirectory(ctx, b, size, end, lim)
+	read := func(ctx context.Context, p []byte, off int64) (int, error) {
+		return b.ReadAt(ctx, p, end.dirStart+off)
+	}
+	a, err := build(ctx, b, o, size, end, read, lim)
+	if err != nil {
+		return nil, err
+	}
+	storeDir(disk, a, end, lim)
+	return a, nil
+}
+
+// build reads the central directory that end describes through read and
+// makes the archive of its records.
+func build(ctx context.Context, b driver.Blob, o *vfs.Options, size int64, end *endRecord, read dirReader, lim vfs.Limits) (*Archive, error) {
+	dir, recs, dirEnd, err := readDirectory(ctx, read, size, end, lim)
 	if err != nil {
 		return nil, err
 	}

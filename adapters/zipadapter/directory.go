@@ -319,9 +319,13 @@ const (
 // the size of the blob, before anything is allocated per entry. It stops
 // where archive/zip stops: at the first record that is not a valid header.
 //
+// read reads the bytes of the blob at offset off from the directory's
+// start, as driver.Blob.ReadAt does: the directory kept on disk is read
+// again through it (see persist.go).
+//
 // It returns the directory's bytes, the records in central directory
 // order, and where the last record ends.
-func readDirectory(ctx context.Context, b driver.Blob, size int64, end *endRecord, lim vfs.Limits) (string, []record, int64, error) {
+func readDirectory(ctx context.Context, read dirReader, size int64, end *endRecord, lim vfs.Limits) (string, []record, int64, error) {
 	// The declared count is a uint16 in a plain end record and may lie
 	// either way; it is checked here so that an honest count over the limit
 	// fails at once, and the records actually read are counted below.
@@ -341,7 +345,7 @@ func readDirectory(ctx context.Context, b driver.Blob, size int64, end *endRecor
 		old := len(buf)
 		grown := make([]byte, n)
 		copy(grown, buf)
-		got, err := b.ReadAt(ctx, grown[old:], end.dirStart+int64(old))
+		got, err := read(ctx, grown[old:], int64(old))
 		if err != nil && err != io.EOF {
 			return err
 		}
@@ -401,6 +405,10 @@ func readDirectory(ctx context.Context, b driver.Blob, size int64, end *endRecor
 	}
 	return d, recs, end.dirStart + int64(pos), nil
 }
+
+// A dirReader reads the bytes of a central directory at off from its
+// start, with the contract of driver.Blob.ReadAt.
+type dirReader func(ctx context.Context, p []byte, off int64) (int, error)
 
 func entriesLimit(n uint64, lim vfs.Limits) error {
 	return driver.Limitf("archive has at least %d entries, over the limit of %d (raise Options.Limits.MaxEntries)", n, lim.MaxEntries)

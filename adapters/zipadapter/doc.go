@@ -14,6 +14,18 @@
 // decoded from its record when asked. Opening an archive of 200,000
 // members allocates about 135 bytes a member, central directory included.
 //
+// The zip: adapter also keeps the central directory on disk
+// (vfs.Env.DiskIndex, the index cache of package cache/disk), when the
+// pipeline has a store there, the archive's Key names a durable version,
+// and the directory was read in at most max(Limits.MaxDocument, 64 KiB):
+// a later process opening the same version of the archive reads neither
+// its end records nor its directory, only the members it reads (over
+// HTTP, one request before the member's: the remote root's open). The
+// directory's bytes are kept as read, and parsed at load as the archive's
+// own are, with the same checks and limits; a kept directory that does
+// not decode or parse is removed and the directory read from the archive
+// again. [Open] keeps nothing.
+//
 // # Random access, nothing extracted
 //
 // A STORED member is a section of the archive's blob ([driver.SectionBlob]):

@@ -24,7 +24,7 @@ func init() {
 
 // openAdapter opens the zip: sub-URL u over the file src.
 func openAdapter(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
-	a, err := Open(ctx, src, env.Options)
+	a, err := open(ctx, src, env.Options, env.DiskIndex(diskKind(env.Options.EffectiveLimits())))
 	if err != nil {
 		return driver.Location{}, err
 	}

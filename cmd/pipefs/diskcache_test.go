@@ -268,3 +268,35 @@ func TestDiskCacheFlags(t *testing.T) {
 		t.Errorf("--cache-dir did not make %s: %v", dir, err)
 	}
 }
+
+// TestDiskCacheRemoteZip reads members of a remote zip whose central
+// directory is larger than the suffix read at open, in separate
+// processes with one index cache: after the first, reading a member costs
+// one request before the member's (the remote root's open).
+func TestDiskCacheRemoteZip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	files := map[string][]byte{}
+	for i := range 3000 {
+		data := make([]byte, 512+rng.IntN(512))
+		for j := range data {
+			data[j] = byte(rng.Uint32())
+		}
+		files[fmt.Sprintf("dir%02d/member-with-a-long-name-%04d.bin", i%50, i)] = data
+	}
+	data := fstest.ZipBytes(files, 0)
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"a.zip": data})
+	dir := t.TempDir()
+	cat := func(name string, want int64) {
+		t.Helper()
+		srv.Reset()
+		if got := runChild(t, dir, "cat", srv.URL()+"/a.zip|zip:"+name); got != string(files[name]) {
+			t.Fatalf("cat %s: %d bytes, want %d", name, len(got), len(files[name]))
+		}
+		if srv.Requests() != want {
+			t.Errorf("cat %s: %d requests, want %d\n%s", name, srv.Requests(), want, srv.LogString())
+		}
+	}
+	cat("dir07/member-with-a-long-name-1507.bin", 3) // the open, the directory, the member
+	cat("dir20/member-with-a-long-name-0020.bin", 2) // the open, the member
+	cat("dir49/member-with-a-long-name-2999.bin", 2)
+}
