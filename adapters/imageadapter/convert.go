@@ -166,6 +166,20 @@ func store16(m image.Image, h *header, out []byte) error {
 		}
 	}
 	be := func(p []uint8, i int) uint16 { return uint16(p[2*i])<<8 | uint16(p[2*i+1]) }
+	// rgba puts the rows of 16-bit big-endian RGBA samples.
+	rgba := func(pix []uint8, stride int) {
+		for y := range int(h.height) {
+			row := pix[y*stride:]
+			for x := range w {
+				r, g, b, a := be(row, 4*x), be(row, 4*x+1), be(row, 4*x+2), be(row, 4*x+3)
+				if ch == 2 {
+					put(r, a)
+				} else {
+					put(r, g, b, a)
+				}
+			}
+		}
+	}
 	switch m := m.(type) {
 	case *image.Gray16:
 		for y := range int(h.height) {
@@ -181,30 +195,10 @@ func store16(m image.Image, h *header, out []byte) error {
 		}
 		return nil
 	case *image.NRGBA64:
-		for y := range int(h.height) {
-			row := m.Pix[y*m.Stride:]
-			for x := range w {
-				r, g, b, a := be(row, 4*x), be(row, 4*x+1), be(row, 4*x+2), be(row, 4*x+3)
-				if ch == 2 {
-					put(r, a)
-				} else {
-					put(r, g, b, a)
-				}
-			}
-		}
+		rgba(m.Pix, m.Stride)
 		return nil
 	case *image.RGBA64:
-		for y := range int(h.height) {
-			row := m.Pix[y*m.Stride:]
-			for x := range w {
-				r, g, b, a := be(row, 4*x), be(row, 4*x+1), be(row, 4*x+2), be(row, 4*x+3)
-				if ch == 2 {
-					put(r, a)
-				} else {
-					put(r, g, b, a)
-				}
-			}
-		}
+		rgba(m.Pix, m.Stride) // premultiplied samples as stored, as store does
 		return nil
 	}
 	b := m.Bounds()
