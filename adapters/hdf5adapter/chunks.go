@@ -512,29 +512,20 @@ type btree2Index struct {
 }
 
 func (d *dsInfo) openBTree2(ctx context.Context) (chunkIndex, error) {
-	f := d.f
-	b, err := f.readBlock(ctx, d.indexAddr, uint64(4+2+4+2+2+1+1+f.o+2+f.l+4), "BTHD", "v2 B-tree header")
+	h, err := d.f.readBTree2(ctx, d.indexAddr)
 	if err != nil {
 		return nil, err
 	}
-	c := f.cursor(b, "v2 B-tree header")
-	c.skip(5)
-	typ := c.u8()
-	nodeSize := uint64(c.u32())
-	recSize := int(c.u16())
-	depth := int(c.u16())
-	c.skip(2)
-	x := &btree2Index{d: d, root: c.addr(), rootN: int(c.u16()), depth: depth, filtered: typ == 11}
-	want := f.o + 8*len(d.chunk)
+	typ, recSize := h.t.typ, h.t.recSize
+	x := &btree2Index{d: d, t: h.t, root: h.root, rootN: h.rootN, depth: h.depth, filtered: typ == 11}
+	want := d.f.o + 8*len(d.chunk)
 	if x.filtered {
 		want += d.csl() + 4
 	}
-	if (typ != 10 && typ != 11) || recSize != want || nodeSize < 16 || nodeSize > 1<<20 || depth > 32 {
-		return nil, driver.Corruptf("chunk v2 B-tree of type %d, %d-byte records (want %d), nodes of %d bytes, depth %d", typ, recSize, want, nodeSize, depth)
+	if (typ != 10 && typ != 11) || recSize != want {
+		return nil, driver.Corruptf("chunk v2 B-tree of type %d, %d-byte records (want %d)", typ, recSize, want)
 	}
-	x.t = &btree2{f: f, typ: typ, nodeSize: nodeSize, recSize: recSize}
-	x.t.widths(depth)
-	return x, c.err
+	return x, nil
 }
 
 func (x *btree2Index) lookup(ctx context.Context, g []int64) (chunkLoc, error) {

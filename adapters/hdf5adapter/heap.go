@@ -266,43 +266,64 @@ func (f *file) walkBTree2(ctx context.Context, addr uint64, fn func(rec []byte) 
 	if addr == undef {
 		return nil
 	}
-	b, err := f.readBlock(ctx, addr, uint64(4+2+4+2+2+1+1+f.o+2+f.l+4), "BTHD", "v2 B-tree header")
+	h, err := f.readBTree2(ctx, addr)
 	if err != nil {
 		return err
 	}
-	c := f.cursor(b, "v2 B-tree header")
-	c.skip(5)
-	typ := c.u8()
-	nodeSize := uint64(c.u32())
-	recSize := int(c.u16())
-	depth := int(c.u16())
-	c.skip(2)
-	root := c.addr()
-	rootN := int(c.u16())
-	total := c.length()
-	if c.err != nil {
-		return c.err
+	if h.total > uint64(f.lim.MaxEntries) {
+		return driver.Limitf("v2 B-tree of %d records, more than MaxEntries (%d)", h.total, f.lim.MaxEntries)
 	}
-	if nodeSize < 16 || nodeSize > 1<<20 || recSize == 0 || uint64(recSize) > nodeSize || depth > 32 {
-		return driver.Corruptf("v2 B-tree at %#x: node size %d, record size %d, depth %d", addr, nodeSize, recSize, depth)
-	}
-	if total > uint64(f.lim.MaxEntries) {
-		return driver.Limitf("v2 B-tree of %d records, more than MaxEntries (%d)", total, f.lim.MaxEntries)
-	}
-	t := &btree2{f: f, typ: typ, nodeSize: nodeSize, recSize: recSize, seen: map[uint64]bool{}}
-	t.widths(depth)
+	h.t.seen = map[uint64]bool{}
 	var count uint64
-	err = t.node(ctx, root, rootN, depth, func(rec []byte) error {
+	err = h.t.node(ctx, h.root, h.rootN, h.depth, func(rec []byte) error {
 		count++
 		return fn(rec)
 	})
 	if err != nil {
 		return err
 	}
-	if count != total && root != undef {
-		return driver.Corruptf("v2 B-tree at %#x holds %d records, its header says %d", addr, count, total)
+	if count != h.total && h.root != undef {
+		return driver.Corruptf("v2 B-tree at %#x holds %d records, its header says %d", addr, count, h.total)
 	}
 	return nil
+}
+
+// A btree2Head is the header of a version 2 B-tree: the tree's shape
+// and where its root is.
+type btree2Head struct {
+	t     *btree2
+	root  uint64
+	rootN int // records in the root
+	depth int
+	total uint64 // records in the tree
+}
+
+// readBTree2 reads and checks the header (BTHD) of the version 2 B-tree
+// at addr.
+func (f *file) readBTree2(ctx context.Context, addr uint64) (btree2Head, error) {
+	b, err := f.readBlock(ctx, addr, uint64(4+2+4+2+2+1+1+f.o+2+f.l+4), "BTHD", "v2 B-tree header")
+	if err != nil {
+		return btree2Head{}, err
+	}
+	c := f.cursor(b, "v2 B-tree header")
+	c.skip(5)
+	typ := c.u8()
+	nodeSize := uint64(c.u32())
+	recSize := int(c.u16())
+	h := btree2Head{depth: int(c.u16())}
+	c.skip(2)
+	h.root = c.addr()
+	h.rootN = int(c.u16())
+	h.total = c.length()
+	if c.err != nil {
+		return btree2Head{}, c.err
+	}
+	if nodeSize < 16 || nodeSize > 1<<20 || recSize == 0 || uint64(recSize) > nodeSize || h.depth > 32 {
+		return btree2Head{}, driver.Corruptf("v2 B-tree at %#x: node size %d, record size %d, depth %d", addr, nodeSize, recSize, h.depth)
+	}
+	h.t = &btree2{f: f, typ: typ, nodeSize: nodeSize, recSize: recSize}
+	h.t.widths(h.depth)
+	return h, nil
 }
 
 type btree2 struct {
