@@ -32,6 +32,25 @@ func store(m image.Image, h *header, out []byte, yuv yuvFunc) error {
 		copy(out[o:o+ch], s[:ch])
 		o += ch
 	}
+	// rgba puts the rows of 8-bit samples four to a pixel: all four, or
+	// the first three, or the first and the fourth (gray and alpha).
+	rgba := func(pix []uint8, stride int) {
+		for y := range int(h.height) {
+			row := pix[y*stride:]
+			if ch == 4 {
+				o += copy(out[o:], row[:4*w])
+				continue
+			}
+			for x := range w {
+				p := row[4*x : 4*x+4]
+				if ch == 2 {
+					put(p[0], p[3])
+				} else {
+					put(p[0], p[1], p[2], p[3])
+				}
+			}
+		}
+	}
 	switch m := m.(type) {
 	case *image.Gray:
 		if ch == 1 {
@@ -41,42 +60,14 @@ func store(m image.Image, h *header, out []byte, yuv yuvFunc) error {
 			return nil
 		}
 	case *image.NRGBA:
-		if ch == 4 {
-			for y := range int(h.height) {
-				o += copy(out[o:], m.Pix[y*m.Stride:y*m.Stride+4*w])
-			}
-			return nil
-		}
-		for y := range int(h.height) {
-			row := m.Pix[y*m.Stride:]
-			for x := range w {
-				p := row[4*x : 4*x+4]
-				if ch == 2 {
-					put(p[0], p[3])
-				} else {
-					put(p[0], p[1], p[2], p[3])
-				}
-			}
-		}
+		rgba(m.Pix, m.Stride)
 		return nil
 	case *image.RGBA:
-		for y := range int(h.height) {
-			row := m.Pix[y*m.Stride:]
-			for x := range w {
-				p := row[4*x : 4*x+4]
-				if ch == 2 {
-					put(p[0], p[3])
-				} else {
-					put(p[0], p[1], p[2], p[3])
-				}
-			}
-		}
+		rgba(m.Pix, m.Stride) // premultiplied samples as stored
 		return nil
 	case *image.CMYK:
 		if ch == 4 {
-			for y := range int(h.height) {
-				o += copy(out[o:], m.Pix[y*m.Stride:y*m.Stride+4*w])
-			}
+			rgba(m.Pix, m.Stride) // ink, as stored
 			return nil
 		}
 	case *image.Paletted:
