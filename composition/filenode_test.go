@@ -3,6 +3,7 @@ package composition_test
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -52,5 +53,31 @@ func TestFileNodes(t *testing.T) {
 	_, err = vfs.OpenFS(ctx, "file:"+filepath.ToSlash(png), nil)
 	if !errors.Is(err, vfs.ErrNotDir) {
 		t.Errorf("OpenFS(image) error = %v, want ErrNotDir", err)
+	}
+}
+
+// TestFileNodeErrors checks that array.OpenNode reports why a file node
+// could not be opened (a cancelled context stays a cancellation, a missing
+// dataset is missing) instead of trying the pipeline again as a directory.
+func TestFileNodeErrors(t *testing.T) {
+	h5 := "file:" + filepath.ToSlash(fstest.Fixture(t, "hdf5/earliest.hdf5"))
+	png, err := filepath.Abs(filepath.Join("..", "adapters", "imageadapter", "testdata", "images", "png-gray1.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, c := range []struct {
+		ctx      context.Context
+		pipeline string
+		want     error
+	}{
+		{cancelled, h5 + "|hdf5:/group1/dataset2", context.Canceled},
+		{cancelled, "file:" + filepath.ToSlash(png), context.Canceled},
+		{context.Background(), h5 + "|hdf5:/group1/nope", fs.ErrNotExist},
+	} {
+		if _, _, err := array.OpenNode(c.ctx, c.pipeline, nil); !errors.Is(err, c.want) {
+			t.Errorf("OpenNode(%s) error = %v, want %v", c.pipeline, err, c.want)
+		}
 	}
 }

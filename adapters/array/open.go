@@ -20,14 +20,14 @@ import (
 // whose Stat().Sys() is a [Noder]: an HDF5 dataset ("...|hdf5:/g/d"), a
 // decoded image ("...|png:").
 func OpenNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node, io.Closer, error) {
-	if n, f := openFileNode(ctx, pipeline, o); n != nil {
-		return n, f, nil
+	if n, f, err := openFileNode(ctx, pipeline, o); n != nil || err != nil {
+		return n, f, err
 	}
 	fsys, err := vfs.OpenFS(ctx, pipeline, o)
 	if errors.Is(err, vfs.ErrNotDir) && (o == nil || !o.NoDetect) {
 		// A file whose detected format yields a file dataset (an image).
-		if n, f := detectFileNode(ctx, pipeline, o); n != nil {
-			return n, f, nil
+		if n, f, derr := detectFileNode(ctx, pipeline, o); n != nil || derr != nil {
+			return n, f, derr
 		}
 	}
 	if err != nil {
@@ -94,13 +94,14 @@ func OpenArray(ctx context.Context, pipeline, child string, o *vfs.Options) (*Ar
 
 // openFileNode opens a pipeline whose last stage reads a file and yields
 // a dataset (hdf5:, png:) when it names a file: it returns the node of that
-// file when its Sys is a Noder, with the open file, or nil when the
-// pipeline names no such file (OpenNode then goes on as for a directory,
-// whose errors say what is wrong).
-func openFileNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node, *vfs.File) {
+// file when its Sys is a Noder, with the open file. It returns neither,
+// and no error, when the pipeline names no such file (a directory, such as
+// an HDF5 group, or a file of another kind): OpenNode then goes on as for
+// a directory. Any other failure to open the file is the answer.
+func openFileNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node, *vfs.File, error) {
 	p, err := vfs.Parse(pipeline)
 	if err != nil || len(p) < 2 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	last := p[len(p)-1]
 	// An adapter that reads a file and yields a dataset (hdf5:, png:), or
@@ -108,37 +109,42 @@ func openFileNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node, 
 	// (pipefs.pages:page/N).
 	base, yields, _ := vfs.SchemeKinds(last.Scheme)
 	if base == vfs.KindDirectory || yields != vfs.KindDataset && yields != vfs.KindUnknown || (last.IsDir() && last.Key() != ".") {
-		return nil, nil
+		return nil, nil, nil
 	}
 	f, err := vfs.OpenPipelineFile(ctx, p, o)
+	if errors.Is(err, vfs.ErrIsDir) {
+		return nil, nil, nil
+	}
 	if err != nil {
-		return nil, nil
+		return nil, nil, err
 	}
 	if info, err := f.Stat(); err == nil && !info.IsDir() {
 		if n := NodeOf(info); n != nil {
-			return n, f
+			return n, f, nil
 		}
 	}
 	f.Close()
-	return nil, nil
+	return nil, nil, nil
 }
 
 // detectFileNode detects the format of the file that pipeline names and,
 // when it is one whose adapter yields a file dataset (an image), opens the
-// pipeline with that adapter appended as openFileNode does.
-func detectFileNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node, *vfs.File) {
+// pipeline with that adapter appended as openFileNode does. It returns
+// neither, and no error, when no format matches; a failure to read the
+// file is the answer.
+func detectFileNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node, *vfs.File, error) {
 	p, err := vfs.Parse(pipeline)
 	if err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	f, err := vfs.OpenPipelineFile(ctx, p, o)
 	if err != nil {
-		return nil, nil
+		return nil, nil, err
 	}
 	var b driver.Blob
 	if !f.As(&b) {
 		f.Close()
-		return nil, nil
+		return nil, nil, nil
 	}
 	reg := vfs.DefaultRegistry
 	if o != nil && o.Registry != nil {
@@ -146,8 +152,11 @@ func detectFileNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node
 	}
 	u, err := reg.Detect(ctx, b)
 	f.Close()
+	if errors.Is(err, vfs.ErrUnknownFormat) {
+		return nil, nil, nil
+	}
 	if err != nil {
-		return nil, nil
+		return nil, nil, fmt.Errorf("%s: %w", pipeline, err)
 	}
 	return openFileNode(ctx, p.Append(u).String(), o)
 }
