@@ -13,16 +13,15 @@ import (
 // ends.
 type output struct {
 	w   io.Writer     // the destination
-	buf *bufio.Writer // nil when writing through
-	tty bool
+	buf *bufio.Writer // nil when writing through, to a terminal
 }
 
 // outputBuffer is the size of the buffer of a non-terminal output.
 const outputBuffer = 64 << 10
 
 func newOutput(w io.Writer) *output {
-	o := &output{w: w, tty: isTerminal(w)}
-	if !o.tty {
+	o := &output{w: w}
+	if !isTerminal(w) {
 		o.buf = bufio.NewWriterSize(w, outputBuffer)
 	}
 	return o
@@ -53,7 +52,7 @@ func (o *output) Flush() error {
 }
 
 // terminal reports whether the output is a terminal.
-func (o *output) terminal() bool { return o.tty }
+func (o *output) terminal() bool { return o.buf == nil }
 
 // file returns the *os.File under w, if any.
 func file(w io.Writer) (*os.File, bool) {
