@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"io"
-	"os"
 )
 
 // An output is standard output as commands write to it: buffered when it
@@ -53,14 +52,3 @@ func (o *output) Flush() error {
 
 // terminal reports whether the output is a terminal.
 func (o *output) terminal() bool { return o.buf == nil }
-
-// file returns the *os.File under w, if any.
-func file(w io.Writer) (*os.File, bool) {
-	switch w := w.(type) {
-	case *os.File:
-		return w, true
-	case *output:
-		return file(w.w)
-	}
-	return nil, false
-}

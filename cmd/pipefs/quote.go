@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+
 	"golang.org/x/term"
 
 	"io"
@@ -39,7 +41,7 @@ func isTerminal(w io.Writer) bool {
 	if o, ok := w.(*output); ok {
 		return o.terminal()
 	}
-	f, ok := file(w)
+	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
