@@ -36,6 +36,10 @@ type Node struct {
 	Consolidated bool `json:"consolidated,omitempty"`
 	// Array is the array of an array node.
 	Array *Array `json:"array,omitempty"`
+	// Source is the value whose ArrayNode gave the node (see Noder): the
+	// format's own description, such as an *hdf5adapter.Dataset or an
+	// *imageadapter.Image; nil for a node that a Format described.
+	Source any `json:"-"`
 
 	store driver.Tree // the node's directory
 	root  driver.Tree // the tree Describe was given

@@ -85,7 +85,8 @@ func NodeOf(info fs.FileInfo) *Node {
 // the file's node through it, so that OpenNode, OpenArray and the CLI's
 // array command read it like any array.
 type Noder interface {
-	// ArrayNode returns the file's node, an array bound with Bind.
+	// ArrayNode returns the file's node, an array bound with Bind, whose
+	// Source is the receiver.
 	ArrayNode() *Node
 }
 

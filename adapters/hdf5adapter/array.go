@@ -29,7 +29,7 @@ func (d *Dataset) ArrayNode() *array.Node {
 	if d.Attributes == nil {
 		attrs = []byte("{}")
 	}
-	n := &array.Node{Format: "hdf5", Path: d.Path, IsArray: true, Attributes: attrs}
+	n := &array.Node{Format: "hdf5", Path: d.Path, IsArray: true, Attributes: attrs, Source: d}
 	shape := slices.Clone(x.dims)
 	if x.null {
 		shape = []int64{0}
@@ -84,7 +84,7 @@ func (g *Group) ArrayNode() *array.Node {
 	if g.Attributes == nil {
 		attrs = []byte("{}")
 	}
-	n := &array.Node{Format: "hdf5", Path: g.Path, Attributes: attrs}
+	n := &array.Node{Format: "hdf5", Path: g.Path, Attributes: attrs, Source: g}
 	for _, l := range g.Links {
 		if !slices.ContainsFunc(g.Omitted, func(o Link) bool { return o.Name == l.Name }) {
 			n.Children = append(n.Children, l.Name)

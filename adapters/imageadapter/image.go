@@ -457,6 +457,7 @@ func bindNode(im *Image, lim vfs.Limits) {
 		Path:       ".",
 		IsArray:    true,
 		Attributes: []byte("{}"),
+		Source:     im,
 		Array: &array.Array{
 			Shape:       im.Shape,
 			ChunkShape:  chunk,

@@ -89,7 +89,7 @@ bounds the bytes decoded.`,
 						return err
 					}
 				}
-				return writeNode(w, n, fsys, asJSON)
+				return writeNode(w, n, asJSON)
 			}
 			a, fsys, err := array.OpenArray(ctx, pipeline, scale, g.options())
 			if err != nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,11 +26,17 @@ func writeDescription(w io.Writer, n *array.Node, asJSON bool) error {
 	return writeDescriptionHDF5(w, n, nil, asJSON)
 }
 
-// writeNode writes a description of n, which array.OpenNode returned with
-// held, to w: that of writeDescription, followed by the specifics of an
-// HDF5 dataset or of an image.
-func writeNode(w io.Writer, n *array.Node, held io.Closer, asJSON bool) error {
-	return writeDescriptionExtra(w, n, hdf5Dataset(held, n), imageOf(held, n), asJSON)
+// writeNode writes a description of n to w: that of writeDescription,
+// followed by the specifics of an HDF5 dataset or of an image (the node's
+// Source).
+func writeNode(w io.Writer, n *array.Node, asJSON bool) error {
+	var ds *hdf5adapter.Dataset
+	var im *imageadapter.Image
+	if n.IsArray {
+		ds, _ = n.Source.(*hdf5adapter.Dataset)
+		im, _ = n.Source.(*imageadapter.Image)
+	}
+	return writeDescriptionExtra(w, n, ds, im, asJSON)
 }
 
 // writeDescriptionHDF5 is writeDescription for a node that may be an HDF5
@@ -272,38 +277,6 @@ func registry(o *vfs.Options) *vfs.Registry {
 	return vfs.DefaultRegistry
 }
 
-// hdf5Dataset returns the HDF5 dataset that n describes, found through
-// held (the file or FS that array.OpenNode returns with n), or nil for any
-// other node.
-func hdf5Dataset(held io.Closer, n *array.Node) *hdf5adapter.Dataset {
-	if n.Format != "hdf5" || !n.IsArray {
-		return nil
-	}
-	var infos []fs.FileInfo
-	switch h := held.(type) {
-	case *vfs.File:
-		if info, err := h.Stat(); err == nil {
-			infos = append(infos, info)
-		}
-	case *vfs.FS:
-		for _, name := range []string{path.Base(n.Path), "."} {
-			if info, err := h.Stat(name); err == nil {
-				infos = append(infos, info)
-			}
-		}
-	}
-	for _, info := range infos {
-		sys := info.Sys()
-		if o, ok := sys.(*vfs.Origin); ok {
-			sys = o.Header
-		}
-		if ds, ok := sys.(*hdf5adapter.Dataset); ok && ds.Path == n.Path {
-			return ds
-		}
-	}
-	return nil
-}
-
 // writeImage writes the "image ..." lines of the description of im.
 func writeImage(line func(k, format string, args ...any), im *imageadapter.Image) {
 	line("image format", "%s", im.Format)
@@ -340,24 +313,4 @@ func writeImage(line func(k, format string, args ...any), im *imageadapter.Image
 		line("image codec", "%s", im.Compression)
 	}
 	line("image page", "%d of %d", im.Page+1, max(im.Pages, 1))
-}
-
-// imageOf returns the decoded image that n describes, found through held
-// (the file that array.OpenNode returns with n), or nil for any other
-// node.
-func imageOf(held io.Closer, n *array.Node) *imageadapter.Image {
-	f, ok := held.(*vfs.File)
-	if !ok || !n.IsArray {
-		return nil
-	}
-	info, err := f.Stat()
-	if err != nil {
-		return nil
-	}
-	sys := info.Sys()
-	if o, ok := sys.(*vfs.Origin); ok {
-		sys = o.Header
-	}
-	im, _ := sys.(*imageadapter.Image)
-	return im
 }
