@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/pipefs/pipefs/adapters/array"
+	"github.com/pipefs/pipefs/adapters/hdf5adapter"
+	"github.com/pipefs/pipefs/adapters/imageadapter"
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -45,6 +47,8 @@ func TestFileNodes(t *testing.T) {
 		}
 		if n.Format != c.format || n.Path != c.path || n.Array == nil || !slices.Equal(n.Array.Shape, c.shape) {
 			t.Errorf("OpenNode(%s) = format %s, path %s, array %v; want %s, %s, shape %v", c.pipeline, n.Format, n.Path, n.Array, c.format, c.path, c.shape)
+		} else if !sourceIs(n, c.format) {
+			t.Errorf("OpenNode(%s).Source = %T, want the %s description", c.pipeline, n.Source, c.format)
 		} else if _, err := n.Array.ReadAll(ctx, 1<<20); err != nil {
 			t.Errorf("OpenNode(%s): ReadAll: %v", c.pipeline, err)
 		}
@@ -80,4 +84,15 @@ func TestFileNodeErrors(t *testing.T) {
 			t.Errorf("OpenNode(%s) error = %v, want %v", c.pipeline, err, c.want)
 		}
 	}
+}
+
+// sourceIs reports whether n's Source is the description its format gives.
+func sourceIs(n *array.Node, format string) bool {
+	switch n.Source.(type) {
+	case *hdf5adapter.Dataset:
+		return format == "hdf5"
+	case *imageadapter.Image:
+		return format != "hdf5"
+	}
+	return false
 }
