@@ -317,7 +317,11 @@ G, T, P or E suffix (powers of 1024), or -1 (also "none") for no limit. SIGINT s
 		newServeCmd(g),
 		newLogCmd(g),
 		newArrayCmd(g),
+		newMountCmd(g),
+		newExplainCmd(g),
+		newArcpCmd(g),
 	)
+	setupCompletion(root, g)
 	return root, g
 }
 
