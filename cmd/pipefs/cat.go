@@ -32,7 +32,8 @@ is held back until 16 MiB of it have decoded, or all of it: a file that
 decodes to less than that and then fails (a limit such as --max-ratio,
 corrupt data) writes nothing. A larger file that fails later has written
 what decoded before the failure.`,
-		Example: `  pipefs cat 'file:/data/a.zip|zip:README.txt'
+		Example: `  pipefs cat 'testdata/demo.zip|zip:README.txt'
+  pipefs cat 'file:/data/a.zip|zip:README.txt'
   pipefs cat 'file:/data/a.zip|zip:data/inner.zip|zip:deep.zip|zip:hello.txt'
   pipefs cat 'file:/data/big.bin|byte-range:0-512' | xxd`,
 		Args:              args(cobra.MinimumNArgs(1)),

@@ -249,9 +249,12 @@ func newRoot() (*cobra.Command, *globals) {
 
   file:/data/a.zip|zip:inner/b.zip|zip:docs/
 
-and lists, reads or serves what they name. Each "|"-separated sub-URL
-opens a layer over the one before it: "file:" and "memory:" are roots,
-"zip:" and "byte-range:" adapters. Nothing is extracted to disk.
+and lists, reads, copies, serves or mounts what they name. Each
+"|"-separated sub-URL opens a layer over the one before it: the first is a
+root, which gives bytes or a tree (local files, HTTP, S3, GCS, memory);
+every later one is an adapter, which reads the layer before it (archives,
+compressed streams, array stores, HDF5, images). Every registered scheme is
+listed below. Nothing is extracted to disk.
 
 A relative pipeline is resolved against the current directory:
 "testdata/demo.zip|zip:README.txt" means
