@@ -280,7 +280,10 @@ func (rep *explainReport) print(w io.Writer, tty bool) {
 		case r.BytesRead != nil:
 			what, kind, size = "read to the end", "file", itoa(*r.BytesRead)
 		case r.Entries != nil:
-			what, kind, size = fmt.Sprintf("listed %d entries", *r.Entries), "directory", "-"
+			what, kind, size = "listed 1 entry", "directory", "-"
+			if *r.Entries != 1 {
+				what = fmt.Sprintf("listed %d entries", *r.Entries)
+			}
 		}
 		row(append([]string{"read", what, "", "", kind, size}, append(cost(r.explainCost), "")...)...)
 	}

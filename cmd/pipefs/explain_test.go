@@ -1,10 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -284,25 +285,57 @@ func TestExplainLocal(t *testing.T) {
 	}
 }
 
-// TestExplainTerminalTable checks that a terminal gets the rows aligned.
+// TestExplainTerminalTable runs explain on a real terminal, a tmux pane,
+// and reads the screen back: the rows are aligned, with no tabs and no
+// trailing spaces.
 func TestExplainTerminalTable(t *testing.T) {
+	tmux := fstest.NeedTool(t, "tmux")
 	srv := fstest.NewHTTPServer(t, map[string][]byte{
 		"site.zip": fstest.ZipBytes(map[string][]byte{"a.txt": []byte("hello")}, 0),
 	})
-	rep := explainJSON(t, srv.URL()+"/site.zip")
-	var buf bytes.Buffer
-	rep.print(&buf, true)
-	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
-	if len(lines) != 4 || strings.Contains(buf.String(), "\t") {
-		t.Fatalf("table:\n%s", buf.String())
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	col := strings.Index(lines[0], "REQUESTS") // ASCII up to there
-	for _, l := range lines[1:] {
-		r := []rune(l)
-		if col < 0 || len(r) <= col || r[col-1] != ' ' || r[col] == ' ' || strings.HasSuffix(l, " ") {
-			t.Errorf("REQUESTS is not aligned at column %d, or a line ends in a space:\n%s", col, buf.String())
+	socket := fmt.Sprintf("pipefs-explain-%d", os.Getpid())
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(tmux, append([]string{"-L", socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %q: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	run("new-session", "-d", "-x", "200", "-y", "20", "-s", "t", "/bin/sh")
+	t.Cleanup(func() { exec.Command(tmux, "-L", socket, "kill-server").Run() })
+	run("send-keys", "-t", "t", fmt.Sprintf("clear; %s=1 %s explain --read '%s/site.zip'; tmux -L %s wait-for -S done",
+		runMainEnv, exe, srv.URL(), socket), "Enter")
+	run("wait-for", "done")
+
+	var table []string
+	for _, l := range strings.Split(run("capture-pane", "-p", "-t", "t", "-J", "-S", "0"), "\n") {
+		if strings.HasPrefix(l, "#") && strings.Contains(l, "SUB-URL") || len(table) > 0 {
+			table = append(table, strings.TrimRight(l, " ")) // the pane pads lines
+		}
+		if strings.HasPrefix(l, "total") {
 			break
 		}
+	}
+	if len(table) != 5 || !strings.HasPrefix(table[4], "total ") {
+		t.Fatalf("the terminal shows %d rows, want a header, 2 layers, read and total:\n%s", len(table), strings.Join(table, "\n"))
+	}
+	for _, col := range []string{"SUB-URL", "ORIGIN", "REQUESTS", "MISSES"} {
+		at := strings.Index(table[0], col) // the header is ASCII
+		for _, l := range table[1:] {
+			r := []rune(l)
+			if len(r) <= at || r[at-1] != ' ' || r[at-2] != ' ' {
+				t.Errorf("column %s does not start at %d in every row:\n%s", col, at, strings.Join(table, "\n"))
+				break
+			}
+		}
+	}
+	if !strings.Contains(table[2], " detected ") || !strings.Contains(table[3], "listed 1 entry") {
+		t.Errorf("table:\n%s", strings.Join(table, "\n"))
 	}
 }
 
