@@ -13,14 +13,16 @@ const kindDetect Kind = 255
 // as OpenFile opens it. Exactly one of fsys and file is non-nil when err
 // is nil; the caller must Close it.
 //
-// A file is the answer, as written, when no registered format matches it
-// (or several do), when detection finds only formats that yield files
-// ("file:/d/a.txt.gz|gzip:" is a plain file inside), when the file is a
-// dataset, and with Options.NoDetect. Adapters detected and then given up
-// are closed at once; what reading them cost is counted (see FS.Stages).
-// OpenFS followed by OpenFile does the same but opens the pipeline twice,
-// which costs a remote location its first request again. A path ending in
-// "/" that names a file fails with ErrNotDir, as with OpenFS.
+// The file as written is the answer when no format makes it a directory:
+// when no registered format matches it (or several do), when what
+// detection finds is a file that none matches ("file:/d/a.txt.gz" is a
+// gzip stream of text: it opens as itself, not as "|gzip:"), when it is a
+// dataset's file, and with Options.NoDetect. Adapters detected and then
+// given up are closed at once; what reading them cost stays counted (see
+// FS.Stages). OpenFS followed, on ErrNotDir or ErrUnknownFormat, by
+// OpenFile gives the same location but opens the pipeline twice, which
+// costs a remote location its first request again. A path ending in "/"
+// that names a file fails with ErrNotDir, as with OpenFS.
 func OpenDetect(ctx context.Context, pipeline string, o *Options) (fsys *FS, file *File, err error) {
 	p, err := Parse(pipeline)
 	if err != nil {

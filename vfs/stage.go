@@ -73,7 +73,6 @@ func newTrace(reg *Registry, written int) trace {
 // stageAbout is what the engine learned about one stage.
 type stageAbout struct {
 	detected bool
-	summary  string
 	sub      SubURL
 	// ready is when the stage's location was ready, since the open began,
 	// and cost what the pipeline had cost by then.
@@ -87,11 +86,7 @@ type stageAbout struct {
 
 // about returns what is known of sub-URL u, index i, as it opens.
 func (r *resources) about(i int, u SubURL) stageAbout {
-	var summary string
-	if r.trace.reg != nil {
-		summary = r.trace.reg.Summary(u.Scheme)
-	}
-	return stageAbout{detected: i >= r.trace.written, summary: summary, sub: u}
+	return stageAbout{detected: i >= r.trace.written, sub: u}
 }
 
 // lap notes, with r.mu held, that the last stage's location is ready now.
@@ -162,7 +157,7 @@ func (r *resources) describe() []Stage {
 			Index:    s.index,
 			SubURL:   a.sub,
 			Detected: a.detected,
-			Summary:  a.summary,
+			Summary:  r.trace.reg.Summary(a.sub.Scheme),
 			Size:     -1,
 			Open:     a.ready - prevReady,
 			OpenCost: subCounts(a.cost, prevCost),
