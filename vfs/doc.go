@@ -72,6 +72,12 @@
 // name. io/fs has no context, so an FS carries one for its I/O;
 // [FS.WithContext] returns a copy with another.
 //
+// [OpenDetect] opens a location once, whatever it is: a directory, a
+// container file through its detected format, or a plain file.
+// [FS.Stages] and [File.Stages] describe each sub-URL of what was opened:
+// written or detected, the kind and size of what it yields, and what
+// opening it took and cost.
+//
 // An FS is safe for concurrent use. Sub and WithContext share their
 // parent's pipeline; Close releases it for all of them.
 //

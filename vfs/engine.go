@@ -28,6 +28,7 @@ type resources struct {
 	closers []io.Closer
 	closed  bool
 	stages  []stageRef
+	trace   trace // what Stages reports of the open (stage.go)
 }
 
 // add adds v to what must be closed, when v is an io.Closer not added yet
@@ -95,9 +96,11 @@ func clean(name string) string {
 	return name
 }
 
-// openPipeline opens p stage by stage. want is KindFile, KindDirectory or
-// KindAny; when the final location is not of that kind and detection is
-// on, registered formats are appended one at a time until it is.
+// openPipeline opens p stage by stage. want is KindFile, KindDirectory,
+// KindAny or kindDetect; when the final location is not of that kind and
+// detection is on, registered formats are appended one at a time until it
+// is. With kindDetect, a file that no format makes a directory is the
+// answer, as written (see OpenDetect).
 func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *result, err error) {
 	reg := o.registry()
 	lim := o.limits()
@@ -113,7 +116,7 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 	if len(p) > lim.MaxDepth {
 		return nil, stageErr(p, lim.MaxDepth, driver.Limitf("pipeline has %d sub-URLs, more than Limits.MaxDepth (%d)", len(p), lim.MaxDepth))
 	}
-	r := &result{p: p, res: new(resources)}
+	r := &result{p: p, res: &resources{trace: newTrace(reg, len(p))}}
 	defer func() {
 		if err != nil {
 			r.res.close()
@@ -143,14 +146,18 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 	}
 	// The final location: settle its kind, detect formats as needed.
 	detected := 0
+	var isDir bool
+	var plain *plainFile // with kindDetect: the file as written
 	for {
-		var isDir bool
 		isDir, r.info, err = r.kindOf(ctx, &loc)
 		if err != nil {
 			return nil, stageErr(r.p, len(r.p)-1, err)
 		}
-		if want == KindAny || (want == KindDirectory) == isDir {
+		if want == KindAny || (want == KindDirectory || want == kindDetect) == isDir {
 			break
+		}
+		if want == kindDetect && plain == nil {
+			plain = r.save(loc)
 		}
 		if last := r.p[len(r.p)-1]; !isDir && strings.HasSuffix(last.Path, "/") {
 			// The path says directory: a file there is not a container
@@ -161,10 +168,17 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 			if _, yields, ok := SchemeKinds(last.Scheme); ok && yields == KindDataset {
 				// A dataset's file (decoded pixels, an HDF5 dataset's
 				// elements) holds no format to detect.
+				if plain != nil {
+					loc = r.restore(plain)
+					break
+				}
 				return nil, stageErr(r.p, len(r.p)-1, ErrNotDir)
 			}
 		}
 		if o != nil && o.NoDetect || (want == KindFile && isDir) {
+			if want == kindDetect {
+				break // a file, as no detection was asked for
+			}
 			if isDir {
 				return nil, stageErr(r.p, len(r.p)-1, ErrIsDir)
 			}
@@ -179,6 +193,10 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 			return nil, stageErr(r.p, len(r.p)-1, driver.Limitf("format detection appended %d adapters and found no end", maxDetected))
 		}
 		u, err := detectFile(ctx, reg, loc.Blob)
+		if err != nil && plain != nil && errors.Is(err, ErrUnknownFormat) {
+			loc = r.restore(plain)
+			break
+		}
 		if err != nil {
 			return nil, stageErr(r.p, len(r.p)-1, err)
 		}
@@ -187,7 +205,7 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 			return nil, err
 		}
 	}
-	if want == KindDirectory && (o == nil || !o.NoDetect) && len(r.p) < lim.MaxDepth {
+	if (want == KindDirectory || want == kindDetect && isDir) && (o == nil || !o.NoDetect) && len(r.p) < lim.MaxDepth {
 		// A directory that is a store (ocdbt, icechunk) opens as the
 		// store's tree, unless an adapter already reads it.
 		if err := r.detectStore(ctx, reg, o, &loc); err != nil {
@@ -195,6 +213,7 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 		}
 	}
 	r.loc = loc
+	r.res.settle()
 	return r, nil
 }
 
@@ -240,6 +259,7 @@ func (r *result) kindOf(ctx context.Context, loc *driver.Location) (isDir bool, 
 		return false, nil, err
 	}
 	if info.IsDir() {
+		r.res.yields(info, nil)
 		return true, info, nil
 	}
 	b, err := loc.Tree.OpenBlob(ctx, name)
@@ -247,6 +267,7 @@ func (r *result) kindOf(ctx context.Context, loc *driver.Location) (isDir bool, 
 		return false, nil, err
 	}
 	r.res.add(b)
+	r.res.yields(nil, b)
 	*loc = driver.Location{Blob: b}
 	return false, b.Stat(), nil
 }
@@ -354,6 +375,7 @@ func (r *result) blob(ctx context.Context, loc driver.Location) (driver.Blob, er
 		return nil, err
 	}
 	r.res.add(b)
+	r.res.yields(nil, b)
 	return b, nil
 }
 
@@ -371,6 +393,7 @@ func (r *result) tree(ctx context.Context, loc driver.Location) (driver.Tree, er
 	if !info.IsDir() {
 		return nil, fmt.Errorf("%w: the next adapter reads a directory", ErrNotDir)
 	}
+	r.res.yields(info, nil)
 	return driver.SubTree(loc.Tree, name), nil
 }
 

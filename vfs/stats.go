@@ -19,11 +19,13 @@ type stageRef struct {
 	index int
 	url   string
 	loc   driver.Location
+	about stageAbout // what Stages reports (stage.go)
 }
 
 func (r *resources) stage(i int, p Pipeline, loc driver.Location) {
 	r.mu.Lock()
-	r.stages = append(r.stages, stageRef{i, p[i].String(), loc})
+	r.stages = append(r.stages, stageRef{i, p[i].String(), loc, r.about(i, p[i])})
+	r.lap()
 	r.mu.Unlock()
 }
 

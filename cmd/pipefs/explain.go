@@ -1,8 +1,307 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
 
-// newExplainCmd returns the explain command.
+	"github.com/spf13/cobra"
+
+	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
+)
+
 func newExplainCmd(g *globals) *cobra.Command {
-	return &cobra.Command{Use: "explain", Hidden: true, RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() }}
+	var read, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "explain [--read] [--json] URL",
+		Short: "Show each layer of a pipeline and what opening it cost",
+		Long: `explain opens URL as ls does, once (a directory, a container file
+through its detected format, else the file itself), and prints one row
+for each layer (sub-URL) of the pipeline it opened:
+
+  #         the index of the sub-URL
+  SUB-URL   the sub-URL, canonical
+  SCHEME    its scheme
+  ORIGIN    "written" when URL holds it, "detected" when format detection
+            appended it ("file:/d/a.zip" opens as "file:/d/a.zip|zip:")
+  KIND      what it yields: a file (bytes) or a directory (a tree)
+  SIZE      the size of the file it yields, in bytes; "-" for a
+            directory, or a stream whose size is known only once decoded
+  TIME      the time spent opening it: from the moment the layer before
+            it was ready, its detection included; the last layer's time
+            includes settling whether it is a file or a directory
+  REQUESTS, FETCHED, HITS, MISSES
+            what opening it cost: requests to a remote root, bytes
+            fetched, blocks found in the cache and blocks fetched. They
+            are counted by the remote root, which makes the requests, and
+            reported on the layer whose open asked for them (a zip layer
+            over http: costs the request that reads the zip's directory).
+            "-" when no layer counts (local files and memory:).
+  FORMAT    what the scheme is, such as "zip archive"
+
+A "total" row follows. With --read, the file is then read to its end (or
+the directory listed, as ls lists it) and a "read" row gives that cost,
+with what was read; the total includes it. The counts are exactly the
+requests and bytes a server sees from this command. A second run may find
+blocks and indexes in the caches and cost less.
+
+On a terminal the rows are aligned as a table; otherwise the fields are
+separated by tabs, one row a line, for cut and awk. --json writes one
+JSON object instead: "pipeline" (as opened, detected layers written out),
+"kind", "counted" (false when no layer counts), "stages" (one object per
+layer: index, subURL, scheme, detected, kind, size (null when unknown),
+format, and "open", its cost), then "open", "read" (with --read: its cost
+and "bytesRead" or "entries") and "total". A cost is an object of
+"seconds" (a float), "requests", "bytesFetched", "cacheHits" and
+"cacheMisses".
+
+--no-detect opens a file location as it is, as cat does, without looking
+for a format in it.`,
+		Example: `  pipefs explain 'testdata/demo.zip|zip:data/inner.zip|zip:deep.zip|zip:hello.txt'
+  pipefs explain --read 'https://example.com/data/a.tar.gz'
+  pipefs explain --json testdata/demo.zip | jq '.total.requests'`,
+		Args:              args(cobra.ExactArgs(1)),
+		ValidArgsFunction: g.completeURLs(1, false),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rep, err := g.explain(cmd, args[0], read)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false)
+				return enc.Encode(rep)
+			}
+			rep.print(out, isTerminal(out))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&read, "read", false, "also read the file to its end, or list the directory, and report what that cost")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON object")
+	return cmd
+}
+
+// explainReport is what explain prints.
+type explainReport struct {
+	Pipeline string         `json:"pipeline"` // as opened, detected layers written out
+	Kind     string         `json:"kind"`     // of the location: "file" or "directory"
+	Counted  bool           `json:"counted"`  // some layer counts its requests
+	Stages   []explainStage `json:"stages"`
+	Open     explainCost    `json:"open"`
+	Read     *explainRead   `json:"read,omitempty"` // with --read
+	Total    explainCost    `json:"total"`
+}
+
+// explainStage is one layer of the pipeline.
+type explainStage struct {
+	Index    int         `json:"index"`
+	SubURL   string      `json:"subURL"`
+	Scheme   string      `json:"scheme"`
+	Detected bool        `json:"detected"`
+	Kind     string      `json:"kind"`
+	Size     *int64      `json:"size"` // null when unknown
+	Format   string      `json:"format"`
+	Open     explainCost `json:"open"`
+}
+
+// explainCost is what a step cost.
+type explainCost struct {
+	Seconds      float64 `json:"seconds"`
+	Requests     int64   `json:"requests"`
+	BytesFetched int64   `json:"bytesFetched"`
+	CacheHits    int64   `json:"cacheHits"`
+	CacheMisses  int64   `json:"cacheMisses"`
+}
+
+// explainRead is what --read did and cost.
+type explainRead struct {
+	explainCost
+	BytesRead *int64 `json:"bytesRead,omitempty"` // of a file
+	Entries   *int   `json:"entries,omitempty"`   // of a directory
+}
+
+func newCost(d time.Duration, c driver.Counts) explainCost {
+	return explainCost{Seconds: d.Seconds(), Requests: c.Requests, BytesFetched: c.Bytes, CacheHits: c.Hits, CacheMisses: c.Misses}
+}
+
+func (c explainCost) plus(d explainCost) explainCost {
+	return explainCost{
+		Seconds:      c.Seconds + d.Seconds,
+		Requests:     c.Requests + d.Requests,
+		BytesFetched: c.BytesFetched + d.BytesFetched,
+		CacheHits:    c.CacheHits + d.CacheHits,
+		CacheMisses:  c.CacheMisses + d.CacheMisses,
+	}
+}
+
+// counted returns the sum of what the counting stages have counted.
+func counted(stages []vfs.Stage) (total driver.Counts, ok bool) {
+	for _, s := range stages {
+		if s.Counting {
+			total.Requests += s.Counts.Requests
+			total.Bytes += s.Counts.Bytes
+			total.Hits += s.Counts.Hits
+			total.Misses += s.Counts.Misses
+			ok = true
+		}
+	}
+	return total, ok
+}
+
+// explain opens the location arg names, once, and, with read, reads it.
+func (g *globals) explain(cmd *cobra.Command, arg string, read bool) (*explainReport, error) {
+	pipeline, err := g.pipeline(arg)
+	if err != nil {
+		return nil, err
+	}
+	fsys, file, err := vfs.OpenDetect(cmd.Context(), pipeline, g.options())
+	if err != nil {
+		return nil, err
+	}
+	var stages func() []vfs.Stage
+	rep := &explainReport{}
+	if fsys != nil {
+		defer fsys.Close()
+		g.count(fsys)
+		stages, rep.Pipeline, rep.Kind = fsys.Stages, fsys.Pipeline().String(), vfs.KindDirectory.String()
+	} else {
+		defer file.Close()
+		g.count(file)
+		stages, rep.Pipeline, rep.Kind = file.Stages, file.URL(), vfs.KindFile.String()
+	}
+	opened := stages()
+	before, _ := counted(opened)
+	for _, s := range opened {
+		rep.Open = rep.Open.plus(newCost(s.Open, s.OpenCost))
+	}
+	var r *explainRead
+	if read {
+		r = new(explainRead)
+		start := time.Now()
+		if fsys != nil {
+			ents, err := fsys.ReadDir(".")
+			if err != nil {
+				return nil, err
+			}
+			n := len(ents)
+			r.Entries = &n
+		} else {
+			n, err := io.Copy(io.Discard, file)
+			if err != nil {
+				return nil, err
+			}
+			r.BytesRead = &n
+		}
+		d := time.Since(start)
+		after, _ := counted(stages())
+		r.explainCost = newCost(d, driver.Counts{
+			Requests: after.Requests - before.Requests,
+			Bytes:    after.Bytes - before.Bytes,
+			Hits:     after.Hits - before.Hits,
+			Misses:   after.Misses - before.Misses,
+		})
+	}
+	// Sizes as of now: a stream read to its end knows its size.
+	final := stages()
+	_, rep.Counted = counted(final)
+	for i, s := range final {
+		e := explainStage{
+			Index:    s.Index,
+			SubURL:   s.SubURL.String(),
+			Scheme:   s.SubURL.Scheme,
+			Detected: s.Detected,
+			Kind:     s.Kind.String(),
+			Format:   s.Summary,
+			Open:     newCost(opened[i].Open, opened[i].OpenCost),
+		}
+		if s.Size >= 0 {
+			size := s.Size
+			e.Size = &size
+		}
+		rep.Stages = append(rep.Stages, e)
+	}
+	rep.Total = rep.Open
+	if r != nil {
+		rep.Read = r
+		rep.Total = rep.Total.plus(r.explainCost)
+	}
+	return rep, nil
+}
+
+// print writes the report as a table: aligned on a terminal (tty), with
+// fields separated by tabs otherwise.
+func (rep *explainReport) print(w io.Writer, tty bool) {
+	out := w
+	var tw *tabwriter.Writer
+	if tty {
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		out = tw
+	}
+	row := func(fields ...string) {
+		if tty {
+			// No padding after the last cell that holds something.
+			for len(fields) > 1 && fields[len(fields)-1] == "" {
+				fields = fields[:len(fields)-1]
+			}
+		}
+		fmt.Fprintln(out, strings.Join(fields, "\t"))
+	}
+	cost := func(c explainCost) []string {
+		if !rep.Counted {
+			return []string{formatSeconds(c.Seconds), "-", "-", "-", "-"}
+		}
+		return []string{formatSeconds(c.Seconds), itoa(c.Requests), itoa(c.BytesFetched), itoa(c.CacheHits), itoa(c.CacheMisses)}
+	}
+	row("#", "SUB-URL", "SCHEME", "ORIGIN", "KIND", "SIZE", "TIME", "REQUESTS", "FETCHED", "HITS", "MISSES", "FORMAT")
+	for _, s := range rep.Stages {
+		origin := "written"
+		if s.Detected {
+			origin = "detected"
+		}
+		size := "-"
+		if s.Size != nil {
+			size = itoa(*s.Size)
+		}
+		// A canonical sub-URL holds no control character; displayName
+		// guards the terminal all the same.
+		fields := []string{strconv.Itoa(s.Index), displayName(s.SubURL, false), s.Scheme, origin, s.Kind, size}
+		row(append(append(fields, cost(s.Open)...), s.Format)...)
+	}
+	if r := rep.Read; r != nil {
+		what, kind, size := "", "", ""
+		switch {
+		case r.BytesRead != nil:
+			what, kind, size = "read to the end", "file", itoa(*r.BytesRead)
+		case r.Entries != nil:
+			what, kind, size = "listed 1 entry", "directory", "-"
+			if *r.Entries != 1 {
+				what = fmt.Sprintf("listed %d entries", *r.Entries)
+			}
+		}
+		row(append([]string{"read", what, "", "", kind, size}, append(cost(r.explainCost), "")...)...)
+	}
+	row(append([]string{"total", rep.Pipeline, "", "", rep.Kind, ""}, append(cost(rep.Total), "")...)...)
+	if tw != nil {
+		tw.Flush()
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// formatSeconds formats a duration in seconds for people, to three
+// significant digits or to the microsecond: "1.23ms", "15µs", "2.5s".
+func formatSeconds(s float64) string {
+	d := time.Duration(s * float64(time.Second))
+	r := time.Microsecond
+	for r < time.Second && d >= 1000*r {
+		r *= 10
+	}
+	return d.Round(r).String()
 }

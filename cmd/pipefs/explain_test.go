@@ -1,0 +1,365 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/pipefs/pipefs/fstest"
+)
+
+// explainJSON runs explain --json with args and decodes its report.
+func explainJSON(t *testing.T, args ...string) *explainReport {
+	t.Helper()
+	out := mustRun(t, append([]string{"explain", "--json"}, args...)...)
+	var rep explainReport
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil {
+		t.Fatalf("explain --json %q: %v\n%s", args, err, out)
+	}
+	return &rep
+}
+
+// layer is what a test expects of one row of explain.
+type layer struct {
+	subURL   string
+	detected bool
+	kind     string
+}
+
+// checkLayers checks the layers of rep and that its costs add up: the
+// total is the open plus the read, the open the sum of the layers.
+func checkLayers(t *testing.T, rep *explainReport, want []layer) {
+	t.Helper()
+	if len(rep.Stages) != len(want) {
+		t.Fatalf("explain: %d layers %+v, want %d %+v", len(rep.Stages), rep.Stages, len(want), want)
+	}
+	var open explainCost
+	for i, s := range rep.Stages {
+		if got := (layer{s.SubURL, s.Detected, s.Kind}); got != want[i] || s.Index != i {
+			t.Errorf("layer %d = %d %+v, want %+v", i, s.Index, got, want[i])
+		}
+		if s.Scheme == "" || !strings.HasPrefix(s.SubURL, s.Scheme+":") || s.Format == "" {
+			t.Errorf("layer %d: scheme %q, format %q", i, s.Scheme, s.Format)
+		}
+		open = open.plus(s.Open)
+	}
+	open.Seconds, rep.Open.Seconds = 0, 0 // float sums need not be equal
+	if open != rep.Open {
+		t.Errorf("open = %+v, want the sum of the layers, %+v", rep.Open, open)
+	}
+	total := rep.Open
+	if rep.Read != nil {
+		total = total.plus(rep.Read.explainCost)
+	}
+	total.Seconds, rep.Total.Seconds = 0, 0
+	if total != rep.Total {
+		t.Errorf("total = %+v, want open + read, %+v", rep.Total, total)
+	}
+}
+
+// checkServer checks that the total explain reports is what srv served.
+func checkServer(t *testing.T, rep *explainReport, srv *fstest.HTTPServer) {
+	t.Helper()
+	if !rep.Counted || rep.Total.Requests != srv.Requests() || rep.Total.BytesFetched != srv.Bytes() {
+		t.Errorf("explain counted %v: %d requests, %d bytes; the server served %d requests, %d bytes:\n%s",
+			rep.Counted, rep.Total.Requests, rep.Total.BytesFetched, srv.Requests(), srv.Bytes(), srv.LogString())
+	}
+}
+
+// TestExplainRemoteZipMember explains a member of a remote zip: no layer
+// is detected, the root's open costs nothing, the zip layer the one
+// request that reads the archive's end, and reading the small member
+// nothing more. What explain counts is what the server served.
+func TestExplainRemoteZipMember(t *testing.T) {
+	srv := fstest.NewHTTPServer(t, map[string][]byte{
+		"site.zip": fstest.ZipBytes(map[string][]byte{"a.txt": []byte("hello"), "d/b.txt": []byte("bee")}, 0),
+	})
+	url := srv.URL() + "/site.zip|zip:d/b.txt"
+	rep := explainJSON(t, "--read", url)
+	checkLayers(t, rep, []layer{
+		{srv.URL() + "/site.zip", false, "file"},
+		{"zip:d/b.txt", false, "file"},
+	})
+	checkServer(t, rep, srv)
+	if rep.Pipeline != url || rep.Kind != "file" {
+		t.Errorf("explain opened %s %q, want the file %q", rep.Kind, rep.Pipeline, url)
+	}
+	if s := rep.Stages; s[0].Open.Requests != 0 || s[1].Open.Requests != 1 || s[1].Open.BytesFetched != srv.Bytes() {
+		t.Errorf("layer costs %+v, %+v; want 0 requests, then 1 request of %d bytes", s[0].Open, s[1].Open, srv.Bytes())
+	}
+	if r := rep.Read; r == nil || r.BytesRead == nil || *r.BytesRead != 3 || r.Entries != nil || r.Requests != 0 {
+		t.Errorf("read = %+v, want 3 bytes read and no request", r)
+	}
+	if s := rep.Stages; s[0].Size == nil || *s[0].Size != srv.Bytes() || s[1].Size == nil || *s[1].Size != 3 {
+		t.Errorf("sizes %v, %v; want %d and 3", s[0].Size, s[1].Size, srv.Bytes())
+	}
+}
+
+// TestExplainNestedZip explains a member of a zip inside a remote zip
+// whose end the first request does not reach: the inner zip's layer
+// reports the request that reads the inner archive.
+func TestExplainNestedZip(t *testing.T) {
+	inner := fstest.ZipBytes(map[string][]byte{"deep/hello.txt": []byte("hello, world\n")}, 0)
+	noise := make([]byte, 256<<10) // stored after the inner zip, past the first read
+	rand.NewChaCha8([32]byte{3, 4}).Read(noise)
+	outer := fstest.ZipBytesFunc(map[string][]byte{"a/inner.zip": inner, "z/noise.bin": noise}, func(string) uint16 { return 0 })
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"outer.zip": outer})
+	url := srv.URL() + "/outer.zip|zip:a/inner.zip|zip:deep/hello.txt"
+
+	rep := explainJSON(t, "--read", url)
+	checkLayers(t, rep, []layer{
+		{srv.URL() + "/outer.zip", false, "file"},
+		{"zip:a/inner.zip", false, "file"},
+		{"zip:deep/hello.txt", false, "file"},
+	})
+	checkServer(t, rep, srv)
+	if s := rep.Stages; s[1].Open.Requests != 1 || s[2].Open.Requests == 0 {
+		t.Errorf("the outer zip's open cost %d requests, the inner's %d; want 1 and some:\n%s",
+			s[1].Open.Requests, s[2].Open.Requests, srv.LogString())
+	}
+	if r := rep.Read; r == nil || r.BytesRead == nil || *r.BytesRead != int64(len("hello, world\n")) {
+		t.Errorf("read = %+v", r)
+	}
+}
+
+// TestExplainRemoteTarGz explains a remote tar.gz, which opens as a
+// directory through two detected layers, and lists it.
+func TestExplainRemoteTarGz(t *testing.T) {
+	data, files := tarGz(t, 16, 16<<10)
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"a.tar.gz": data})
+	url := srv.URL() + "/a.tar.gz"
+
+	rep := explainJSON(t, "--cache-dir=off", "--read", url)
+	checkLayers(t, rep, []layer{
+		{url, false, "file"},
+		{"gzip:", true, "file"},
+		{"pipefs.tar:", true, "directory"},
+	})
+	checkServer(t, rep, srv)
+	if want := url + "|gzip:|pipefs.tar:"; rep.Pipeline != want || rep.Kind != "directory" {
+		t.Errorf("explain opened %s %q, want the directory %q", rep.Kind, rep.Pipeline, want)
+	}
+	if rep.Total.Requests < 2 || rep.Total.BytesFetched < int64(len(data)) {
+		t.Errorf("listing a %d-byte tar.gz cost %d requests, %d bytes", len(data), rep.Total.Requests, rep.Total.BytesFetched)
+	}
+	dirs := map[string]bool{}
+	for name := range files {
+		dirs[strings.SplitN(name, "/", 2)[0]] = true
+	}
+	if r := rep.Read; r == nil || r.Entries == nil || *r.Entries != len(dirs) || r.BytesRead != nil {
+		t.Errorf("read = %+v, want %d entries listed", r, len(dirs))
+	}
+	// The stream has been decoded to its end: its size is known.
+	if s := rep.Stages[1].Size; s == nil || *s <= int64(len(data)) {
+		t.Errorf("size of the gzip layer = %v", s)
+	}
+	if s := rep.Stages[2].Size; s != nil {
+		t.Errorf("size of the directory = %d, want null", *s)
+	}
+}
+
+// TestExplainJSONTypes checks the JSON keys and their types, as a script
+// sees them.
+func TestExplainJSONTypes(t *testing.T) {
+	srv := fstest.NewHTTPServer(t, map[string][]byte{
+		"site.zip": fstest.ZipBytes(map[string][]byte{"a.txt": []byte("hello")}, 0),
+	})
+	out := mustRun(t, "explain", "--json", "--read", srv.URL()+"/site.zip")
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	isCost := func(what string, v any) {
+		t.Helper()
+		c, ok := v.(map[string]any)
+		if !ok {
+			t.Fatalf("%s = %#v, want an object", what, v)
+		}
+		for _, k := range []string{"seconds", "requests", "bytesFetched", "cacheHits", "cacheMisses"} {
+			if _, ok := c[k].(float64); !ok {
+				t.Errorf("%s.%s = %#v, want a number", what, k, c[k])
+			}
+		}
+		if s, _ := c["seconds"].(float64); s < 0 || s > 3600 {
+			t.Errorf("%s.seconds = %v, want seconds", what, s)
+		}
+	}
+	if s, _ := m["pipeline"].(string); s != srv.URL()+"/site.zip|zip:" {
+		t.Errorf("pipeline = %#v", m["pipeline"])
+	}
+	if m["kind"] != "directory" || m["counted"] != true {
+		t.Errorf("kind = %#v, counted = %#v", m["kind"], m["counted"])
+	}
+	isCost("open", m["open"])
+	isCost("read", m["read"])
+	isCost("total", m["total"])
+	if n, ok := m["read"].(map[string]any)["entries"].(float64); !ok || n != 1 {
+		t.Errorf("read.entries = %#v, want 1", m["read"].(map[string]any)["entries"])
+	}
+	stages, _ := m["stages"].([]any)
+	if len(stages) != 2 {
+		t.Fatalf("stages = %#v, want 2", m["stages"])
+	}
+	for i, v := range stages {
+		s := v.(map[string]any)
+		if n, ok := s["index"].(float64); !ok || int(n) != i {
+			t.Errorf("stages[%d].index = %#v", i, s["index"])
+		}
+		for _, k := range []string{"subURL", "scheme", "kind", "format"} {
+			if _, ok := s[k].(string); !ok {
+				t.Errorf("stages[%d].%s = %#v, want a string", i, k, s[k])
+			}
+		}
+		if d, ok := s["detected"].(bool); !ok || d != (i == 1) {
+			t.Errorf("stages[%d].detected = %#v, want %v", i, s["detected"], i == 1)
+		}
+		isCost("stages["+strconv.Itoa(i)+"].open", s["open"])
+	}
+	if size, ok := stages[0].(map[string]any)["size"].(float64); !ok || size <= 0 {
+		t.Errorf("stages[0].size = %#v, want a number", stages[0].(map[string]any)["size"])
+	}
+	if size, ok := stages[1].(map[string]any)["size"]; !ok || size != nil {
+		t.Errorf("stages[1].size = %#v, want null", size)
+	}
+}
+
+// TestExplainLocal explains a local zip in the plain form: tab-separated
+// fields, a row per layer, "-" for counts that no layer keeps.
+func TestExplainLocal(t *testing.T) {
+	data := fstest.ZipBytes(map[string][]byte{"a.txt": []byte("hello"), "b.txt": []byte("bee")}, 0)
+	name := filepath.Join(t.TempDir(), "a b.zip")
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := mustRun(t, "explain", "--read", name)
+	var rows [][]string
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		rows = append(rows, strings.Split(line, "\t"))
+	}
+	root := "file:" + strings.ReplaceAll(filepath.ToSlash(name), " ", "%20")
+	want := [][]string{
+		{"#", "SUB-URL", "SCHEME", "ORIGIN", "KIND", "SIZE", "TIME", "REQUESTS", "FETCHED", "HITS", "MISSES", "FORMAT"},
+		{"0", root, "file", "written", "file", strconv.Itoa(len(data)), "*", "-", "-", "-", "-", "local file or directory"},
+		{"1", "zip:", "zip", "detected", "directory", "-", "*", "-", "-", "-", "-", "zip archive"},
+		{"read", "listed 2 entries", "", "", "directory", "-", "*", "-", "-", "-", "-", ""},
+		{"total", root + "|zip:", "", "", "directory", "", "*", "-", "-", "-", "-", ""},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("explain printed %d rows, want %d:\n%s", len(rows), len(want), out)
+	}
+	for i := range want {
+		if len(rows[i]) != len(want[i]) {
+			t.Errorf("row %d = %q, want %q", i, rows[i], want[i])
+			continue
+		}
+		for j := range want[i] {
+			if want[i][j] == "*" {
+				if !strings.HasSuffix(rows[i][j], "s") {
+					t.Errorf("row %d, %s = %q, want a duration", i, want[0][j], rows[i][j])
+				}
+				continue
+			}
+			if rows[i][j] != want[i][j] {
+				t.Errorf("row %d, %s = %q, want %q", i, want[0][j], rows[i][j], want[i][j])
+			}
+		}
+	}
+
+	// A local file that is no container is the file itself.
+	text := filepath.Join(t.TempDir(), "t.txt")
+	if err := os.WriteFile(text, []byte("plain"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := explainJSON(t, "--read", text)
+	checkLayers(t, rep, []layer{{"file:" + filepath.ToSlash(text), false, "file"}})
+	if rep.Counted || rep.Read == nil || rep.Read.BytesRead == nil || *rep.Read.BytesRead != 5 {
+		t.Errorf("explain of a local text file: counted %v, read %+v", rep.Counted, rep.Read)
+	}
+}
+
+// TestExplainTerminalTable runs explain on a real terminal, a tmux pane,
+// and reads the screen back: the rows are aligned, with no tabs and no
+// trailing spaces.
+func TestExplainTerminalTable(t *testing.T) {
+	tmux := fstest.NeedTool(t, "tmux")
+	srv := fstest.NewHTTPServer(t, map[string][]byte{
+		"site.zip": fstest.ZipBytes(map[string][]byte{"a.txt": []byte("hello")}, 0),
+	})
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	socket := fmt.Sprintf("pipefs-explain-%d", os.Getpid())
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(tmux, append([]string{"-L", socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %q: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	run("new-session", "-d", "-x", "200", "-y", "20", "-s", "t", "/bin/sh")
+	t.Cleanup(func() { exec.Command(tmux, "-L", socket, "kill-server").Run() })
+	run("send-keys", "-t", "t", fmt.Sprintf("clear; %s=1 %s explain --read '%s/site.zip'; tmux -L %s wait-for -S done",
+		runMainEnv, exe, srv.URL(), socket), "Enter")
+	run("wait-for", "done")
+
+	var table []string
+	for _, l := range strings.Split(run("capture-pane", "-p", "-t", "t", "-J", "-S", "0"), "\n") {
+		if strings.HasPrefix(l, "#") && strings.Contains(l, "SUB-URL") || len(table) > 0 {
+			table = append(table, strings.TrimRight(l, " ")) // the pane pads lines
+		}
+		if strings.HasPrefix(l, "total") {
+			break
+		}
+	}
+	if len(table) != 5 || !strings.HasPrefix(table[4], "total ") {
+		t.Fatalf("the terminal shows %d rows, want a header, 2 layers, read and total:\n%s", len(table), strings.Join(table, "\n"))
+	}
+	for _, col := range []string{"SUB-URL", "ORIGIN", "REQUESTS", "MISSES"} {
+		at := strings.Index(table[0], col) // the header is ASCII
+		for _, l := range table[1:] {
+			r := []rune(l)
+			if len(r) <= at || r[at-1] != ' ' || r[at-2] != ' ' {
+				t.Errorf("column %s does not start at %d in every row:\n%s", col, at, strings.Join(table, "\n"))
+				break
+			}
+		}
+	}
+	if !strings.Contains(table[2], " detected ") || !strings.Contains(table[3], "listed 1 entry") {
+		t.Errorf("table:\n%s", strings.Join(table, "\n"))
+	}
+}
+
+// TestExplainErrors checks that a missing member fails with the sub-URL
+// named and exit status 1, and that a missing argument is a usage error.
+func TestExplainErrors(t *testing.T) {
+	srv := fstest.NewHTTPServer(t, map[string][]byte{
+		"site.zip": fstest.ZipBytes(map[string][]byte{"a.txt": []byte("hello")}, 0),
+	})
+	r := runCLI(t, "explain", srv.URL()+"/site.zip|zip:missing.txt")
+	if r.code != exitError || r.stdout != "" ||
+		!strings.HasPrefix(r.stderr, "pipefs: ") || !strings.Contains(r.stderr, `sub-URL 1 "zip:missing.txt"`) {
+		t.Errorf("explain of a missing member: exit %d, stdout %q, stderr %q; want 1 and the sub-URL named", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, "explain"); r.code != exitUsage {
+		t.Errorf("explain with no URL: exit %d, want %d", r.code, exitUsage)
+	}
+}
+
+func TestExplainHelp(t *testing.T) {
+	out := mustRun(t, "explain", "--help")
+	for _, want := range []string{"Usage:\n  pipefs explain", "Examples:\n  pipefs explain", "--read", "--json", "detected"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("pipefs explain --help does not contain %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package vfs
+
+import "context"
+
+// kindDetect is the kind openPipeline is asked for by OpenDetect: a
+// directory, or a file that detection makes one, else the file as written.
+const kindDetect Kind = 255
+
+// OpenDetect opens the location that pipeline names, once, whatever it
+// is: a directory location as OpenFS opens it (a store detected), a
+// container file through its detected format as OpenFS opens it
+// ("file:/d/a.zip" as "file:/d/a.zip|zip:"), and any other file location
+// as OpenFile opens it. Exactly one of fsys and file is non-nil when err
+// is nil; the caller must Close it.
+//
+// The file as written is the answer when no format makes it a directory:
+// when no registered format matches it (or several do), when what
+// detection finds is a file that none matches ("file:/d/a.txt.gz" is a
+// gzip stream of text: it opens as itself, not as "|gzip:"), when it is a
+// dataset's file, and with Options.NoDetect. Adapters detected and then
+// given up are closed at once; what reading them cost stays counted (see
+// FS.Stages). OpenFS followed, on ErrNotDir or ErrUnknownFormat, by
+// OpenFile gives the same location but opens the pipeline twice, which
+// costs a remote location its first request again. A path ending in "/"
+// that names a file fails with ErrNotDir, as with OpenFS.
+func OpenDetect(ctx context.Context, pipeline string, o *Options) (fsys *FS, file *File, err error) {
+	p, err := Parse(pipeline)
+	if err != nil {
+		return nil, nil, errorAt("open", pipeline, SuggestScheme(err, o))
+	}
+	return OpenPipelineDetect(ctx, p, o)
+}
+
+// OpenPipelineDetect is OpenDetect for a parsed pipeline.
+func OpenPipelineDetect(ctx context.Context, p Pipeline, o *Options) (fsys *FS, file *File, err error) {
+	r, err := openPipeline(ctx, p, o, kindDetect)
+	if err != nil {
+		return nil, nil, errorAt("open", p.String(), err)
+	}
+	if r.loc.Blob == nil {
+		return &FS{ctx: ctx, tree: r.loc.Tree, dir: clean(r.loc.Path), p: r.p, opts: o, res: r.res}, nil, nil
+	}
+	f := newFile(ctx, r.loc.Blob, fileName(r.p, r.info), r.p, r.info, r.res)
+	f.direct = o != nil && o.NoReadAhead
+	return nil, f, nil
+}
