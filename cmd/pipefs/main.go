@@ -378,25 +378,22 @@ func (l *location) Close() error {
 	return l.file.Close()
 }
 
-// openLocation opens the location that the argument arg names, as a directory when
-// it is one or a container file (detection permitting), else as a file.
+// openLocation opens the location that the argument arg names, as a
+// directory when it is one or a container file (detection permitting), else
+// as a file. The pipeline is opened once (vfs.OpenDetect), so a plain remote
+// file costs the requests of one open.
 func (g *globals) openLocation(ctx context.Context, arg string) (*location, error) {
 	pipeline, err := g.pipeline(arg)
 	if err != nil {
 		return nil, err
 	}
-	fsys, err := vfs.OpenFS(ctx, pipeline, g.options())
-	if err == nil {
-		g.count(fsys)
-		return &location{fsys: fsys}, nil
-	}
-	if !errors.Is(err, vfs.ErrNotDir) && !errors.Is(err, vfs.ErrUnknownFormat) {
+	fsys, f, err := vfs.OpenDetect(ctx, pipeline, g.options())
+	if err != nil {
 		return nil, err
 	}
-	// A plain file: no format matched, or detection is off.
-	f, ferr := vfs.OpenFile(ctx, pipeline, g.options())
-	if ferr != nil {
-		return nil, fmt.Errorf("%w; as a file: %w", err, ferr)
+	if fsys != nil {
+		g.count(fsys)
+		return &location{fsys: fsys}, nil
 	}
 	g.count(f)
 	return &location{file: f}, nil

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -32,20 +33,31 @@ func init() {
 	})
 }
 
-// TestOpenLocationKeepsFileError checks that when a location is not a
-// directory and then fails to open as a file, the error of the file open
-// is reported, not dropped.
-func TestOpenLocationKeepsFileError(t *testing.T) {
+// TestOpenLocationOpensOnce checks that a location that is not a directory
+// is opened once, not once as a directory and again as a file.
+func TestOpenLocationOpensOnce(t *testing.T) {
 	name := filepath.Join(t.TempDir(), "x.bin")
 	if err := os.WriteFile(name, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	flakyOpens.Store(0)
-	r := runCLI(t, "--no-detect", "ls", name+"|pipefstest.flaky:")
-	if r.code != exitError || !strings.Contains(r.stderr, errSecondOpen.Error()) || !strings.Contains(r.stderr, "not a directory") {
-		t.Errorf("exit %d, stderr %q; want 1 and both errors", r.code, r.stderr)
+	if out := mustRun(t, "--no-detect", "ls", name+"|pipefstest.flaky:"); !strings.Contains(out, "x.bin") {
+		t.Errorf("ls of a file location printed %q, want its name", out)
 	}
-	if n := flakyOpens.Load(); n != 2 {
-		t.Errorf("the adapter was opened %d times, want 2", n)
+	if n := flakyOpens.Load(); n != 1 {
+		t.Errorf("the adapter was opened %d times, want 1", n)
+	}
+}
+
+// TestOpenLocationRemoteRequests checks that ls -l of a plain remote file
+// costs one request, as cat of it does.
+func TestOpenLocationRemoteRequests(t *testing.T) {
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"a.txt": []byte("a plain remote text file\n")})
+	for _, args := range [][]string{{"ls", "-l"}, {"cat"}, {"stat"}} {
+		srv.Reset()
+		mustRun(t, append(args, srv.URL()+"/a.txt")...)
+		if n := srv.Requests(); n != 1 {
+			t.Errorf("pipefs %s of a remote file: %d requests, want 1:\n%s", strings.Join(args, " "), n, srv.LogString())
+		}
 	}
 }
