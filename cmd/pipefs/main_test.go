@@ -137,7 +137,7 @@ func TestUsage(t *testing.T) {
 	}{
 		{"unknown flag", []string{"ls", "--bogus", "memory:"}, 2, "pipefs: unknown flag: --bogus"},
 		{"unknown short flag", []string{"ls", "-z", "memory:"}, 2, "pipefs: unknown shorthand flag: 'z' in -z"},
-		{"no argument", []string{"ls"}, 2, "pipefs: accepts 1 arg(s), received 0"},
+		{"no argument", []string{"ls"}, 2, "pipefs: requires at least 1 arg(s), only received 0"},
 		{"too many arguments", []string{"stat", "memory:a", "memory:b"}, 2, "pipefs: accepts 1 arg(s), received 2"},
 		{"cat without arguments", []string{"cat"}, 2, "pipefs: requires at least 1 arg(s), only received 0"},
 		{"unknown command", []string{"frobnicate"}, 2, `pipefs: unknown command "frobnicate" for "pipefs"`},
