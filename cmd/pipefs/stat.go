@@ -34,9 +34,14 @@ describes the zip file itself. A time the file does not record is left
 out. A symbolic link that is not followed (an HDF5 external link, a soft
 link whose target does not exist) is described itself, with its target.
 
---json writes the header as the nested JSON object that its type
-marshals to.`,
-		Example: `  pipefs stat 'file:/data/a.zip|zip:README.txt'
+--json writes one JSON object: name, size, mode, isDir, modTime, target,
+url, headerType and header. The header is typed: the object its type
+marshals to (a *zip.FileHeader, a *tar.Header, a gzip header, an HDF5
+dataset, an image, a Zarr node, an OCDBT or Icechunk value, a remote
+object's {"version": ...}), numbers as numbers, times in RFC 3339, bytes
+in base64, with the members whose value is zero left out, as are the
+legacy 32-bit and MS-DOS fields of a zip header.`,
+		Example: `  pipefs stat 'testdata/demo.zip|zip:README.txt'
   pipefs stat --json 'testdata/demo.zip|zip:docs/guide.md'`,
 		Args:              args(cobra.ExactArgs(1)),
 		ValidArgsFunction: g.completeURLs(1, false),
@@ -74,8 +79,7 @@ type statInfo struct {
 	Target     string    `json:"target,omitempty"` // of a symbolic link
 	URL        string    `json:"url,omitempty"`
 	HeaderType string    `json:"headerType,omitempty"`
-	// HeaderJSON is the header as encoding/json marshals it, or its
-	// fields when it does not marshal.
+	// HeaderJSON is the header as typed JSON (see headerJSON).
 	HeaderJSON json.RawMessage `json:"header,omitempty"`
 	Header     []field         `json:"-"` // for reading
 }
@@ -103,7 +107,7 @@ func describe(info fs.FileInfo) *statInfo {
 	if h != nil {
 		s.HeaderType = fmt.Sprintf("%T", h)
 		s.Header = headerFields(h)
-		b, err := marshalJSON(h)
+		b, err := headerJSON(h)
 		if err != nil {
 			b, _ = marshalJSON(s.Header)
 		}
