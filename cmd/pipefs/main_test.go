@@ -627,7 +627,8 @@ func TestComplete(t *testing.T) {
 		{"a nested zip", []string{"tree", zipURL + "|zip:data/in"}, zipURL + "|zip:data/inner.zip\n" + zipURL + "|zip:data/inner.zip|zip:\n:6\n"},
 		{"the memory root", []string{"ls", "memory:cli/complete/s"}, zipURL + "\n" + zipURL + "|zip:\n:6\n"},
 		{"a local path", []string{"ls", "testd"}, ":0\n"},
-		{"a second argument", []string{"ls", zipURL, "x"}, ":4\n"},
+		{"a second argument", []string{"tree", zipURL, "x"}, ":4\n"},
+		{"a second URL of ls", []string{"ls", zipURL, zipURL + "|zip:do"}, zipURL + "|zip:docs/\n:6\n"},
 		{"the destination of cp", []string{"cp", zipURL, "x"}, ":0\n"},
 		{"a missing directory", []string{"ls", "memory:cli/complete/nope.zip|zip:"}, ":5\n"},
 	}
