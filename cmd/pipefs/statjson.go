@@ -29,9 +29,7 @@ func headerJSON(h any) (json.RawMessage, error) {
 			Version string `json:"version"`
 		}{x}
 	case *zip.FileHeader:
-		c := *x
-		c.ModifiedTime, c.ModifiedDate, c.CompressedSize, c.UncompressedSize = 0, 0, 0, 0
-		h = &c
+		h = currentZipHeader(x)
 	}
 	b, err := marshalJSON(h)
 	if err != nil {
@@ -46,6 +44,18 @@ func headerJSON(h any) (json.RawMessage, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// currentZipHeader returns h without its deprecated fields (the 32-bit
+// sizes, the MS-DOS time and date), which repeat the others.
+func currentZipHeader(h *zip.FileHeader) *zip.FileHeader {
+	return &zip.FileHeader{
+		Name: h.Name, Comment: h.Comment, NonUTF8: h.NonUTF8,
+		CreatorVersion: h.CreatorVersion, ReaderVersion: h.ReaderVersion,
+		Flags: h.Flags, Method: h.Method, Modified: h.Modified, CRC32: h.CRC32,
+		CompressedSize64: h.CompressedSize64, UncompressedSize64: h.UncompressedSize64,
+		Extra: h.Extra, ExternalAttrs: h.ExternalAttrs,
+	}
 }
 
 // zeroTime is the zero time.Time as encoding/json writes it.
