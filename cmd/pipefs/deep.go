@@ -81,13 +81,11 @@ func (d *deepener) open(fsys *vfs.FS, name string, info fs.FileInfo, level int, 
 	if d == nil || level >= d.depth || dataset || !info.Mode().IsRegular() || info.Size() == 0 || d.isDataset(fsys) {
 		return nil, nil
 	}
-	f, err := fsys.WithContext(d.ctx).OpenFile(name)
-	if err != nil {
-		return nil, err
+	n, err := d.readHead(fsys, name, info.Size())
+	if errors.Is(err, errors.ErrUnsupported) || errors.Is(err, fs.ErrPermission) {
+		return nil, nil // an encrypted member, an unreadable file: listed as it is
 	}
-	n, err := f.ReadAt(d.head[:min(int64(len(d.head)), info.Size())], 0)
-	f.Close()
-	if err != nil && !errors.Is(err, io.EOF) {
+	if err != nil {
 		return nil, err
 	}
 	if d.reg.SniffHead(d.head[:n]) == nil {
@@ -106,6 +104,21 @@ func (d *deepener) open(fsys *vfs.FS, name string, info fs.FileInfo, level int, 
 		names = append(names, d.formatName(u.Scheme))
 	}
 	return &nest{fsys: nested, format: strings.Join(names, "|")}, nil
+}
+
+// readHead reads the first bytes of the file name of fsys, of the given
+// size, into d.head and returns how many it read.
+func (d *deepener) readHead(fsys *vfs.FS, name string, size int64) (int, error) {
+	f, err := fsys.WithContext(d.ctx).OpenFile(name)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	n, err := f.ReadAt(d.head[:min(int64(len(d.head)), size)], 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return 0, err
+	}
+	return n, nil
 }
 
 // formatName is the name of the format whose adapter has scheme, such as

@@ -422,3 +422,21 @@ func TestDeepDatasets(t *testing.T) {
 		t.Errorf("tree --deep:\n%s", out)
 	}
 }
+
+// TestDeepEncrypted: a member that cannot be read (encrypted) is listed
+// as it is, with no error: it is no broken container.
+func TestDeepEncrypted(t *testing.T) {
+	zipTool := fstest.NeedTool(t, "zip")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("PK\x03\x04 looks like a zip\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(zipTool, "-q", "-P", "pass", "e.zip", "secret.txt")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("zip -P: %v\n%s", err, out)
+	}
+	if out := mustRun(t, "ls", "-R", "--deep", filepath.Join(dir, "e.zip")); out != "secret.txt\n" {
+		t.Errorf("ls -R --deep of an encrypted zip:\n%s", out)
+	}
+}
