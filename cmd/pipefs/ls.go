@@ -68,13 +68,40 @@ An archive that leaves out entries it cannot expose (a name holding NUL,
 an absolute path) has each of them reported once on standard error, with
 the archive and the entry's offset; the listing itself succeeds.`,
 		Example: `  pipefs ls testdata/demo.zip
-  pipefs ls -l 'testdata/demo.zip|zip:docs/'
-  pipefs ls -lR 'testdata/demo.zip|zip:data/inner.zip'
-  pipefs ls -R --deep testdata/demo.zip
-  pipefs ls -lR --deep --depth 1 --url testdata/demo.zip
+  README.txt
+  data/
+  docs/
+  site/
+  templates/
+
+  pipefs ls -lR --deep 'testdata/demo.zip|zip:data/'
+   1287  drw-r--r--  2024-05-06 07:08:10  inner.zip/  [zip]
+    787  drw-r--r--  2024-05-06 07:08:10  inner.zip/deep.zip/  [zip]
+  10800  -rw-r--r--  2024-05-06 07:08:10  inner.zip/deep.zip/big.txt
+     27  -rw-r--r--  2024-05-06 07:08:10  inner.zip/deep.zip/hello.txt
+      -  dr-xr-xr-x  2024-05-06 07:08:10  inner.zip/notes/
+     44  -rw-r--r--  2024-05-06 07:08:10  inner.zip/notes/a.txt
+     58  -rw-r--r--  2024-05-06 07:08:10  inner.zip/notes/b.txt
+
   pipefs ls 'testdata/demo.zip|zip:README.txt' 'testdata/demo.zip|zip:docs/' 'testdata/demo.zip|zip:site/'
-  pipefs ls -R -0 testdata/demo.zip
-  pipefs ls --url 'testdata/demo.zip|zip:docs/'`,
+  testdata/demo.zip|zip:README.txt
+
+  testdata/demo.zip|zip:docs/:
+  guide.md
+
+  testdata/demo.zip|zip:site/:
+  index.html
+  style.css
+
+  pipefs ls -R --deep --depth 1 --url 'testdata/demo.zip|zip:data/'
+  file:$PWD/testdata/demo.zip|zip:data/inner.zip|zip:
+  file:$PWD/testdata/demo.zip|zip:data/inner.zip|zip:deep.zip
+  file:$PWD/testdata/demo.zip|zip:data/inner.zip|zip:notes/
+  file:$PWD/testdata/demo.zip|zip:data/inner.zip|zip:notes/a.txt
+  file:$PWD/testdata/demo.zip|zip:data/inner.zip|zip:notes/b.txt
+
+  pipefs ls -lR 'testdata/demo.zip|zip:data/inner.zip'
+  pipefs ls -R -0 testdata/demo.zip`,
 		Args:              args(cobra.MinimumNArgs(1)),
 		ValidArgsFunction: g.completeURLs(-1, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
