@@ -82,7 +82,7 @@ func TestLsSeveral(t *testing.T) {
 
 // TestLsSymlinks: ls -l shows tar and zip symlinks as "name -> target",
 // the targets those of the archives as archive/tar and archive/zip read
-// them.
+// them; stat shows a zip symlink's target.
 func TestLsSymlinks(t *testing.T) {
 	links := map[string]string{"link": "target.txt", "d/up": "../target.txt", "abs": "/etc/hostname"}
 	names := []string{"abs", "d/", "d/up", "link", "target.txt"}
@@ -176,5 +176,11 @@ func TestLsSymlinks(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("links not listed: %v", want)
+	}
+
+	// stat describes a zip symlink, which pipefs does not follow, itself.
+	out := mustRun(t, "stat", zfile+"|zip:d/up")
+	if !strings.Contains(out, "Type:     symbolic link\nTarget:   "+links["d/up"]+"\n") {
+		t.Errorf("stat of a zip symlink:\n%s", out)
 	}
 }
