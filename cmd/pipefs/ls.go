@@ -201,8 +201,8 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 		} else {
 			l.list(fsys)
 		}
-		reportOmitted(cmd, fsys)
 		l.flush(w)
+		reportOmitted(cmd, fsys)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
