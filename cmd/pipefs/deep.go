@@ -99,8 +99,10 @@ func (d *deepener) open(fsys *vfs.FS, name string, info fs.FileInfo, level int, 
 		return nil, err
 	}
 	d.g.count(nested)
+	added := nested.Pipeline()
+	added = added[min(len(fsys.Pipeline()), len(added)):]
 	var names []string
-	for _, u := range nested.Pipeline()[len(fsys.Pipeline()):] {
+	for _, u := range added {
 		names = append(names, d.formatName(u.Scheme))
 	}
 	return &nest{fsys: nested, format: strings.Join(names, "|")}, nil

@@ -440,3 +440,33 @@ func TestDeepEncrypted(t *testing.T) {
 		t.Errorf("ls -R --deep of an encrypted zip:\n%s", out)
 	}
 }
+
+// TestDeepLookalikes: files whose first bytes name a format that holds no
+// directory (a gzip of text, a PNG, a TIFF) are listed as files, with no
+// error.
+func TestDeepLookalikes(t *testing.T) {
+	dir := t.TempDir()
+	var gb bytes.Buffer
+	gw := gzip.NewWriter(&gb)
+	gw.Write([]byte("plain text\n"))
+	gw.Close()
+	files := map[string][]byte{"plain.txt.gz": gb.Bytes()}
+	for _, name := range []string{"tiff-multipage.tif", "png-gray8.png"} {
+		b, err := os.ReadFile(testImagePath(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = b
+	}
+	var want []string
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, name)
+	}
+	slices.Sort(want)
+	if out := mustRun(t, "ls", "-R", "--deep", dir); out != strings.Join(want, "\n")+"\n" {
+		t.Errorf("ls -R --deep:\n%s\nwant:\n%s", out, strings.Join(want, "\n"))
+	}
+}
