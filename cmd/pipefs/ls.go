@@ -1,9 +1,13 @@
 package main
 
 import (
+	"archive/tar"
+	"archive/zip"
 	"fmt"
 	"io"
 	"io/fs"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,20 +22,37 @@ import (
 const timeLayout = "2006-01-02 15:04:05"
 
 func newLsCmd(g *globals) *cobra.Command {
-	var long, recursive, zero, urls bool
+	var o lsOptions
 	cmd := &cobra.Command{
-		Use:   "ls [-l] [-R] [-0] [--url] URL",
-		Short: "List a directory location",
+		Use:   "ls [-l] [-R] [-0] [--url] [--deep [--depth N]] URL...",
+		Short: "List directory locations",
 		Long: `ls lists the entries of the directory location that URL names, sorted
 by name, directories with a trailing "/". A container file is listed as
 the directory it holds ("file:/d/a.zip" lists the zip); a plain file is
 printed as given, as ls does.
 
+Given several URLs, ls lists them as coreutils ls does: the plain files
+first, together, then each directory under a "URL:" line, with a blank
+line between. A URL that fails is reported on standard error and the
+others are listed; the exit status is then 1.
+
 -R lists every file and directory below URL, one path a line, relative
 to URL. -l adds the size, mode and modification time before each path
 (directories show "-" for the size, and a file without a recorded time
-"-" for the time); a symbolic link (an HDF5 soft or external link that
-is not followed) shows "l" in its mode and "name -> target".
+"-" for the time); a symbolic link (a tar or zip symlink, an HDF5 soft or
+external link that is not followed) shows "l" in its mode and
+"name -> target".
+
+--deep lists the container files inside as the directories they hold: a
+zip in a zip, a tar.gz (through gzip:|pipefs.tar:), an HDF5 file. With -R
+their entries follow them, as "inner.zip/notes/a.txt"; with -l they show
+"d" in their mode, their own size and time, and their format after the
+name ("inner.zip/  [zip]"). Only a file whose first bytes look like a
+container is opened, so --deep reads the head of every file it lists;
+the datasets of an HDF5 file and the chunks of a Zarr, N5 or precomputed
+array are never read. --depth bounds how many containers deep it opens
+(default 8). A nested container that does not open is reported on
+standard error and listed as a file; the exit status is then 1.
 
 On a terminal, a name that a shell would take apart, or that holds a
 control character, is quoted as GNU ls quotes it ('a b', 'a'$'\n''b');
@@ -40,123 +61,283 @@ control character is quoted the same way. -0 ends each line with a NUL
 instead of a newline and writes names as they are, for scripts
 ("pipefs ls -R -0 URL | xargs -0 ..."). --url writes each entry's
 canonical pipeline instead of its name, percent-encoded and ready to pass
-back to pipefs.
+back to pipefs; with --deep, the pipelines go through the containers
+("...|zip:data/inner.zip|zip:notes/a.txt").
 
 An archive that leaves out entries it cannot expose (a name holding NUL,
 an absolute path) has each of them reported once on standard error, with
 the archive and the entry's offset; the listing itself succeeds.`,
-		Example: `  pipefs ls 'file:/data/a.zip'
-  pipefs ls -l 'file:/data/a.zip|zip:docs/'
+		Example: `  pipefs ls testdata/demo.zip
+  README.txt
+  data/
+  docs/
+  site/
+  templates/
+
+  pipefs ls -lR --deep 'testdata/demo.zip|zip:data/'
+   1287  drw-r--r--  2024-05-06 07:08:10  inner.zip/  [zip]
+    787  drw-r--r--  2024-05-06 07:08:10  inner.zip/deep.zip/  [zip]
+  10800  -rw-r--r--  2024-05-06 07:08:10  inner.zip/deep.zip/big.txt
+     27  -rw-r--r--  2024-05-06 07:08:10  inner.zip/deep.zip/hello.txt
+      -  dr-xr-xr-x  2024-05-06 07:08:10  inner.zip/notes/
+     44  -rw-r--r--  2024-05-06 07:08:10  inner.zip/notes/a.txt
+     58  -rw-r--r--  2024-05-06 07:08:10  inner.zip/notes/b.txt
+
+  pipefs ls 'testdata/demo.zip|zip:README.txt' 'testdata/demo.zip|zip:docs/' 'testdata/demo.zip|zip:site/'
+  testdata/demo.zip|zip:README.txt
+
+  testdata/demo.zip|zip:docs/:
+  guide.md
+
+  testdata/demo.zip|zip:site/:
+  index.html
+  style.css
+
+  pipefs ls -R --deep --depth 1 --url 'testdata/demo.zip|zip:data/'
+  file:$PWD/testdata/demo.zip|zip:data/inner.zip|zip:
+  file:$PWD/testdata/demo.zip|zip:data/inner.zip|zip:deep.zip
+  file:$PWD/testdata/demo.zip|zip:data/inner.zip|zip:notes/
+  file:$PWD/testdata/demo.zip|zip:data/inner.zip|zip:notes/a.txt
+  file:$PWD/testdata/demo.zip|zip:data/inner.zip|zip:notes/b.txt
+
   pipefs ls -lR 'testdata/demo.zip|zip:data/inner.zip'
-  pipefs ls -R -0 testdata/demo.zip | xargs -0 -n1 echo
-  pipefs ls --url 'testdata/demo.zip|zip:docs/'`,
-		Args:              args(cobra.ExactArgs(1)),
-		ValidArgsFunction: g.completeURLs(1, false),
+  pipefs ls -R -0 testdata/demo.zip`,
+		Args:              args(cobra.MinimumNArgs(1)),
+		ValidArgsFunction: g.completeURLs(-1, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			loc, err := g.openLocation(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			defer loc.Close()
-			l := &lister{long: long, zero: zero, tty: isTerminal(cmd.OutOrStdout())}
-			if loc.file != nil {
-				info, err := loc.file.Stat()
-				if err != nil {
-					return err
-				}
-				name := displayName(args[0], l.tty)
-				switch {
-				case urls:
-					name = loc.file.URL()
-				case l.zero:
-					name = args[0]
-				}
-				l.add(name, info)
-				l.flush(cmd.OutOrStdout())
-				return nil
-			}
-			if !recursive {
-				ents, err := loc.fsys.ReadDir(".")
-				if err != nil {
-					return err
-				}
-				defer reportOmitted(cmd, loc.fsys)
-				failed := false
-				for _, e := range ents {
-					info, err := e.Info()
-					if err != nil {
-						report(cmd, err)
-						failed = true
-						continue
-					}
-					l.add(l.name(loc.fsys, e.Name(), info, urls), info)
-				}
-				l.flush(cmd.OutOrStdout())
-				if failed {
-					return reportedError{}
-				}
-				return nil
-			}
-			defer reportOmitted(cmd, loc.fsys)
-			failed := false
-			fs.WalkDir(loc.fsys, ".", func(name string, d fs.DirEntry, err error) error {
-				if cerr := cmd.Context().Err(); cerr != nil {
-					return cerr
-				}
-				if err != nil {
-					report(cmd, err)
-					failed = true
-					return nil
-				}
-				if name == "." {
-					return nil
-				}
-				info, err := d.Info()
-				if err != nil {
-					report(cmd, err)
-					failed = true
-					return nil
-				}
-				l.add(l.name(loc.fsys, name, info, urls), info)
-				return nil
-			})
-			l.flush(cmd.OutOrStdout())
-			if failed {
-				return reportedError{}
-			}
-			return nil
+			return g.ls(cmd, args, &o)
 		},
 	}
-	cmd.Flags().BoolVarP(&long, "long", "l", false, "show size, mode and modification time")
-	cmd.Flags().BoolVarP(&recursive, "recursive", "R", false, "list every path below URL")
-	cmd.Flags().BoolVarP(&zero, "zero", "0", false, "end each line with NUL, not newline, and write names unquoted")
-	cmd.Flags().BoolVar(&urls, "url", false, "write each entry's canonical pipeline instead of its name")
+	cmd.Flags().BoolVarP(&o.long, "long", "l", false, "show size, mode and modification time")
+	cmd.Flags().BoolVarP(&o.recursive, "recursive", "R", false, "list every path below URL")
+	cmd.Flags().BoolVarP(&o.zero, "zero", "0", false, "end each line with NUL, not newline, and write names unquoted")
+	cmd.Flags().BoolVar(&o.urls, "url", false, "write each entry's canonical pipeline instead of its name")
+	o.deep.add(cmd)
 	return cmd
+}
+
+// lsOptions are the flags of ls.
+type lsOptions struct {
+	long, recursive, zero, urls bool
+	deep                        deepFlags
+}
+
+// An lsArg is an argument of ls, opened.
+type lsArg struct {
+	arg string
+	loc *location
+}
+
+// ls lists the locations that args name: the files first, then each
+// directory.
+func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
+	ctx := cmd.Context()
+	deep, err := g.deepener(ctx, o.deep)
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	l := &lister{cmd: cmd, long: o.long, zero: o.zero, urls: o.urls, tty: isTerminal(w), deep: deep}
+	var files, dirs []lsArg
+	for _, arg := range args {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		loc, err := g.openLocation(ctx, arg)
+		if err != nil {
+			if len(args) == 1 {
+				return err
+			}
+			report(cmd, err)
+			l.failed = true
+			continue
+		}
+		defer loc.Close()
+		if loc.file != nil {
+			files = append(files, lsArg{arg, loc})
+		} else {
+			dirs = append(dirs, lsArg{arg, loc})
+		}
+	}
+	if len(args) > 1 {
+		// As coreutils ls sorts its operands.
+		byArg := func(a, b lsArg) int { return strings.Compare(a.arg, b.arg) }
+		slices.SortStableFunc(files, byArg)
+		slices.SortStableFunc(dirs, byArg)
+	}
+	for _, f := range files {
+		info, err := f.loc.file.Stat()
+		if err != nil {
+			l.fail(err)
+			continue
+		}
+		name := displayName(f.arg, l.tty)
+		switch {
+		case o.urls:
+			name = f.loc.file.URL()
+		case l.zero:
+			name = f.arg
+		}
+		l.add(nil, name, info)
+	}
+	l.flush(w)
+	for i, d := range dirs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if len(args) > 1 {
+			if i > 0 || len(files) > 0 {
+				io.WriteString(w, l.end())
+			}
+			name := d.arg
+			if !l.zero {
+				name = displayName(name, l.tty)
+			}
+			io.WriteString(w, name+":"+l.end())
+		}
+		fsys := d.loc.fsys.WithContext(ctx)
+		if o.recursive {
+			l.walk(fsys, ".", "", 0, false)
+		} else {
+			l.list(fsys)
+		}
+		l.flush(w)
+		reportOmitted(cmd, fsys)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if l.failed {
+		return reportedError{}
+	}
+	return nil
 }
 
 // A lister collects the rows of a listing, to print them aligned.
 type lister struct {
-	long  bool
-	zero  bool        // NUL-terminated lines, names unquoted
-	tty   bool        // writing to a terminal
-	rows  [][4]string // size, mode, time, name
-	names []string    // the rows without -l
+	cmd    *cobra.Command
+	long   bool
+	zero   bool // NUL-terminated lines, names unquoted
+	urls   bool // canonical pipelines instead of names
+	tty    bool // writing to a terminal
+	deep   *deepener
+	failed bool        // an error was reported
+	rows   [][4]string // size, mode, time, name
+	names  []string    // the rows without -l
 }
 
-// name is what the listing shows for the entry name of fsys, directories
-// with a trailing "/": its canonical pipeline with urls set, else name,
+// fail reports err and remembers that the listing failed.
+func (l *lister) fail(err error) {
+	report(l.cmd, err)
+	l.failed = true
+}
+
+// end is what ends a line: a newline, or a NUL with -0.
+func (l *lister) end() string {
+	if l.zero {
+		return "\x00"
+	}
+	return "\n"
+}
+
+// list adds the entries of the directory fsys.
+func (l *lister) list(fsys *vfs.FS) {
+	ents, err := fsys.ReadDir(".")
+	if err != nil {
+		l.fail(err)
+		return
+	}
+	dataset := l.deep.inDataset(fsys, ".", ents)
+	for _, e := range ents {
+		info, err := e.Info()
+		if err != nil {
+			l.fail(err)
+			continue
+		}
+		if n := l.nested(fsys, e.Name(), info, 0, dataset); n != nil {
+			l.addNest(e.Name(), info, n)
+			n.fsys.Close()
+			continue
+		}
+		l.add(fsys, l.name(e.Name(), fsys.URL(e.Name()), info.IsDir()), info)
+	}
+}
+
+// walk adds the entries below directory dir of fsys, each named by prefix
+// and its path in fsys, and with --deep those of the containers among
+// them; level is how many containers deep fsys is, and dataset is set
+// below an array or a group (see deepener.inDataset).
+func (l *lister) walk(fsys *vfs.FS, dir, prefix string, level int, dataset bool) {
+	ents, err := fsys.ReadDir(dir)
+	if err != nil {
+		l.fail(err)
+		return
+	}
+	dataset = dataset || l.deep.inDataset(fsys, dir, ents)
+	for _, e := range ents {
+		if l.cmd.Context().Err() != nil {
+			return
+		}
+		name := path.Join(dir, e.Name())
+		info, err := e.Info()
+		if err != nil {
+			l.fail(err)
+			continue
+		}
+		if n := l.nested(fsys, name, info, level, dataset); n != nil {
+			l.addNest(prefix+name, info, n)
+			l.walk(n.fsys, ".", prefix+name+"/", level+1, false)
+			reportOmitted(l.cmd, n.fsys)
+			n.fsys.Close()
+			continue
+		}
+		l.add(fsys, l.name(prefix+name, fsys.URL(name), info.IsDir()), info)
+		if info.IsDir() {
+			l.walk(fsys, name, prefix, level, dataset)
+		}
+	}
+}
+
+// nested opens the file name of fsys as the container it holds, with
+// --deep (see deepener.open), reporting one that does not open.
+func (l *lister) nested(fsys *vfs.FS, name string, info fs.FileInfo, level int, dataset bool) *nest {
+	n, err := l.deep.open(fsys, name, info, level, dataset)
+	if err != nil {
+		l.fail(err)
+		return nil
+	}
+	return n
+}
+
+// addNest adds the row of the container file name, described by info and
+// opened as n: a directory, with its format after the name under -l.
+func (l *lister) addNest(name string, info fs.FileInfo, n *nest) {
+	shown := l.name(name, n.fsys.Pipeline().String(), true)
+	if !l.long {
+		l.names = append(l.names, shown)
+		return
+	}
+	l.rows = append(l.rows, [4]string{
+		strconv.FormatInt(info.Size(), 10),
+		modeString(fs.ModeDir | info.Mode().Perm()),
+		timeOf(info),
+		shown + "  [" + n.format + "]",
+	})
+}
+
+// name is what the listing shows for an entry, directories with a
+// trailing "/": url, its canonical pipeline, with --url, else name,
 // quoted for display unless the lines end in NUL.
-func (l *lister) name(fsys *vfs.FS, name string, info fs.FileInfo, urls bool) string {
+func (l *lister) name(name, url string, dir bool) string {
 	slash := ""
-	if info.IsDir() {
+	if dir {
 		slash = "/"
 	}
-	if urls {
-		u := fsys.URL(name)
-		if strings.HasSuffix(u, "/") || strings.Contains(u[strings.LastIndexByte(u, '|')+1:], "?") {
-			return u
+	if l.urls {
+		if strings.HasSuffix(url, "/") || strings.HasSuffix(url, ":") || strings.Contains(url[strings.LastIndexByte(url, '|')+1:], "?") {
+			return url
 		}
-		return u + slash // the canonical form of a directory
+		return url + slash // the canonical form of a directory
 	}
 	if l.zero {
 		return name + slash
@@ -167,13 +348,19 @@ func (l *lister) name(fsys *vfs.FS, name string, info fs.FileInfo, urls bool) st
 	return name + slash
 }
 
-// add adds the row of name, as it is to be shown, described by info.
-func (l *lister) add(name string, info fs.FileInfo) {
+// add adds the row of name, as it is to be shown, described by info; fsys
+// is the directory it is listed from, which holds the target of a zip
+// symlink (nil for an argument).
+func (l *lister) add(fsys *vfs.FS, name string, info fs.FileInfo) {
 	if !l.long {
 		l.names = append(l.names, name)
 		return
 	}
-	if t := linkTarget(info); t != "" {
+	t := linkTarget(info)
+	if t == "" && fsys != nil {
+		t = zipLinkTarget(fsys, info)
+	}
+	if t != "" {
 		name += " -> " + displayName(t, l.tty && !l.zero)
 	}
 	l.rows = append(l.rows, [4]string{
@@ -216,6 +403,8 @@ func linkTarget(info fs.FileInfo) string {
 		h = o.Header
 	}
 	switch l := h.(type) {
+	case *tar.Header:
+		return l.Linkname
 	case *hdf5adapter.ExternalLink:
 		return l.File + ":" + l.Path
 	case *hdf5adapter.SoftLink:
@@ -228,6 +417,45 @@ func linkTarget(info fs.FileInfo) string {
 	return ""
 }
 
+// maxLinkTarget caps what zipLinkTarget reads of a zip symlink: a path,
+// as long as Linux allows (PATH_MAX).
+const maxLinkTarget = 4096
+
+// zipLinkTarget returns what the zip symlink that info describes points
+// at: the content of its member, read from the zip archive of fsys through
+// archive/zip, since pipefs does not open links. It returns "" when info
+// is no zip symlink or its content cannot be read.
+func zipLinkTarget(fsys *vfs.FS, info fs.FileInfo) string {
+	if info.Mode()&fs.ModeSymlink == 0 {
+		return ""
+	}
+	o, ok := info.Sys().(*vfs.Origin)
+	if !ok {
+		return ""
+	}
+	h, ok := o.Header.(*zip.FileHeader)
+	var r *zip.Reader
+	if !ok || !fsys.As(&r) {
+		return ""
+	}
+	for _, f := range r.File {
+		if f.Name != h.Name || f.CRC32 != h.CRC32 || f.Mode()&fs.ModeSymlink == 0 || f.UncompressedSize64 > maxLinkTarget {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return ""
+		}
+		b, err := io.ReadAll(io.LimitReader(rc, maxLinkTarget+1))
+		rc.Close()
+		if err != nil || len(b) > maxLinkTarget {
+			return ""
+		}
+		return string(b)
+	}
+	return ""
+}
+
 // flush prints the rows: the size column right-aligned, the others left.
 func (l *lister) flush(w io.Writer) {
 	var width [3]int
@@ -236,10 +464,7 @@ func (l *lister) flush(w io.Writer) {
 			width[i] = max(width[i], len(r[i]))
 		}
 	}
-	end := "\n"
-	if l.zero {
-		end = "\x00"
-	}
+	end := l.end()
 	for _, n := range l.names {
 		io.WriteString(w, n)
 		io.WriteString(w, end)

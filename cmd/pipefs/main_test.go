@@ -137,7 +137,7 @@ func TestUsage(t *testing.T) {
 	}{
 		{"unknown flag", []string{"ls", "--bogus", "memory:"}, 2, "pipefs: unknown flag: --bogus"},
 		{"unknown short flag", []string{"ls", "-z", "memory:"}, 2, "pipefs: unknown shorthand flag: 'z' in -z"},
-		{"no argument", []string{"ls"}, 2, "pipefs: accepts 1 arg(s), received 0"},
+		{"no argument", []string{"ls"}, 2, "pipefs: requires at least 1 arg(s), only received 0"},
 		{"too many arguments", []string{"stat", "memory:a", "memory:b"}, 2, "pipefs: accepts 1 arg(s), received 2"},
 		{"cat without arguments", []string{"cat"}, 2, "pipefs: requires at least 1 arg(s), only received 0"},
 		{"unknown command", []string{"frobnicate"}, 2, `pipefs: unknown command "frobnicate" for "pipefs"`},
@@ -627,7 +627,8 @@ func TestComplete(t *testing.T) {
 		{"a nested zip", []string{"tree", zipURL + "|zip:data/in"}, zipURL + "|zip:data/inner.zip\n" + zipURL + "|zip:data/inner.zip|zip:\n:6\n"},
 		{"the memory root", []string{"ls", "memory:cli/complete/s"}, zipURL + "\n" + zipURL + "|zip:\n:6\n"},
 		{"a local path", []string{"ls", "testd"}, ":0\n"},
-		{"a second argument", []string{"ls", zipURL, "x"}, ":4\n"},
+		{"a second argument", []string{"tree", zipURL, "x"}, ":4\n"},
+		{"a second URL of ls", []string{"ls", zipURL, zipURL + "|zip:do"}, zipURL + "|zip:docs/\n:6\n"},
 		{"the destination of cp", []string{"cp", zipURL, "x"}, ":0\n"},
 		{"a missing directory", []string{"ls", "memory:cli/complete/nope.zip|zip:"}, ":5\n"},
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/pipefs/pipefs/adapters/hdf5adapter"
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 func newStatCmd(g *globals) *cobra.Command {
@@ -32,11 +33,17 @@ method, compressed size, CRC-32 and the like; for an HDF5 dataset its
 type, layout and filters). No format is detected: "file:/d/a.zip"
 describes the zip file itself. A time the file does not record is left
 out. A symbolic link that is not followed (an HDF5 external link, a soft
-link whose target does not exist) is described itself, with its target.
+link whose target does not exist, a zip symlink) is described itself,
+with its target.
 
---json writes the header as the nested JSON object that its type
-marshals to.`,
-		Example: `  pipefs stat 'file:/data/a.zip|zip:README.txt'
+--json writes one JSON object: name, size, mode, isDir, modTime, target,
+url, headerType and header. The header is typed: the object its type
+marshals to (a *zip.FileHeader, a *tar.Header, a gzip header, an HDF5
+dataset, an image, a Zarr node, an OCDBT or Icechunk value, a remote
+object's {"version": ...}), numbers as numbers, times in RFC 3339, bytes
+in base64, with the members whose value is zero left out, as are the
+legacy 32-bit and MS-DOS fields of a zip header.`,
+		Example: `  pipefs stat 'testdata/demo.zip|zip:README.txt'
   pipefs stat --json 'testdata/demo.zip|zip:docs/guide.md'`,
 		Args:              args(cobra.ExactArgs(1)),
 		ValidArgsFunction: g.completeURLs(1, false),
@@ -45,11 +52,14 @@ marshals to.`,
 			if err != nil {
 				return err
 			}
-			info, err := g.stat(cmd.Context(), pipeline)
+			info, target, err := g.stat(cmd.Context(), pipeline)
 			if err != nil {
 				return err
 			}
 			s := describe(info)
+			if s.Target == "" {
+				s.Target = target
+			}
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
@@ -74,8 +84,7 @@ type statInfo struct {
 	Target     string    `json:"target,omitempty"` // of a symbolic link
 	URL        string    `json:"url,omitempty"`
 	HeaderType string    `json:"headerType,omitempty"`
-	// HeaderJSON is the header as encoding/json marshals it, or its
-	// fields when it does not marshal.
+	// HeaderJSON is the header as typed JSON (see headerJSON).
 	HeaderJSON json.RawMessage `json:"header,omitempty"`
 	Header     []field         `json:"-"` // for reading
 }
@@ -103,7 +112,7 @@ func describe(info fs.FileInfo) *statInfo {
 	if h != nil {
 		s.HeaderType = fmt.Sprintf("%T", h)
 		s.Header = headerFields(h)
-		b, err := marshalJSON(h)
+		b, err := headerJSON(h)
 		if err != nil {
 			b, _ = marshalJSON(s.Header)
 		}
@@ -299,59 +308,62 @@ func linkText(l hdf5adapter.Link) string {
 
 // stat describes the location that pipeline names. When it names a
 // symbolic link that cannot be followed (an HDF5 soft link whose target
-// does not exist, an external link), stat describes the link itself, as
-// its parent directory lists it.
-func (g *globals) stat(ctx context.Context, pipeline string) (fs.FileInfo, error) {
+// does not exist, an external link, a zip symlink), stat describes the
+// link itself, as its parent directory lists it, and returns the target
+// of a zip symlink, which its header does not hold.
+func (g *globals) stat(ctx context.Context, pipeline string) (fs.FileInfo, string, error) {
 	f, err := vfs.Open(ctx, pipeline, g.options())
 	if err == nil {
 		g.count(f)
 		defer f.Close()
-		return f.Stat()
+		info, err := f.Stat()
+		return info, "", err
 	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, driver.ErrUnsafePath) {
+		return nil, "", err
 	}
-	if info := g.lstat(ctx, pipeline); info != nil {
-		return info, nil
+	if info, target := g.lstat(ctx, pipeline); info != nil {
+		return info, target, nil
 	}
-	return nil, err
+	return nil, "", err
 }
 
 // lstat returns the entry of the symbolic link that pipeline names, as
-// its parent directory lists it, or nil when it names none.
-func (g *globals) lstat(ctx context.Context, pipeline string) fs.FileInfo {
+// its parent directory lists it, and the target of a zip symlink; nil
+// when it names none.
+func (g *globals) lstat(ctx context.Context, pipeline string) (fs.FileInfo, string) {
 	p, err := vfs.Parse(pipeline)
 	if err != nil || len(p) < 2 {
-		return nil
+		return nil, ""
 	}
 	last := p[len(p)-1]
 	if last.IsDir() || last.HasQuery {
-		return nil
+		return nil, ""
 	}
 	i := strings.LastIndexByte(last.Path, '/')
 	base, err := url.PathUnescape(last.Path[i+1:])
 	if err != nil || base == "" {
-		return nil
+		return nil, ""
 	}
 	last.Path = last.Path[:i+1]
 	fsys, err := vfs.OpenFS(ctx, p[:len(p)-1].Append(last).String(), g.options())
 	if err != nil {
-		return nil
+		return nil, ""
 	}
 	defer fsys.Close()
 	ents, err := fsys.ReadDir(".")
 	if err != nil {
-		return nil
+		return nil, ""
 	}
 	for _, e := range ents {
 		if e.Name() != base || e.Type()&fs.ModeSymlink == 0 {
 			continue
 		}
 		if info, err := e.Info(); err == nil {
-			return info
+			return info, zipLinkTarget(fsys, info)
 		}
 	}
-	return nil
+	return nil, ""
 }
 
 // marshalJSON is json.Marshal without the escaping of "<", ">" and "&",

@@ -13,24 +13,54 @@ import (
 )
 
 func newTreeCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "tree URL",
+	var deep deepFlags
+	cmd := &cobra.Command{
+		Use:   "tree [--deep [--depth N]] URL",
 		Short: "Draw a directory location as a tree",
 		Long: `tree draws the directory location that URL names as a tree, files with
 their size in bytes, then a summary line "N directories, M files". The
 first line is the resolved pipeline, with detected adapters written out.
 Directories that hold an array or a group (Zarr, N5, precomputed) are
-marked with the format, node type, data type and shape.`,
-		Example: `  pipefs tree 'file:/data/a.zip'
-  file:/data/a.zip|zip:
-  ├── README.txt (120)
-  └── docs/
-      └── guide.md (2048)
+marked with the format, node type, data type and shape. A plain file is
+drawn as its pipeline and size.
 
-  1 directory, 2 files`,
+--deep draws the container files inside as the directories they hold, a
+zip in a zip, a tar.gz (through gzip:|pipefs.tar:), an HDF5 file, each
+marked with its format ("inner.zip/  [zip]") and counted as a
+directory. Only a file whose first bytes look like a container is
+opened; the datasets of an HDF5 file and the chunks of an array are
+never read. --depth bounds how many containers deep it opens (default
+8). A nested container that does not open is reported on standard error
+and drawn as a file; the exit status is then 1.`,
+		Example: `  pipefs tree 'testdata/demo.zip|zip:data/inner.zip'
+  file:$PWD/testdata/demo.zip|zip:data/inner.zip|zip:
+  ├── deep.zip (787)
+  └── notes/
+      ├── a.txt (44)
+      └── b.txt (58)
+
+  1 directory, 3 files
+
+  pipefs tree --deep 'testdata/demo.zip|zip:data/'
+  file:$PWD/testdata/demo.zip|zip:data/
+  └── inner.zip/  [zip]
+      ├── deep.zip/  [zip]
+      │   ├── big.txt (10800)
+      │   └── hello.txt (27)
+      └── notes/
+          ├── a.txt (44)
+          └── b.txt (58)
+
+  3 directories, 4 files
+
+  pipefs tree --deep --depth 1 testdata/demo.zip`,
 		Args:              args(cobra.ExactArgs(1)),
 		ValidArgsFunction: g.completeURLs(1, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := g.deepener(cmd.Context(), deep)
+			if err != nil {
+				return err
+			}
 			loc, err := g.openLocation(cmd.Context(), args[0])
 			if err != nil {
 				return err
@@ -41,38 +71,50 @@ marked with the format, node type, data type and shape.`,
 				fmt.Fprintf(w, "%s (%d)\n\n%s\n", loc.file.URL(), loc.file.Size(), summary(0, 1))
 				return nil
 			}
-			t := &treeWriter{ctx: cmd.Context(), w: w, fsys: loc.fsys, reg: registry(g.options()), report: func(err error) { report(cmd, err) }}
-			ents, ok := t.list(".")
-			fmt.Fprintf(w, "%s%s\n", loc.fsys.Pipeline(), t.label(".", ents))
+			t := &treeWriter{ctx: cmd.Context(), w: w, reg: registry(g.options()), deep: d, report: func(err error) { report(cmd, err) }}
+			fsys := loc.fsys.WithContext(cmd.Context())
+			ents, ok := t.list(fsys, ".")
+			label := t.label(fsys, ".", ents)
+			fmt.Fprintf(w, "%s%s\n", loc.fsys.Pipeline(), label)
 			if ok {
-				t.dir(".", ents, "")
+				t.dir(fsys, ".", ents, "", 0, label != "")
 			}
 			fmt.Fprintf(w, "\n%s\n", summary(t.dirs, t.files))
+			if err := cmd.Context().Err(); err != nil {
+				return err
+			}
 			if t.failed {
 				return reportedError{}
 			}
 			return nil
 		},
 	}
+	deep.add(cmd)
+	return cmd
 }
 
 // A treeWriter draws a tree, counting what it draws.
 type treeWriter struct {
 	ctx         context.Context
 	w           io.Writer
-	fsys        fs.FS
 	reg         *vfs.Registry // detects the formats of labels
+	deep        *deepener     // nil without --deep
 	report      func(error)
 	dirs, files int
 	failed      bool
 }
 
-// list reads directory name, reporting a failure.
-func (t *treeWriter) list(name string) ([]fs.DirEntry, bool) {
-	ents, err := fs.ReadDir(t.fsys, name)
+// fail reports err and remembers that the tree failed.
+func (t *treeWriter) fail(err error) {
+	t.report(err)
+	t.failed = true
+}
+
+// list reads directory name of fsys, reporting a failure.
+func (t *treeWriter) list(fsys *vfs.FS, name string) ([]fs.DirEntry, bool) {
+	ents, err := fsys.ReadDir(name)
 	if err != nil {
-		t.report(err)
-		t.failed = true
+		t.fail(err)
 		return nil, false
 	}
 	return ents, true
@@ -81,19 +123,26 @@ func (t *treeWriter) list(name string) ([]fs.DirEntry, bool) {
 // label marks a directory that holds an array or a group, such as
 // "  [zarr3 array int16 [4]]" (see arrayLabel). Detection reads the
 // listing, so plain trees cost nothing more.
-func (t *treeWriter) label(name string, ents []fs.DirEntry) string {
+func (t *treeWriter) label(fsys *vfs.FS, name string, ents []fs.DirEntry) string {
 	if len(ents) == 0 {
 		return ""
 	}
-	if l, ok := arrayLabel(t.ctx, t.reg, t.fsys, name, ents); ok {
+	if l, ok := arrayLabel(t.ctx, t.reg, fsys, name, ents); ok {
 		return "  [" + l + "]"
 	}
 	return ""
 }
 
-// dir draws ents, the entries of directory name, each line after prefix.
-func (t *treeWriter) dir(name string, ents []fs.DirEntry, prefix string) {
+// dir draws ents, the entries of directory name of fsys, each line after
+// prefix, and with --deep the containers among them as directories; level
+// is how many containers deep fsys is, and dataset is set below an array
+// or a group, whose files are never opened.
+func (t *treeWriter) dir(fsys *vfs.FS, name string, ents []fs.DirEntry, prefix string, level int, dataset bool) {
+	tty := isTerminal(t.w)
 	for i, e := range ents {
+		if t.ctx.Err() != nil {
+			return
+		}
 		branch, indent := "├── ", "│   "
 		if i == len(ents)-1 {
 			branch, indent = "└── ", "    "
@@ -101,21 +150,37 @@ func (t *treeWriter) dir(name string, ents []fs.DirEntry, prefix string) {
 		child := path.Join(name, e.Name())
 		if e.IsDir() {
 			t.dirs++
-			sub, ok := t.list(child)
-			fmt.Fprintf(t.w, "%s%s%s/%s\n", prefix, branch, displayName(e.Name(), isTerminal(t.w)), t.label(child, sub))
+			sub, ok := t.list(fsys, child)
+			label := t.label(fsys, child, sub)
+			fmt.Fprintf(t.w, "%s%s%s/%s\n", prefix, branch, displayName(e.Name(), tty), label)
 			if ok {
-				t.dir(child, sub, prefix+indent)
+				t.dir(fsys, child, sub, prefix+indent, level, dataset || label != "")
 			}
 			continue
 		}
-		t.files++
 		info, err := e.Info()
 		if err != nil {
-			t.report(err)
-			t.failed = true
+			t.files++
+			t.fail(err)
 			continue
 		}
-		fmt.Fprintf(t.w, "%s%s%s (%d)\n", prefix, branch, displayName(e.Name(), isTerminal(t.w)), info.Size())
+		n, err := t.deep.open(fsys, child, info, level, dataset)
+		if err != nil {
+			t.fail(err)
+		}
+		if n == nil {
+			t.files++
+			fmt.Fprintf(t.w, "%s%s%s (%d)\n", prefix, branch, displayName(e.Name(), tty), info.Size())
+			continue
+		}
+		t.dirs++
+		sub, ok := t.list(n.fsys, ".")
+		label := t.label(n.fsys, ".", sub)
+		fmt.Fprintf(t.w, "%s%s%s/  [%s]%s\n", prefix, branch, displayName(e.Name(), tty), n.format, label)
+		if ok {
+			t.dir(n.fsys, ".", sub, prefix+indent, level+1, label != "")
+		}
+		n.fsys.Close()
 	}
 }
 
