@@ -55,11 +55,11 @@ func Split(p vfs.Pipeline) (Member, error) {
 			m.Container = m.Root
 		}
 		if !fs.ValidPath(m.Name) {
-			return Member{}, fmt.Errorf("arcp: %s: path %q names no member: %w", p, p[i].Path, fs.ErrInvalid)
+			return Member{}, invalidf("%s: the path %q names no member (it holds an empty, \".\" or \"..\" segment)", p, p[i].Path)
 		}
 		return m, nil
 	}
-	return Member{}, fmt.Errorf("arcp: %s names no member of a container: its last sub-URL must be an archive such as zip: or pipefs.tar: (\"file:/d/a.zip|zip:dir/f.txt\"): %w", p, fs.ErrInvalid)
+	return Member{}, invalidf("%s names no member of a container: end it with an archive sub-URL such as zip: or pipefs.tar: (\"file:/d/a.zip|zip:dir/f.txt\")", p)
 }
 
 // An Identity holds the arcp authorities of one container.
@@ -141,7 +141,7 @@ func Identify(ctx context.Context, root vfs.Pipeline, o *Options) (*Identity, er
 	case len(root) == 1 && root[0].IsDir():
 		id.Container = root
 	default:
-		return nil, fmt.Errorf("arcp: %s is not the root of a container (as \"file:/d/a.zip|zip:\" is): %w", root, fs.ErrInvalid)
+		return nil, invalidf("%s is not the root of a container, as \"file:/d/a.zip|zip:\" is", root)
 	}
 	id.UUID = LocationAuthority(id.Container.String())
 	id.Name = NameAuthority(containerName(id.Container))
@@ -186,3 +186,14 @@ func hashFile(ctx context.Context, p vfs.Pipeline, o *vfs.Options) ([]byte, erro
 	}
 	return h.Sum(nil), nil
 }
+
+// An invalidError is a message for an argument that names no container or
+// member; it matches fs.ErrInvalid.
+type invalidError struct{ msg string }
+
+func invalidf(format string, a ...any) error {
+	return &invalidError{fmt.Sprintf(format, a...)}
+}
+
+func (e *invalidError) Error() string { return e.msg }
+func (e *invalidError) Unwrap() error { return fs.ErrInvalid }
