@@ -32,12 +32,13 @@ file:/d/a.zip, and for a member of a zip inside it,
 
 UUID is the name-based UUID v5 (RFC 9562) of the container's canonical
 pipeline in the URL namespace. DIGEST is the SHA-256 of the container's
-bytes, base64url-encoded without padding (RFC 6920); computing it reads
-the whole container, which --no-hash skips (the ni line is then left
-out, as it is for a store, which is a directory). NAME is the
-container's file name. PATH is the member's path, each segment
-percent-encoded as RFC 3986 requires, with a trailing "/" for a
-directory. The member must exist.
+bytes, base64url-encoded without padding (RFC 6920): of the bytes the
+archive reads, so for 'file:/d/a.tar.gz|gzip:|pipefs.tar:x' those of
+the tar stream. Computing it reads the whole container, which --no-hash
+skips; the ni line is then left out, as it is for a store, which is a
+directory. NAME is the container's file name. PATH is the member's
+path, each segment percent-encoded as RFC 3986 requires, with a
+trailing "/" for a directory. The member must exist.
 
 --json writes one object: the member's canonical pipeline ("url"), the
 container's ("container"), and the URIs by kind ("uuid", "ni", "name").`,

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -34,6 +37,16 @@ func TestArcp(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := vfs.MustParse("file:" + filepath.ToSlash(path)).String()
+	// The same tar, plain and gzipped: its container is the tar stream
+	// either way, so the two share their ni identifier.
+	tarBytes, tgz := tarOf(t, "t/f.txt", "tar f\n")
+	for name, b := range map[string][]byte{"c.tar": tarBytes, "c.tar.gz": tgz} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tarFile := vfs.MustParse("file:" + filepath.ToSlash(filepath.Join(dir, "c.tar"))).String()
+	tgzFile := vfs.MustParse("file:" + filepath.ToSlash(filepath.Join(dir, "c.tar.gz"))).String()
 
 	tests := []struct {
 		arg       string // the URL given
@@ -51,6 +64,9 @@ func TestArcp(t *testing.T) {
 		{file + "|zip:inner.zip|zip:x.txt", file + "|zip:inner.zip", inner, "inner.zip", "/x.txt", "inner x\n"},
 		{file + "|zip:inner.zip|zip:d/y%20z.txt", file + "|zip:inner.zip", inner, "inner.zip", "/d/y%20z.txt", "inner y\n"},
 		{file + "|zip:inner.zip|zip:d/", file + "|zip:inner.zip", inner, "inner.zip", "/d/", ""},
+		{tarFile + "|pipefs.tar:t/f.txt", tarFile, tarBytes, "c.tar", "/t/f.txt", "tar f\n"},
+		{tgzFile + "|gzip:|pipefs.tar:t/f.txt", tgzFile + "|gzip:", tarBytes, "c.tar.gz", "/t/f.txt", "tar f\n"},
+		{tgzFile, tgzFile + "|gzip:", tarBytes, "c.tar.gz", "/", ""},
 	}
 	var r arcp.Resolver
 	defer r.Close()
@@ -108,6 +124,31 @@ func TestArcp(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tarOf returns a tar archive of one file, and the same gzipped.
+func tarOf(t *testing.T, name, body string) (plain, gzipped []byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), ModTime: modTime}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tw.Write([]byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	if _, err := zw.Write(buf.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), gz.Bytes()
 }
 
 func TestArcpErrors(t *testing.T) {

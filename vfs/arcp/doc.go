@@ -30,8 +30,11 @@
 //     "file:/d/a.zip|zip:" that is "file:/d/a.zip"; for a member of a zip
 //     inside it, "file:/d/a.zip|zip:inner.zip" ([Split] finds it).
 //   - ni: "sha-256;" and the base64url SHA-256, without padding, of the
-//     container's bytes (RFC 6920), which are read to their end. A store
-//     or a folder has no single byte stream, and no ni authority.
+//     container's bytes (RFC 6920), which are read to their end. These are
+//     the bytes the archive adapter reads: for "file:/d/a.tar.gz|gzip:|
+//     pipefs.tar:x" the container is "file:/d/a.tar.gz|gzip:", the tar
+//     stream, so a tar and its gzipped copy share their ni authority. A
+//     store or a folder has no single byte stream, and no ni authority.
 //   - name: the base name of the container's file ("name,a.zip"),
 //     percent-encoded where a reg-name cannot hold it.
 //
@@ -42,7 +45,9 @@
 // authority fails with an error matching fs.ErrNotExist, a container
 // that was registered and removed with one matching [ErrGone], a missing
 // path with fs.ErrNotExist. [Resolver.FS] is an io/fs view of them all.
-// A Resolver is safe for concurrent use.
+// A Resolver is safe for concurrent use. It closes only the containers it
+// opened itself ([Resolver.AddPipeline]), when they are removed; files
+// opened from a container must not be used after it is removed.
 //
 // # Comparison
 //
