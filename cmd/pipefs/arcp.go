@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -94,7 +95,10 @@ func (g *globals) arcpURIs(ctx context.Context, arg string, noHash bool) (*arcpI
 		// format out ("file:/d/a.zip" is "file:/d/a.zip|zip:").
 		fsys, ferr := vfs.OpenPipelineFS(ctx, p, g.options())
 		if ferr != nil {
-			return nil, err
+			if errors.Is(ferr, vfs.ErrNotDir) || errors.Is(ferr, vfs.ErrUnknownFormat) {
+				return nil, err // a plain file
+			}
+			return nil, ferr
 		}
 		m, err = arcp.Split(fsys.Pipeline())
 		fsys.Close()

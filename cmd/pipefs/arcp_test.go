@@ -153,7 +153,13 @@ func tarOf(t *testing.T, name, body string) (plain, gzipped []byte) {
 
 func TestArcpErrors(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "a.zip")
-	if err := os.WriteFile(path, zipOf(t, entry{name: "f.txt", body: "f\n"}), 0o644); err != nil {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("plain text\n"))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, zipOf(t, entry{name: "f.txt", body: "f\n"}, entry{name: "f.txt.gz", body: gz.String()}), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -166,7 +172,8 @@ func TestArcpErrors(t *testing.T) {
 		{[]string{"arcp", "--bogus", path}, exitUsage, "unknown flag"},
 		{[]string{"arcp", path + "|zip:missing.txt"}, exitError, "does not exist"},
 		{[]string{"arcp", filepath.Dir(path)}, exitError, "names no member of a container"},
-		{[]string{"arcp", path + "|zip:f.txt|gzip:"}, exitError, "names no member of a container"},
+		{[]string{"arcp", path + "|zip:f.txt.gz|gzip:"}, exitError, "names no member of a container"},
+		{[]string{"arcp", path + "|zip:f.txt|gzip:"}, exitError, "not a gzip stream"},
 		{[]string{"arcp", "file:/no/such/a.zip|zip:f.txt"}, exitError, "no such file"},
 	}
 	for _, tc := range tests {

@@ -391,35 +391,48 @@ func AuthorityKey(a string) string {
 	case KindName:
 		return "name," + normalizeRegName(v)
 	}
+	// Only the host is case-insensitive, not the userinfo.
+	if i := strings.LastIndexByte(a, '@'); i >= 0 {
+		return normalizeEscapes(a[:i+1]) + normalizeRegName(a[i+1:])
+	}
 	return normalizeRegName(a)
 }
 
-// normalizeRegName applies RFC 3986's case and percent-encoding
-// normalizations to a reg-name.
-func normalizeRegName(s string) string {
+// normalizeEscapes decodes the escapes of unreserved characters in s and
+// writes the others in upper case (RFC 3986 section 6.2.2.2).
+func normalizeEscapes(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c == '%' && i+2 < len(s) {
-			d := unhex(s[i+1])<<4 | unhex(s[i+2])
-			i += 2
-			if isUnreserved(d) {
-				b.WriteByte(toLower(d))
-				continue
+			if d := unhex(s[i+1])<<4 | unhex(s[i+2]); isUnreserved(d) {
+				b.WriteByte(d)
+			} else {
+				b.WriteString(strings.ToUpper(s[i : i+3]))
 			}
-			b.WriteString(strings.ToUpper(s[i-2 : i+1]))
+			i += 2
 			continue
 		}
-		b.WriteByte(toLower(c))
+		b.WriteByte(c)
 	}
 	return b.String()
 }
 
-func toLower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
+// normalizeRegName applies RFC 3986's case and percent-encoding
+// normalizations to a reg-name: escapes as normalizeEscapes does, then
+// letters in lower case (the hex digits of escapes stay upper case).
+func normalizeRegName(s string) string {
+	s = normalizeEscapes(s)
+	b := []byte(s)
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '%':
+			i += 2
+		case 'A' <= c && c <= 'Z':
+			b[i] = c + 'a' - 'A'
+		}
 	}
-	return c
+	return string(b)
 }
 
 // UUIDAuthority returns the authority "uuid,<u>" (the UUID in lower case).

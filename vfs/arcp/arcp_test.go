@@ -364,13 +364,23 @@ func TestAuthorities(t *testing.T) {
 		{"name,a.zip", "name,%61.zip"},
 		{"name,a%2fb", "name,A%2Fb"},
 		{"ni,sha-256;abc", "NI,SHA-256;abc"},
+		{"User@Example.COM:80", "User@example.com:80"},
+		{"a%7eb@h", "a~b@H"},
 	}
 	for _, p := range same {
 		if AuthorityKey(p[0]) != AuthorityKey(p[1]) {
 			t.Errorf("AuthorityKey(%q) = %q, AuthorityKey(%q) = %q; want equal", p[0], AuthorityKey(p[0]), p[1], AuthorityKey(p[1]))
 		}
 	}
-	if AuthorityKey("ni,sha-256;abc") == AuthorityKey("ni,sha-256;ABC") {
-		t.Errorf("ni values that differ in case compare equal")
+	differ := [][2]string{
+		{"ni,sha-256;abc", "ni,sha-256;ABC"}, // base64url is case-sensitive
+		{"user@h", "USER@h"},                 // and so is userinfo
+		{"name,a%2Fb", "name,a/b"},
+		{"name,a.zip", "name,b.zip"},
+	}
+	for _, p := range differ {
+		if AuthorityKey(p[0]) == AuthorityKey(p[1]) {
+			t.Errorf("AuthorityKey(%q) = AuthorityKey(%q) = %q; want them to differ", p[0], p[1], AuthorityKey(p[0]))
+		}
 	}
 }

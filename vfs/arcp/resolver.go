@@ -46,8 +46,9 @@ type entry struct {
 
 // Add registers the container whose root directory fsys is (an FS opened
 // on "file:/d/a.zip" or "file:/d/a.zip|zip:") and returns its identity;
-// see [Identify]. The caller keeps ownership of fsys and must keep it open
-// until it calls Remove. Registering a container whose location-based
+// see [Identify]; o.VFS should be the options fsys was opened with, since
+// hashing opens the container file again. The caller keeps ownership of
+// fsys and must keep it open until it calls Remove. Registering a container whose location-based
 // authority is registered already is an error matching [ErrRegistered].
 func (r *Resolver) Add(ctx context.Context, fsys *vfs.FS, o *Options) (*Identity, error) {
 	id, err := Identify(ctx, fsys.Pipeline(), o)

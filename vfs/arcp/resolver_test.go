@@ -426,3 +426,59 @@ func TestResolverConcurrent(t *testing.T) {
 	})
 	wg.Wait()
 }
+
+// TestResolverSharedNI registers two copies of one zip: they share their
+// ni authority, which resolves while either is registered.
+func TestResolverSharedNI(t *testing.T) {
+	ctx := t.Context()
+	path, outer, _ := archives(t)
+	copyPath := filepath.Join(t.TempDir(), "copy.zip")
+	if err := os.WriteFile(copyPath, outer, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var r arcp.Resolver
+	defer r.Close()
+	a, err := r.AddPipeline(ctx, "file:"+filepath.ToSlash(path), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.AddPipeline(ctx, "file:"+filepath.ToSlash(copyPath), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.NI != b.NI || a.UUID == b.UUID || a.Name == b.Name {
+		t.Fatalf("identities %+v and %+v: want the same ni only", *a, *b)
+	}
+	if got, err := r.Lookup(a.NI); err != nil || got != a {
+		t.Errorf("Lookup(ni) = %v, %v; want the first registered", got, err)
+	}
+	r.Remove(a)
+	if got, err := r.Lookup(a.NI); err != nil || got != b {
+		t.Errorf("Lookup(ni) after removing the first = %v, %v; want the second", got, err)
+	}
+	if got := string(readURI(t, &r, "arcp://"+a.NI+"/dir/f.txt")); got != "outer f\n" {
+		t.Errorf("read %q", got)
+	}
+	if _, err := r.Lookup(a.UUID); !errors.Is(err, arcp.ErrGone) {
+		t.Errorf("Lookup(uuid) of the removed one: %v, want ErrGone", err)
+	}
+	r.Remove(b)
+	if _, err := r.Lookup(a.NI); !errors.Is(err, arcp.ErrGone) {
+		t.Errorf("Lookup(ni) after removing both: %v, want ErrGone", err)
+	}
+}
+
+// TestIdentifyCanceled hashes with a canceled context.
+func TestIdentifyCanceled(t *testing.T) {
+	path, _, _ := archives(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	root := vfs.MustParse("file:" + filepath.ToSlash(path) + "|zip:")
+	if id, err := arcp.Identify(ctx, root, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("Identify with a canceled context = %v, %v; want context.Canceled", id, err)
+	}
+	// Without hashing nothing is read, and the context is not consulted.
+	if _, err := arcp.Identify(ctx, root, &arcp.Options{NoHash: true}); err != nil {
+		t.Errorf("Identify(NoHash) with a canceled context: %v", err)
+	}
+}
