@@ -482,3 +482,48 @@ func TestIdentifyCanceled(t *testing.T) {
 		t.Errorf("Identify(NoHash) with a canceled context: %v", err)
 	}
 }
+
+// BenchmarkIdentify hashes an 8 MiB container.
+func BenchmarkIdentify(b *testing.B) {
+	data := make([]byte, 8<<20)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	z := pfstest.ZipBytes(map[string][]byte{"big.bin": data}, zip.Store)
+	path := filepath.Join(b.TempDir(), "big.zip")
+	if err := os.WriteFile(path, z, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	root := vfs.MustParse("file:" + filepath.ToSlash(path) + "|zip:")
+	b.SetBytes(int64(len(z)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := arcp.Identify(b.Context(), root, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkResolverOpen opens a member by its arcp URI.
+func BenchmarkResolverOpen(b *testing.B) {
+	z := pfstest.ZipBytes(map[string][]byte{"dir/f.txt": []byte("f\n")}, zip.Store)
+	path := filepath.Join(b.TempDir(), "a.zip")
+	if err := os.WriteFile(path, z, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	var r arcp.Resolver
+	defer r.Close()
+	id, err := r.AddPipeline(b.Context(), "file:"+filepath.ToSlash(path), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	uri := "arcp://" + id.NI + "/dir/./f.txt"
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := r.Open(b.Context(), uri)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+}
