@@ -31,10 +31,10 @@
 //     inside it, "file:/d/a.zip|zip:inner.zip" ([Split] finds it).
 //   - ni: "sha-256;" and the base64url SHA-256, without padding, of the
 //     container's bytes (RFC 6920), which are read to their end. These are
-//     the bytes the archive adapter reads: for "file:/d/a.tar.gz|gzip:|
-//     pipefs.tar:x" the container is "file:/d/a.tar.gz|gzip:", the tar
-//     stream, so a tar and its gzipped copy share their ni authority. A
-//     store or a folder has no single byte stream, and no ni authority.
+//     the bytes the archive adapter reads: the container of
+//     "file:/d/a.tgz|gzip:|pipefs.tar:x" is "file:/d/a.tgz|gzip:", the
+//     tar stream, so a tar and its gzipped copy share their ni authority.
+//     A store or a folder has no single byte stream, and no ni authority.
 //   - name: the base name of the container's file ("name,a.zip"),
 //     percent-encoded where a reg-name cannot hold it.
 //
