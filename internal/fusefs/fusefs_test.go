@@ -408,8 +408,8 @@ func TestParallelReaders(t *testing.T) {
 	}
 }
 
-// TestReadOnly checks that every change fails with EROFS, and that
-// missing names fail with ENOENT.
+// TestReadOnly checks that every change fails with EROFS, that missing
+// names fail with ENOENT, and that listings hold "." and "..".
 func TestReadOnly(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ro.zip")
 	files := map[string][]byte{"a.txt": []byte("alpha"), "d/b.txt": []byte("beta")}
@@ -439,6 +439,10 @@ func TestReadOnly(t *testing.T) {
 		if err := tc.err(); !errors.Is(err, syscall.EROFS) {
 			t.Errorf("%s: error = %v, want EROFS", tc.op, err)
 		}
+	}
+	// A listing holds "." and "..", as on any file system.
+	if out, err := exec.Command(fstest.NeedTool(t, "ls"), "-a1", mnt).CombinedOutput(); err != nil || string(out) != ".\n..\na.txt\nd\n" {
+		t.Errorf("ls -a1 = %q, %v; want %q", out, err, ".\n..\na.txt\nd\n")
 	}
 	if got, err := os.ReadFile(a); err != nil || string(got) != "alpha" {
 		t.Errorf("a.txt after the attempts = %q, %v; want %q", got, err, "alpha")

@@ -79,7 +79,7 @@ func NewRoot(fsys *vfs.FS, o *Options) (fs.InodeEmbedder, error) {
 	if !info.IsDir() {
 		return nil, &os.PathError{Op: "mount", Path: fsys.Pipeline().String(), Err: vfs.ErrNotDir}
 	}
-	return t.newNode(".", info, 1), nil
+	return t.newNode(".", info, 1, 1), nil
 }
 
 // A Server serves one mount.

@@ -23,6 +23,7 @@ type node struct {
 	name string        // the fs name in t.fsys, "." for the root
 	info iofs.FileInfo // as lstat describes it
 	attr fuse.Attr
+	up   uint64 // the inode number of the parent directory
 
 	list listing // directories
 }
@@ -50,8 +51,8 @@ var (
 	_ fs.NodeFsyncer       = (*node)(nil)
 )
 
-func (t *tree) newNode(name string, info iofs.FileInfo, ino uint64) *node {
-	return &node{t: t, name: name, info: info, attr: t.attrOf(info, ino)}
+func (t *tree) newNode(name string, info iofs.FileInfo, ino, up uint64) *node {
+	return &node{t: t, name: name, info: info, attr: t.attrOf(info, ino), up: up}
 }
 
 // child returns the fs name of the entry base of n.
@@ -138,7 +139,7 @@ func (n *node) readDir() ([]*kid, error) {
 			return nil, err
 		}
 		name := n.child(e.Name())
-		kids = append(kids, &kid{name: e.Name(), node: n.t.newNode(name, info, n.t.ino(name))})
+		kids = append(kids, &kid{name: e.Name(), node: n.t.newNode(name, info, n.t.ino(name), n.attr.Ino)})
 	}
 	// ReadDir sorts by name; sort anyway, since Lookup searches.
 	slices.SortFunc(kids, func(a, b *kid) int { return strings.Compare(a.name, b.name) })
@@ -163,15 +164,18 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 	return k.inode, 0
 }
 
-// Readdir lists directory n.
+// Readdir lists directory n: ".", "..", then its children.
 func (n *node) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	kids, errno := n.children(ctx)
 	if errno != 0 {
 		return nil, errno
 	}
-	ents := make([]fuse.DirEntry, len(kids))
-	for i, k := range kids {
-		ents[i] = fuse.DirEntry{Name: k.name, Mode: k.node.attr.Mode, Ino: k.node.attr.Ino}
+	ents := make([]fuse.DirEntry, 0, 2+len(kids))
+	ents = append(ents,
+		fuse.DirEntry{Name: ".", Mode: syscall.S_IFDIR, Ino: n.attr.Ino},
+		fuse.DirEntry{Name: "..", Mode: syscall.S_IFDIR, Ino: n.up})
+	for _, k := range kids {
+		ents = append(ents, fuse.DirEntry{Name: k.name, Mode: k.node.attr.Mode, Ino: k.node.attr.Ino})
 	}
 	return fs.NewListDirStream(ents), 0
 }
