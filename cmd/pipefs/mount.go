@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -18,7 +19,8 @@ func newMountCmd(g *globals) *cobra.Command {
 		Short: "Mount a directory location read-only with FUSE",
 		Long: `mount mounts the directory location that URL names on the directory DIR,
 read-only, with FUSE, so that any program can list and read it; a
-container file is mounted as the directory it holds. Nothing is
+container file is mounted as the directory it holds. DIR must be an
+existing directory. Nothing is
 extracted: members are read in place when they are read, a remote
 archive with range requests. Symbolic links in tar and zip archives are
 links in the mount.
@@ -38,11 +40,10 @@ pipeline, and the program that read gets an errno: ENOENT for a missing
 name, EACCES for a refused one, EIO for corrupt data or a limit, EROFS
 for any change. Linux with FUSE (fusermount3, from fuse3) is needed.`,
 		Annotations: map[string]string{stopsOnSignal: "yes"},
-		Example: `  mkdir -p /tmp/a
-  pipefs mount testdata/demo.zip /tmp/a &
-  ls -lR /tmp/a
-  fusermount3 -u /tmp/a
-  pipefs mount 'https://example.com/data.tar.gz' /tmp/a`,
+		Example: `  pipefs mount testdata/demo.zip /tmp/demo      # once: mkdir /tmp/demo
+  pipefs mount 'file:/data/a.zip|zip:docs/' /mnt/docs &
+  ls -lR /mnt/docs; fusermount3 -u /mnt/docs
+  pipefs mount 'https://example.com/data.tar.gz' /mnt/data`,
 		Args:              args(cobra.ExactArgs(2)),
 		ValidArgsFunction: g.completeURLs(1, true),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -50,6 +51,12 @@ for any change. Linux with FUSE (fusermount3, from fuse3) is needed.`,
 			dir, err := filepath.Abs(args[1])
 			if err != nil {
 				return err
+			}
+			// Before anything is opened, which may cost requests.
+			if info, err := os.Stat(dir); err != nil {
+				return fmt.Errorf("mount point: %w (make it with mkdir first)", err)
+			} else if !info.IsDir() {
+				return fmt.Errorf("mount point %s: %w", dir, vfs.ErrNotDir)
 			}
 			loc, err := g.openLocation(ctx, args[0])
 			if err != nil {

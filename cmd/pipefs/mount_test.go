@@ -238,7 +238,8 @@ func TestMountErrors(t *testing.T) {
 		want string
 	}{
 		{"file location", []string{"mount", text, dir}, 1, "mount needs a directory location"},
-		{"missing mount point", []string{"mount", archive, filepath.Join(dir, "missing")}, 1, "mount point"},
+		{"missing mount point", []string{"mount", archive, filepath.Join(dir, "missing")}, 1, "make it with mkdir first"},
+		{"mount point is a file", []string{"mount", archive, text}, 1, "not a directory"},
 		{"one argument", []string{"mount", archive}, 2, "accepts 2 arg(s)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -247,5 +248,14 @@ func TestMountErrors(t *testing.T) {
 				t.Errorf("pipefs %q: exit %d, stderr %q; want exit %d and %q", tc.args, r.code, r.stderr, tc.code, tc.want)
 			}
 		})
+	}
+}
+
+func TestMountHelp(t *testing.T) {
+	out := mustRun(t, "mount", "--help")
+	for _, want := range []string{"Usage:\n  pipefs mount URL DIR", "Examples:\n  pipefs mount", "fusermount3 -u DIR", "--no-detect"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("pipefs mount --help does not contain %q:\n%s", want, out)
+		}
 	}
 }
