@@ -88,7 +88,11 @@ for any change. Linux with FUSE (fusermount3, from fuse3) is needed.`,
 			}
 			detached, err := srv.Unmount()
 			if err != nil {
-				return err
+				// Exiting would leave a mount without a server: serve
+				// on until it is unmounted by hand.
+				logger.Printf("%s; still serving %s until it is unmounted (fusermount3 -u -z %s); signal again to quit", message(err), dir, dir)
+				srv.Wait()
+				return nil
 			}
 			if detached {
 				logger.Printf("%s is busy: detached it; serving the files still open until they are closed (signal again to quit)", dir)
