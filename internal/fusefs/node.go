@@ -2,7 +2,6 @@ package fusefs
 
 import (
 	"context"
-	"io"
 	iofs "io/fs"
 	"slices"
 	"strings"
@@ -11,8 +10,6 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
-
-	"github.com/pipefs/pipefs/vfs"
 )
 
 // A node is a file, directory, link or special file of the tree. Its
@@ -180,44 +177,6 @@ func (n *node) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	return fs.NewListDirStream(ents), 0
 }
 
-// Open opens regular file n for reading, with a *vfs.File of its own.
-func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	if flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0 {
-		return nil, 0, syscall.EROFS
-	}
-	f, err := n.t.fsys.OpenFile(n.name)
-	if err != nil {
-		return nil, 0, n.t.fail("open", n.name, err)
-	}
-	return &handle{f: f, n: n}, fuse.FOPEN_KEEP_CACHE, 0
-}
-
-// A handle is an open regular file.
-type handle struct {
-	f *vfs.File
-	n *node
-}
-
-var (
-	_ fs.FileReader   = (*handle)(nil)
-	_ fs.FileReleaser = (*handle)(nil)
-)
-
-// Read reads at off, with ReadAt.
-func (h *handle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	k, err := h.f.ReadAt(dest, off)
-	if err != nil && err != io.EOF {
-		return nil, h.n.t.fail("read", h.n.name, err)
-	}
-	return fuse.ReadResultData(dest[:k]), 0
-}
-
-// Release closes the file.
-func (h *handle) Release(ctx context.Context) syscall.Errno {
-	h.f.Close()
-	return 0
-}
-
 // Readlink returns the target of symbolic link n.
 func (n *node) Readlink(ctx context.Context) ([]byte, syscall.Errno) {
 	target, err := n.t.readLink(n.name, n.info)
@@ -226,58 +185,3 @@ func (n *node) Readlink(ctx context.Context) ([]byte, syscall.Errno) {
 	}
 	return []byte(target), 0
 }
-
-// Every change fails with EROFS.
-
-func (n *node) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	return syscall.EROFS
-}
-
-func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
-	return nil, nil, 0, syscall.EROFS
-}
-
-func (n *node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	return nil, syscall.EROFS
-}
-
-func (n *node) Mknod(ctx context.Context, name string, mode, dev uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	return nil, syscall.EROFS
-}
-
-func (n *node) Link(ctx context.Context, target fs.InodeEmbedder, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	return nil, syscall.EROFS
-}
-
-func (n *node) Symlink(ctx context.Context, target, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
-	return nil, syscall.EROFS
-}
-
-func (n *node) Unlink(ctx context.Context, name string) syscall.Errno { return syscall.EROFS }
-
-func (n *node) Rmdir(ctx context.Context, name string) syscall.Errno { return syscall.EROFS }
-
-func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
-	return syscall.EROFS
-}
-
-func (n *node) Tmpfile(ctx context.Context, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
-	return nil, nil, 0, syscall.EROFS
-}
-
-func (n *node) Setxattr(ctx context.Context, attr string, data []byte, flags uint32) syscall.Errno {
-	return syscall.EROFS
-}
-
-func (n *node) Removexattr(ctx context.Context, attr string) syscall.Errno { return syscall.EROFS }
-
-func (n *node) Write(ctx context.Context, f fs.FileHandle, data []byte, off int64) (uint32, syscall.Errno) {
-	return 0, syscall.EROFS
-}
-
-func (n *node) Allocate(ctx context.Context, f fs.FileHandle, off, size uint64, mode uint32) syscall.Errno {
-	return syscall.EROFS
-}
-
-// Fsync has nothing to write back.
-func (n *node) Fsync(ctx context.Context, f fs.FileHandle, flags uint32) syscall.Errno { return 0 }
