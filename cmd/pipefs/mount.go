@@ -1,8 +1,104 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
 
-// newMountCmd returns the mount command.
+	"github.com/spf13/cobra"
+
+	"github.com/pipefs/pipefs/internal/fusefs"
+	"github.com/pipefs/pipefs/vfs"
+)
+
 func newMountCmd(g *globals) *cobra.Command {
-	return &cobra.Command{Use: "mount", Hidden: true, RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() }}
+	return &cobra.Command{
+		Use:   "mount URL DIR",
+		Short: "Mount a directory location read-only with FUSE",
+		Long: `mount mounts the directory location that URL names on the directory DIR,
+read-only, with FUSE, so that any program can list and read it; a
+container file is mounted as the directory it holds. DIR must be an
+existing directory. Nothing is
+extracted: members are read in place when they are read, a remote
+archive with range requests. Symbolic links in tar and zip archives are
+links in the mount.
+
+mount stays in the foreground. Once the mount is up it prints
+
+  mounted PIPELINE on DIR; unmount with Ctrl-C or fusermount3 -u DIR
+
+and on SIGINT or SIGTERM it unmounts DIR and exits with status 0. A
+mount that is busy (a shell's working directory, a file held open) is
+tried again for a second, then detached (fusermount3 -u -z): DIR is free
+at once, and the files still open are served until they are closed. It
+exits with status 0 too when DIR is unmounted from outside.
+
+A read that fails is logged on stderr once for each file, with its
+pipeline, and the program that read gets an errno: ENOENT for a missing
+name, EACCES for a refused one, EIO for corrupt data or a limit, EROFS
+for any change. Linux with FUSE (fusermount3, from fuse3) is needed.`,
+		Annotations: map[string]string{stopsOnSignal: "yes"},
+		Example: `  pipefs mount testdata/demo.zip /tmp/demo      # once: mkdir /tmp/demo
+  pipefs mount 'file:/data/a.zip|zip:docs/' /mnt/docs &
+  ls -lR /mnt/docs; fusermount3 -u /mnt/docs
+  pipefs mount 'https://example.com/data.tar.gz' /mnt/data`,
+		Args:              args(cobra.ExactArgs(2)),
+		ValidArgsFunction: g.completeURLs(1, true),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			dir, err := filepath.Abs(args[1])
+			if err != nil {
+				return err
+			}
+			// Before anything is opened, which may cost requests.
+			if info, err := os.Stat(dir); err != nil {
+				return fmt.Errorf("mount point: %w (make it with mkdir first)", err)
+			} else if !info.IsDir() {
+				return fmt.Errorf("mount point %s: %w", dir, vfs.ErrNotDir)
+			}
+			loc, err := g.openLocation(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			defer loc.Close()
+			if loc.fsys == nil {
+				return fmt.Errorf("mount %s: %w: mount needs a directory location, a directory or an archive (to read a file, use pipefs cat)", loc.file.URL(), vfs.ErrNotDir)
+			}
+			logger := log.New(cmd.ErrOrStderr(), "pipefs: ", log.LstdFlags)
+			// The mount's reads go on after a signal, for the files
+			// that a detached mount still serves.
+			fsys := loc.fsys.WithContext(context.WithoutCancel(ctx))
+			srv, err := fusefs.Mount(dir, fsys, &fusefs.Options{
+				Log: func(url string, err error) { logger.Printf("%s: %s", url, message(err)) },
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "mounted %s on %s; unmount with Ctrl-C or fusermount3 -u %s\n", loc.fsys.Pipeline(), dir, dir)
+			if o, ok := cmd.OutOrStdout().(*output); ok {
+				o.Flush()
+			}
+			select {
+			case <-srv.Done():
+				logger.Printf("%s was unmounted", dir)
+				return nil
+			case <-ctx.Done():
+			}
+			detached, err := srv.Unmount()
+			if err != nil {
+				// Exiting would leave a mount without a server: serve
+				// on until it is unmounted by hand.
+				logger.Printf("%s; still serving %s until it is unmounted (fusermount3 -u -z %s); signal again to quit", message(err), dir, dir)
+				srv.Wait()
+				return nil
+			}
+			if detached {
+				logger.Printf("%s is busy: detached it; serving the files still open until they are closed (signal again to quit)", dir)
+				srv.Wait()
+			}
+			return nil
+		},
+	}
 }
