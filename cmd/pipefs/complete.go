@@ -480,21 +480,31 @@ func (c *completer) versions(base, head, scheme, prefix string) ([]string, error
 	var out []string
 	for _, id := range ids {
 		w := escapeRef(id)
-		if strings.HasPrefix(w, prefix) || strings.HasPrefix(id, prefix) {
+		if strings.HasPrefix(w, prefix) {
 			out = append(out, head+w+"/")
 		}
 	}
 	return out, nil
 }
 
-// escapeRef writes a version or ref as the authority of a sub-URL: what
-// would end or split it is percent-encoded, the rest left to
-// vfs.ParseLoose.
+// escapeRef writes a version or ref as the authority of a sub-URL, in
+// canonical form: every byte but a letter, a digit and -._~!$&'()*+,;=
+// is percent-encoded ("tag.it%20works!").
 func escapeRef(id string) string {
-	return refEscaper.Replace(id)
+	const hexDigits = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hexDigits[c>>4])
+		b.WriteByte(hexDigits[c&15])
+	}
+	return b.String()
 }
-
-var refEscaper = strings.NewReplacer("%", "%25", "|", "%7C", "#", "%23", "?", "%3F", "/", "%2F", "@", "%40")
 
 // fileBlob is a vfs.File as a driver.Blob, for detection.
 type fileBlob struct{ f *vfs.File }
