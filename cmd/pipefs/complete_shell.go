@@ -14,10 +14,13 @@ import (
 // script runs.
 const completeBashCmd = "__complete-bash"
 
-// setupCompletion replaces cobra's completion command with pipefs's: bash
+// setupCompletion replaces cobra's completion command with pipefs's. bash
 // gets a script of its own, which hands the command line to the hidden
-// command __complete-bash (see newCompleteBashCmd); zsh, fish and
-// PowerShell get cobra's scripts, which run __complete.
+// command __complete-bash (see newCompleteBashCmd). zsh and fish get
+// scripts of their own too, which pass the words to __complete with their
+// quotes removed and let the shell quote what it inserts (cobra's pass
+// the current word through eval, which an open quote breaks); PowerShell
+// gets cobra's.
 func setupCompletion(root *cobra.Command, g *globals) {
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(newCompletionCmd(), newCompleteBashCmd(g))
@@ -64,9 +67,11 @@ to match.`,
 				_, err := io.WriteString(w, bashScript(root.Name()))
 				return err
 			case "zsh":
-				return root.GenZshCompletion(w)
+				_, err := io.WriteString(w, zshScript(root.Name()))
+				return err
 			case "fish":
-				return root.GenFishCompletion(w, false)
+				_, err := io.WriteString(w, fishScript(root.Name()))
+				return err
 			case "powershell":
 				return root.GenPowerShellCompletion(w)
 			}
@@ -93,6 +98,80 @@ func bashScript(name string) string {
 }
 complete -o nospace -F %[2]s %[1]s
 `, name, fn, completeBashCmd)
+}
+
+// zshScript returns the zsh completion script for the program name. It
+// runs __complete on the words before the cursor, unquoted, and adds the
+// candidates with compadd, which quotes them for the command line: those
+// that go on (a directory, an adapter) without a space after them.
+func zshScript(name string) string {
+	fn := "_" + strings.NewReplacer("-", "_", ".", "_").Replace(name)
+	return fmt.Sprintf(`#compdef %[1]s
+# zsh completion for %[1]s; source it after compinit, or put it in $fpath as _%[1]s.
+%[2]s() {
+    local -a args out cands more
+    local i directive c
+    for (( i = 2; i < CURRENT; i++ )); do
+        args+=("${(Q)words[i]}")
+    done
+    args+=("${(Q)PREFIX}")
+    out=("${(@f)$("${(Q)words[1]}" __complete "${args[@]}" 2>/dev/null)}")
+    [[ ${out[-1]} == :* ]] || return 1
+    directive=${out[-1]#:}
+    (( directive & 1 )) && return 1
+    for c in "${(@)out[1,-2]}"; do
+        c=${c%%%%$'	'*}
+        [[ -n $c ]] || continue
+        if (( directive & 2 )) && [[ $c == */ || $c == *: || $c == *'|' ]]; then
+            more+=("$c")
+        else
+            cands+=("$c")
+        fi
+    done
+    if (( ${#cands} + ${#more} == 0 )); then
+        (( directive & 4 )) && return 1
+        _files
+        return
+    fi
+    (( ${#more} )) && compadd -S '' -- "${more[@]}"
+    (( ${#cands} )) && compadd -- "${cands[@]}"
+    return 0
+}
+if [[ $funcstack[1] == %[2]s ]]; then
+    %[2]s "$@"
+else
+    compdef %[2]s %[1]s
+fi
+`, name, fn)
+}
+
+// fishScript returns the fish completion script for the program name. It
+// runs __complete on the tokens before the cursor and the current one,
+// unescaped; fish escapes what it inserts, and adds no space after a
+// candidate that ends in "/" or ":".
+func fishScript(name string) string {
+	fn := "__" + strings.NewReplacer("-", "_", ".", "_").Replace(name) + "_complete"
+	return fmt.Sprintf(`# fish completion for %[1]s; source it, or put it in ~/.config/fish/completions/%[1]s.fish.
+function %[2]s
+    set -l tokens (commandline -opc)
+    set -l cur (commandline -ct | string unescape)
+    set -l out ($tokens[1] __complete $tokens[2..-1] "$cur" 2>/dev/null)
+    string match -qr '^:[0-9]+$' -- "$out[-1]"; or return
+    set -l directive (string sub -s 2 -- $out[-1])
+    if test (math "bitand($directive, 1)") -ne 0
+        return
+    end
+    if test (count $out) -eq 1
+        if test (math "bitand($directive, 4)") -eq 0
+            __fish_complete_path "$cur"
+        end
+        return
+    end
+    printf '%%s
+' $out[1..-2]
+end
+complete -c %[1]s -f -a '(%[2]s)'
+`, name, fn)
 }
 
 // newCompleteBashCmd returns the hidden command that completes a bash
