@@ -109,3 +109,28 @@ func TestReadlineStart(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletionCommand checks the completion command: a script for each
+// shell that registers pipefs's completion, help that says how to install
+// each, and a usage error for an unknown shell.
+func TestCompletionCommand(t *testing.T) {
+	for shell, want := range map[string]string{
+		"bash":       "complete -o nospace -F _pipefs_complete pipefs",
+		"zsh":        "compdef _pipefs pipefs",
+		"fish":       "complete -c pipefs -f -a '(__pipefs_complete)'",
+		"powershell": "Register-ArgumentCompleter",
+	} {
+		if out := mustRun(t, "completion", shell); !strings.Contains(out, want) {
+			t.Errorf("completion %s does not hold %q:\n%s", shell, want, out)
+		}
+	}
+	help := mustRun(t, "completion", "--help")
+	for _, want := range []string{"source <(pipefs completion bash)", "_pipefs", "~/.config/fish/completions/pipefs.fish", "PIPEFS_COMPLETE_TIMEOUT"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("completion --help does not say %q", want)
+		}
+	}
+	if r := runCLI(t, "completion", "tcsh"); r.code != 2 || !strings.Contains(r.stderr, `unknown shell "tcsh"`) {
+		t.Errorf("completion tcsh: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

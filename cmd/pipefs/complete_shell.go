@@ -188,7 +188,7 @@ func newCompleteBashCmd(g *globals) *cobra.Command {
 		Use:    completeBashCmd + " WORDBREAKS LINE",
 		Short:  "Complete a bash command line (used by the bash completion script)",
 		Hidden: true,
-		Args:   cobra.ExactArgs(2),
+		Args:   args(cobra.ExactArgs(2)),
 		// No flag of the line is this command's.
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -35,16 +35,3 @@ func schemeHelp(reg *vfs.Registry) string {
 	list("Adapters (every later sub-URL)", adapters)
 	return b.String()
 }
-
-// completeScheme completes the adapter scheme being typed after a "|":
-// "x.zip|zip:a.tar|pi" offers "x.zip|zip:a.tar|pipefs.tar:" and the other
-// registered adapters whose names start with "pi".
-func completeScheme(reg *vfs.Registry, dir, prefix string) []string {
-	var out []string
-	for _, s := range reg.Schemes() {
-		if !vfs.IsRootScheme(s) && strings.HasPrefix(s, strings.ToLower(prefix)) {
-			out = append(out, dir+s+":")
-		}
-	}
-	return out
-}
