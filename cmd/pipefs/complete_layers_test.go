@@ -134,9 +134,14 @@ func TestCompleteLocal(t *testing.T) {
 	files := layerFiles(t)
 	files["with space/file one.txt"] = []byte("one\n")
 	files["with space/a|b#c?d%e.txt"] = []byte("odd\n")
+	files["v.json"] = []byte(`{"a": [1, 2]}`)
 	writeFiles(t, dir, files)
 	checkCompletions(t, dir, append([]completeCase{
-		{"", []string{"a.tar.gz", "outer.zip", "outer.zip|zip:", "with space/"}, false},
+		{"", []string{"a.tar.gz", "outer.zip", "outer.zip|zip:", "v.json", "with space/"}, false},
+		// No signature: the extension names the adapter.
+		{"v.json|", []string{"v.json|json:"}, false},
+		// A directory that no format matches: every adapter that reads one.
+		{"with space/|zarr", []string{"with space/|zarr:", "with space/|zarr2:", "with space/|zarr3:"}, false},
 		{"w", []string{"with space/"}, false},
 		{"with space/", []string{"with space/a%7Cb%23c%3Fd%25e.txt", "with space/file one.txt"}, false},
 		{"with space/a%7Cb", []string{"with space/a%7Cb%23c%3Fd%25e.txt"}, false},

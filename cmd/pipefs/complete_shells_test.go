@@ -92,20 +92,20 @@ func TestCompleteShells(t *testing.T) {
 				fstest.Unavailable(t, "bash-completion is not installed: %v", err)
 			}
 			rc := filepath.Join(dir, "bashrc")
-			writeRC(t, rc, "PS1='$ '\nexport PATH=%s:$PATH\nsource "+bc+"\nsource <(pipefs completion bash)\ncd %s\n", bin, work)
+			writeRC(t, rc, "PS1='$ '\nunset HISTFILE\nexport PATH=%s:$PATH\nsource "+bc+"\nsource <(pipefs completion bash)\ncd %s\n", bin, work)
 			return []string{"env", "HOME=" + dir, "bash", "--noprofile", "--rcfile", rc, "-i"}
 		}, []shellCase{quoted, escaped(`odd\ %25%23%3F.txt`), adapters, odd,
 			list(2, `with\ space/a%7Cb%23c%3Fd%25e.txt`, `with\ space/file\ one.txt`)}},
 		{"zsh", func(t *testing.T, dir string) []string {
 			fstest.NeedTool(t, "zsh")
-			writeRC(t, filepath.Join(dir, ".zshrc"), "PS1='$ '\nexport PATH=%s:$PATH\nautoload -Uz compinit && compinit -u\nsource <(pipefs completion zsh)\ncd %s\n", bin, work)
+			writeRC(t, filepath.Join(dir, ".zshrc"), "PS1='$ '\nunset HISTFILE\nexport PATH=%s:$PATH\nautoload -Uz compinit && compinit -u\nsource <(pipefs completion zsh)\ncd %s\n", bin, work)
 			return []string{"env", "HOME=" + dir, "ZDOTDIR=" + dir, "zsh", "-i"}
 		}, []shellCase{quoted, escaped(`odd\ %25%23%3F.txt`), adapters, odd,
 			list(1, `with\ space/a%7Cb%23c%3Fd%25e.txt`, `with\ space/file\ one.txt`)}},
 		{"fish", func(t *testing.T, dir string) []string {
 			fstest.NeedTool(t, "fish")
 			writeRC(t, filepath.Join(dir, "fish", "config.fish"), "set -g fish_greeting\nset -g fish_autosuggestion_enabled 0\nfunction fish_prompt; echo -n '$ '; end\nset -gx PATH %s $PATH\npipefs completion fish | source\ncd %s\n", bin, work)
-			return []string{"env", "HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "XDG_DATA_HOME=" + dir, "fish", "-i"}
+			return []string{"env", "HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "XDG_DATA_HOME=" + dir, "fish", "--private", "-i"}
 		}, []shellCase{quoted, escaped(`odd\ \%25\%23\%3F.txt`), adapters, odd,
 			// fish's pager shows names after the common prefix, and
 			// lists a space unescaped.
