@@ -143,9 +143,8 @@ func (c *completer) complete(text string) ([]string, error) {
 // noPath holds the adapters that take no path: after "gzip:" comes the
 // next adapter.
 var noPath = map[string]bool{
-	"gzip": true, "zstd": true, "pipefs.bzip2": true, "pipefs.xz": true,
-	"neuroglancer-precomputed": true,
-	"avif":                     true, "bmp": true, "jpeg": true, "png": true, "tiff": true, "webp": true,
+	"gzip": true, "zstd": true, "pipefs.bzip2": true, "pipefs.xz": true, "neuroglancer-precomputed": true,
+	"avif": true, "bmp": true, "jpeg": true, "png": true, "tiff": true, "webp": true,
 }
 
 // root completes the first sub-URL: a root URL's entries, a local path's,
@@ -506,18 +505,16 @@ func escapeRef(id string) string {
 	return b.String()
 }
 
-// fileBlob is a vfs.File as a driver.Blob, for detection.
+// fileBlob is an open vfs.File as a driver.Blob, for detection.
 type fileBlob struct{ f *vfs.File }
 
 func (b fileBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	return b.f.ReadAt(p, off)
 }
 
+// Stat describes the file; it is read before the file is closed.
 func (b fileBlob) Stat() fs.FileInfo {
-	info, err := b.f.Stat()
-	if err != nil {
-		return nil
-	}
+	info, _ := b.f.Stat()
 	return info
 }
 

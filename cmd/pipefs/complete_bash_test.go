@@ -79,7 +79,9 @@ func TestSplitLine(t *testing.T) {
 		{`a b\|c:d`, []string{"a", "b|c:d"}, 0},
 		{"a; b c", []string{"b", "c"}, 0},
 		{"a 'b'c\"d\"", []string{"a", "bcd"}, 0},
+		{"a ~/b '~/c' d~/", []string{"a", "/home/u/b", "~/c", "d~/"}, 0},
 	}
+	t.Setenv("HOME", "/home/u/")
 	for _, tc := range tests {
 		got := splitLine(tc.line)
 		if !slices.Equal(got.words, tc.words) || got.quote != tc.quote {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 )
 
@@ -13,8 +14,9 @@ type lineState struct {
 
 // splitLine splits line into words as bash does: blanks separate words;
 // single quotes, double quotes, $'...' and backslashes quote; an unquoted
-// ";", "&" or "|" starts a new command, whose words replace the earlier
-// ones. The last word is the one under the cursor, "" after a blank.
+// "~/" that starts a word is $HOME/; an unquoted ";", "&" or "|" starts a
+// new command, whose words replace the earlier ones. The last word is the
+// one under the cursor, "" after a blank.
 func splitLine(line string) lineState {
 	var (
 		words []string
@@ -73,6 +75,9 @@ func splitLine(line string) lineState {
 		case c == '\'' || c == '"':
 			in = true
 			quote = c
+		case c == '~' && !in && strings.HasPrefix(line[i:], "~/") && os.Getenv("HOME") != "":
+			in = true
+			cur.WriteString(strings.TrimSuffix(os.Getenv("HOME"), "/"))
 		case c == '$' && i+1 < len(line) && line[i+1] == '\'':
 			in = true
 			quote, ansi = '\'', true
