@@ -1,62 +1,88 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pipefs/pipefs/adapters/icechunkadapter"
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
-// completeURL completes the last path of a pipeline argument from the
-// listing of the directory before it: "x.zip|zip:do" offers
-// "x.zip|zip:docs/". A container file whose extension names a registered
-// container format ("a.zip", "b.tar") is also offered with that format's
-// adapter appended ("a.zip|zip:"), to step into it. After a "|" the
-// registered adapter schemes are offered. An argument with no scheme and
-// no adapter is a local path, left to the shell.
+// defaultCompleteTimeout bounds one completion unless
+// PIPEFS_COMPLETE_TIMEOUT says otherwise.
+const defaultCompleteTimeout = 3 * time.Second
+
+// completeTimeout returns how long one completion may take: the duration
+// in PIPEFS_COMPLETE_TIMEOUT ("500ms", or a number of seconds), else
+// defaultCompleteTimeout.
+func completeTimeout() time.Duration {
+	s := os.Getenv("PIPEFS_COMPLETE_TIMEOUT")
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return d
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 {
+		return time.Duration(f * float64(time.Second))
+	}
+	return defaultCompleteTimeout
+}
+
+// completeURL completes a pipeline argument, at whatever layer it ends:
+//
+//   - a local path or a root sub-URL ("memory:a/", "s3://b/p"): the
+//     entries of its directory, and a container file also with the
+//     adapter its extension names appended ("a.zip|zip:");
+//   - after a "|": the adapters that fit the base, found by detecting its
+//     bytes, chained through byte transforms ("a.tar.gz|" offers "gzip:"
+//     and "gzip:|pipefs.tar:"), or by the store or dataset format of a
+//     directory ("zarr3:" beside zarr.json), else by its extension, else
+//     every adapter that reads the base's kind; after an adapter that
+//     takes no path ("a.tar.gz|gzip:"), the next adapter;
+//   - inside an adapter that holds entries (zip, pipefs.tar, ocdbt,
+//     icechunk, zarr, ...): the entries of its directory;
+//   - in the authority of "ocdbt://" or "icechunk://": the versions of
+//     the database, the branches and tags of the repository.
+//
+// An entry name is written as a pipeline needs it: "%", "|", "#" and "?"
+// become %25, %7C, %23 and %3F. A completion takes at most
+// completeTimeout; one that fails or runs out of time offers nothing.
 func (g *globals) completeURL(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	if !strings.ContainsAny(toComplete, ":|") {
-		return nil, cobra.ShellCompDirectiveDefault
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	cut := strings.LastIndexAny(toComplete, "/:|") + 1
-	dir, prefix := toComplete[:cut], toComplete[cut:]
-	reg := vfs.DefaultRegistry
-	if strings.HasSuffix(dir, "|") { // an adapter scheme
-		return completeScheme(reg, dir, prefix), cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+	ctx, cancel := context.WithTimeout(ctx, completeTimeout())
+	defer cancel()
+	type result struct {
+		out []string
+		err error
 	}
-	loc, err := g.openLocation(cmd.Context(), dir)
-	if err != nil {
+	done := make(chan result, 1)
+	go func() {
+		c := &completer{g: g, ctx: ctx}
+		out, err := c.complete(toComplete)
+		done <- result{out, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveError
+		}
+		return r.out, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+	case <-ctx.Done():
+		// A driver that does not heed cancellation is left behind: the
+		// process ends with the completion.
 		return nil, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveError
 	}
-	defer loc.Close()
-	if loc.fsys == nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	ents, err := loc.fsys.ReadDir(".")
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveError
-	}
-	containers := containerAdapters(reg)
-	var out []cobra.Completion
-	for _, e := range ents {
-		name := e.Name()
-		if !strings.HasPrefix(name, prefix) {
-			continue
-		}
-		if e.IsDir() {
-			out = append(out, dir+name+"/")
-			continue
-		}
-		out = append(out, dir+name)
-		if ext := path.Ext(name); ext != "" {
-			if adapter, ok := containers[strings.ToLower(ext[1:])]; ok {
-				out = append(out, dir+name+"|"+adapter)
-			}
-		}
-	}
-	return out, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
 }
 
 // completeURLs completes the first n arguments as pipelines (all of them
@@ -72,4 +98,441 @@ func (g *globals) completeURLs(n int, localNext bool) cobra.CompletionFunc {
 		}
 		return g.completeURL(cmd, args, toComplete)
 	}
+}
+
+// A completer completes one argument.
+type completer struct {
+	g     *globals
+	ctx   context.Context
+	plain bool // list local paths only, no adapters
+}
+
+// reg is the registry whose schemes are offered.
+func (c *completer) reg() *vfs.Registry { return vfs.DefaultRegistry }
+
+// options are the open options of a completion: the global flags', with
+// detection off, since what is typed names each layer.
+func (c *completer) options() *vfs.Options {
+	o := *c.g.options()
+	o.NoDetect = true
+	return &o
+}
+
+// complete returns the candidates for text, each the whole argument.
+func (c *completer) complete(text string) ([]string, error) {
+	i := strings.LastIndexByte(text, '|')
+	if i < 0 {
+		return c.root(text)
+	}
+	base, cur := text[:i], text[i+1:]
+	scheme, rest, colon := strings.Cut(cur, ":")
+	if !colon {
+		return c.adapters(base, scheme)
+	}
+	lower := strings.ToLower(scheme)
+	if rest == "" && noPath[lower] {
+		return c.adapters(text, "")
+	}
+	after := i + 1 + len(scheme) + 1 // after the colon
+	if (lower == "ocdbt" || lower == "icechunk") && strings.HasPrefix(rest, "//") && !strings.Contains(rest[2:], "/") {
+		return c.versions(base, text[:after+2], lower, rest[2:])
+	}
+	return c.entries(text, after)
+}
+
+// noPath holds the adapters that take no path: after "gzip:" comes the
+// next adapter.
+var noPath = map[string]bool{
+	"gzip": true, "zstd": true, "pipefs.bzip2": true, "pipefs.xz": true, "neuroglancer-precomputed": true,
+	"avif": true, "bmp": true, "jpeg": true, "png": true, "tiff": true, "webp": true,
+}
+
+// root completes the first sub-URL: a root URL's entries, a local path's,
+// or, when no local name matches, the root schemes.
+func (c *completer) root(text string) ([]string, error) {
+	if scheme, _, ok := strings.Cut(text, ":"); ok && vfs.IsRootScheme(strings.ToLower(scheme)) {
+		return c.entries(text, len(scheme)+1)
+	}
+	out, err := c.local(text)
+	if len(out) > 0 || strings.Contains(text, "/") {
+		return out, err
+	}
+	for _, s := range c.reg().Schemes() {
+		if !vfs.IsRootScheme(s) || !strings.HasPrefix(s, strings.ToLower(text)) {
+			continue
+		}
+		switch s {
+		case "file":
+			out = append(out, s+":/")
+		case "memory":
+			out = append(out, s+":")
+		default:
+			out = append(out, s+"://")
+		}
+	}
+	return out, nil
+}
+
+// local completes a local path, relative to the current directory or
+// absolute.
+func (c *completer) local(text string) ([]string, error) {
+	cut := strings.LastIndexByte(text, '/') + 1
+	dir, prefix := text[:cut], text[cut:]
+	open := dir
+	if open == "" {
+		open = "."
+	}
+	ents, err := os.ReadDir(open)
+	if err != nil {
+		return nil, err
+	}
+	return c.list(dir, prefix, ents), nil
+}
+
+// entries completes text as a path in the directory of its last layer,
+// whose path starts at start (after the scheme's colon).
+func (c *completer) entries(text string, start int) ([]string, error) {
+	if rest := text[start:]; strings.HasPrefix(rest, "//") {
+		j := strings.IndexByte(rest[2:], '/')
+		if j < 0 {
+			return nil, nil // the authority is being typed
+		}
+		start += 2 + j + 1
+	}
+	cut := start + strings.LastIndexByte(text[start:], '/') + 1
+	dir, prefix := text[:cut], text[cut:]
+	pipeline, err := c.g.pipeline(dir)
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := vfs.OpenFS(c.ctx, pipeline, c.options())
+	if err != nil {
+		return nil, err
+	}
+	defer fsys.Close()
+	ents, err := fsys.ReadDir(".")
+	if err != nil {
+		return nil, err
+	}
+	return c.list(dir, prefix, ents), nil
+}
+
+// list returns dir joined with each entry whose written name starts with
+// prefix: a directory with a trailing "/", a container file also with the
+// adapter that its extension names.
+func (c *completer) list(dir, prefix string, ents []fs.DirEntry) []string {
+	var out []string
+	for _, e := range ents {
+		name := escapeEntry(e.Name())
+		if !strings.HasPrefix(name, prefix) && !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		if e.IsDir() || e.Type()&fs.ModeSymlink != 0 && isDirLink(dir, e.Name()) {
+			out = append(out, dir+name+"/")
+			continue
+		}
+		out = append(out, dir+name)
+		if a := byExtension(e.Name()); a != "" && isContainer(a) && !c.plain {
+			out = append(out, dir+name+"|"+a)
+		}
+	}
+	return out
+}
+
+// isDirLink reports whether the local symbolic link name in dir leads to
+// a directory.
+func isDirLink(dir, name string) bool {
+	if strings.Contains(dir, ":") {
+		return false
+	}
+	info, err := os.Stat(dir + name)
+	return err == nil && info.IsDir()
+}
+
+// escapeEntry writes an entry name as a path segment of a pipeline that
+// a person types: the characters with a structural meaning, "%", "|", "#"
+// and "?", are percent-encoded; the rest is left as it is, which
+// vfs.ParseLoose reads.
+func escapeEntry(name string) string {
+	return entryEscaper.Replace(name)
+}
+
+var entryEscaper = strings.NewReplacer("%", "%25", "|", "%7C", "#", "%23", "?", "%3F")
+
+// adapters completes the adapter being typed after base: prefix is what
+// is typed of it. The adapters that fit base come first (see fitting);
+// when none of them starts with prefix, every adapter that reads base's
+// kind and does is offered.
+func (c *completer) adapters(base, prefix string) ([]string, error) {
+	if base == "" {
+		return nil, nil
+	}
+	fits, kind, err := c.fitting(base)
+	if err != nil {
+		return nil, err
+	}
+	lower := strings.ToLower(prefix)
+	var out []string
+	for _, a := range fits {
+		if strings.HasPrefix(a, lower) {
+			out = append(out, base+"|"+a)
+		}
+	}
+	if len(out) > 0 || prefix == "" {
+		return out, nil
+	}
+	for _, a := range c.reading(kind) {
+		if strings.HasPrefix(a, lower) {
+			out = append(out, base+"|"+a)
+		}
+	}
+	return out, nil
+}
+
+// fitting returns the adapters (and chains of adapters) that fit the
+// location base names, and its kind. A file's bytes are detected, and a
+// detected byte transform is followed by what its output is detected as
+// ("gzip:", "gzip:|pipefs.tar:"); a directory is matched against the
+// registered directory formats. When nothing matches, the adapter that
+// base's extension names is offered, else every adapter that reads
+// base's kind.
+func (c *completer) fitting(base string) ([]string, vfs.Kind, error) {
+	pipeline, err := c.g.pipeline(base)
+	if err != nil {
+		return nil, vfs.KindUnknown, err
+	}
+	f, err := vfs.Open(c.ctx, pipeline, c.options())
+	if err != nil {
+		return nil, vfs.KindUnknown, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, vfs.KindUnknown, err
+	}
+	var fits []string
+	kind := vfs.KindFile
+	if info.IsDir() {
+		f.Close()
+		kind = vfs.KindDirectory
+		if fits, err = c.dirFormats(pipeline); err != nil {
+			return nil, kind, err
+		}
+	} else {
+		fits = c.fileFormats(pipeline, f)
+	}
+	if len(fits) == 0 {
+		if a := byExtension(strings.TrimSuffix(base, "/")); a != "" {
+			if b, _, _ := vfs.SchemeKinds(strings.TrimSuffix(a, ":")); b == kind {
+				fits = []string{a}
+			}
+		}
+	}
+	if len(fits) == 0 {
+		fits = c.reading(kind)
+	}
+	return fits, kind, nil
+}
+
+// maxChain bounds the byte transforms that fitting follows.
+const maxChain = 4
+
+// fileFormats detects the format of the file f, which pipeline names, and
+// follows byte transforms. It closes f.
+func (c *completer) fileFormats(pipeline string, f *vfs.File) []string {
+	var fits []string
+	chain := ""
+	for range maxChain {
+		u, err := c.reg().Detect(c.ctx, fileBlob{f})
+		f.Close()
+		if err != nil {
+			break
+		}
+		chain += u.String()
+		fits = append(fits, chain)
+		if _, yields, _ := vfs.SchemeKinds(u.Scheme); yields != vfs.KindFile {
+			break
+		}
+		pipeline += "|" + u.String()
+		if f, err = vfs.OpenFile(c.ctx, pipeline, c.options()); err != nil {
+			break
+		}
+		chain += "|"
+	}
+	return fits
+}
+
+// dirFormats returns the adapters of the registered directory formats
+// that the directory pipeline matches: stores (ocdbt, icechunk) and
+// datasets (zarr, n5, neuroglancer precomputed).
+func (c *completer) dirFormats(pipeline string) ([]string, error) {
+	fsys, err := vfs.OpenFS(c.ctx, pipeline, c.options())
+	if err != nil {
+		return nil, err
+	}
+	defer fsys.Close()
+	var fits []string
+	for _, f := range c.reg().Formats() {
+		if f.Input != vfs.KindDirectory || f.MatchDir == nil {
+			continue
+		}
+		ok, err := f.MatchDir(c.ctx, fsTree{fsys})
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+				return nil, err
+			}
+			continue
+		}
+		if ok && !slices.Contains(fits, f.Adapter) {
+			fits = append(fits, f.Adapter)
+		}
+	}
+	return fits, nil
+}
+
+// reading returns every registered adapter that reads kind, as "scheme:";
+// vendor adapters whose base kind is not known are included.
+func (c *completer) reading(kind vfs.Kind) []string {
+	var out []string
+	for _, s := range c.reg().Schemes() {
+		if vfs.IsRootScheme(s) {
+			continue
+		}
+		if b, _, ok := vfs.SchemeKinds(s); ok && b != kind && b != vfs.KindUnknown {
+			continue
+		}
+		out = append(out, s+":")
+	}
+	return out
+}
+
+// extensions maps a file name extension to the adapter it suggests.
+var extensions = map[string]string{
+	".zip": "zip:", ".tar": "pipefs.tar:", ".gz": "gzip:", ".tgz": "gzip:", ".zst": "zstd:",
+	".bz2": "pipefs.bzip2:", ".xz": "pipefs.xz:", ".json": "json:", ".h5": "hdf5:", ".hdf5": "hdf5:",
+	".png": "png:", ".jpg": "jpeg:", ".jpeg": "jpeg:", ".tif": "tiff:", ".tiff": "tiff:",
+	".webp": "webp:", ".bmp": "bmp:", ".avif": "avif:", ".zarr": "zarr:", ".n5": "n5:",
+	".ocdbt": "ocdbt:", ".icechunk": "icechunk:",
+}
+
+// byExtension returns the registered adapter that the extension of name
+// suggests, or "".
+func byExtension(name string) string {
+	a := extensions[strings.ToLower(path.Ext(name))]
+	if a == "" {
+		return ""
+	}
+	if !slices.Contains(vfs.DefaultRegistry.Schemes(), strings.TrimSuffix(a, ":")) {
+		return ""
+	}
+	return a
+}
+
+// isContainer reports whether the adapter a reads a file and yields a
+// directory: an archive to step into.
+func isContainer(a string) bool {
+	base, yields, _ := vfs.SchemeKinds(strings.TrimSuffix(a, ":"))
+	return base == vfs.KindFile && (yields == vfs.KindAny || yields == vfs.KindDirectory)
+}
+
+// versions completes the authority of "ocdbt://" or "icechunk://" after
+// base: the versions of the database ("v3/"), the branches and tags of
+// the repository ("branch.main/"). head is the text up to the "//"
+// included; prefix what is typed after it.
+func (c *completer) versions(base, head, scheme, prefix string) ([]string, error) {
+	var ids []string
+	if scheme == "icechunk" {
+		pipeline, err := c.g.pipeline(base)
+		if err != nil {
+			return nil, err
+		}
+		fsys, err := vfs.OpenFS(c.ctx, pipeline, c.options())
+		if err != nil {
+			return nil, err
+		}
+		defer fsys.Close()
+		if ids, err = icechunkadapter.Refs(c.ctx, fsTree{fsys}, c.options()); err != nil {
+			return nil, err
+		}
+	} else {
+		db, err := c.g.pipeline(base + "|ocdbt:")
+		if err != nil {
+			return nil, err
+		}
+		fsys, err := vfs.OpenFS(c.ctx, db, c.options())
+		if err != nil {
+			return nil, err
+		}
+		defer fsys.Close()
+		var v driver.Versioned
+		if !fsys.As(&v) {
+			return nil, nil
+		}
+		vs, err := v.Versions(c.ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range vs {
+			ids = append(ids, v.ID)
+		}
+	}
+	var out []string
+	for _, id := range ids {
+		w := escapeRef(id)
+		if strings.HasPrefix(w, prefix) {
+			out = append(out, head+w+"/")
+		}
+	}
+	return out, nil
+}
+
+// escapeRef writes a version or ref as the authority of a sub-URL, in
+// canonical form: every byte but a letter, a digit and -._~!$&'()*+,;=
+// is percent-encoded ("tag.it%20works!").
+func escapeRef(id string) string {
+	const hexDigits = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hexDigits[c>>4])
+		b.WriteByte(hexDigits[c&15])
+	}
+	return b.String()
+}
+
+// fileBlob is an open vfs.File as a driver.Blob, for detection.
+type fileBlob struct{ f *vfs.File }
+
+func (b fileBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	return b.f.ReadAt(p, off)
+}
+
+// Stat describes the file; it is read before the file is closed.
+func (b fileBlob) Stat() fs.FileInfo {
+	info, _ := b.f.Stat()
+	return info
+}
+
+// fsTree is a vfs.FS as a driver.Tree, for directory formats.
+type fsTree struct{ fsys *vfs.FS }
+
+func (t fsTree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
+	return t.fsys.WithContext(ctx).Stat(name)
+}
+
+func (t fsTree) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
+	return t.fsys.WithContext(ctx).ReadDir(name)
+}
+
+func (t fsTree) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
+	f, err := t.fsys.WithContext(ctx).OpenFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return fileBlob{f}, nil
 }

@@ -35,34 +35,3 @@ func schemeHelp(reg *vfs.Registry) string {
 	list("Adapters (every later sub-URL)", adapters)
 	return b.String()
 }
-
-// completeScheme completes the adapter scheme being typed after a "|":
-// "x.zip|zip:a.tar|pi" offers "x.zip|zip:a.tar|pipefs.tar:" and the other
-// registered adapters whose names start with "pi".
-func completeScheme(reg *vfs.Registry, dir, prefix string) []string {
-	var out []string
-	for _, s := range reg.Schemes() {
-		if !vfs.IsRootScheme(s) && strings.HasPrefix(s, strings.ToLower(prefix)) {
-			out = append(out, dir+s+":")
-		}
-	}
-	return out
-}
-
-// containerAdapters returns, by file name extension, the adapters that
-// step into a container file: for each registered file format whose
-// adapter yields a directory (zip, tar), the format's name in lower case
-// as an extension ("zip") and its adapter sub-URL ("zip:").
-func containerAdapters(reg *vfs.Registry) map[string]string {
-	m := map[string]string{}
-	for _, f := range reg.Formats() {
-		if f.Input != vfs.KindFile {
-			continue
-		}
-		scheme, _, _ := strings.Cut(f.Adapter, ":")
-		if _, yields, ok := vfs.SchemeKinds(scheme); ok && (yields == vfs.KindAny || yields == vfs.KindDirectory) {
-			m[strings.ToLower(f.Name)] = f.Adapter
-		}
-	}
-	return m
-}

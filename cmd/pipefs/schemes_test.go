@@ -3,7 +3,6 @@ package main
 import (
 	"archive/tar"
 	"bytes"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -60,8 +59,10 @@ func helpSection(t *testing.T, out, title string) map[string]string {
 }
 
 // TestCompleteSchemes checks that the completion of a sub-URL after "|"
-// offers the registered adapters, and that a file whose extension names a
-// registered container format is offered with its adapter.
+// offers the adapters that fit the base, else, for a prefix that none of
+// them has, the registered adapters that read the base's kind, and that a
+// file whose extension names a registered container format is offered
+// with its adapter.
 func TestCompleteSchemes(t *testing.T) {
 	zipURL := site(t, "cli/schemes")
 	var tarball bytes.Buffer
@@ -74,21 +75,13 @@ func TestCompleteSchemes(t *testing.T) {
 	if err := memroot.WriteFile("cli/schemes/b.tar", tarball.Bytes()); err != nil {
 		t.Fatal(err)
 	}
-	var zs []string
-	for _, s := range vfs.DefaultRegistry.Schemes() {
-		if strings.HasPrefix(s, "z") {
-			zs = append(zs, zipURL+"|"+s+":")
-		}
-	}
-	if len(zs) < 2 {
-		t.Fatalf("the registry has %d schemes starting with z: %q", len(zs), zs)
-	}
 	tests := []struct {
 		name string
 		args []string
 		out  string // completions, then the directive
 	}{
-		{"adapters with a prefix", []string{"ls", zipURL + "|z"}, strings.Join(zs, "\n") + "\n:6\n"},
+		{"the detected adapter", []string{"ls", zipURL + "|z"}, zipURL + "|zip:\n:6\n"},
+		{"another adapter of files", []string{"ls", zipURL + "|zs"}, zipURL + "|zstd:\n:6\n"},
 		{"an upper-case prefix", []string{"ls", zipURL + "|PIPEFS.T"}, zipURL + "|pipefs.tar:\n:6\n"},
 		{"no adapter", []string{"ls", zipURL + "|nothing"}, ":6\n"},
 		{"no root after a pipe", []string{"ls", zipURL + "|fil"}, ":6\n"},
@@ -103,11 +96,17 @@ func TestCompleteSchemes(t *testing.T) {
 			}
 		})
 	}
-	all := runCLI(t, "__complete", "ls", zipURL+"|")
+	// A file that no format matches and no extension names: every
+	// adapter that reads a file, none that reads a directory.
+	if err := memroot.WriteFile("cli/schemes/plain", []byte("plain text")); err != nil {
+		t.Fatal(err)
+	}
+	all := runCLI(t, "__complete", "ls", "memory:cli/schemes/plain|")
 	for _, s := range vfs.DefaultRegistry.Schemes() {
-		want := fmt.Sprintf("%s|%s:\n", zipURL, s)
-		if got := strings.Contains(all.stdout, want); got == vfs.IsRootScheme(s) {
-			t.Errorf("completion after | offers %s: %v, want %v", s, got, !got)
+		base, _, _ := vfs.SchemeKinds(s)
+		want := !vfs.IsRootScheme(s) && base != vfs.KindDirectory
+		if got := strings.Contains(all.stdout, "memory:cli/schemes/plain|"+s+":\n"); got != want {
+			t.Errorf("completion after a plain file's | offers %s: %v, want %v", s, got, want)
 		}
 	}
 }

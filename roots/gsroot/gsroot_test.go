@@ -14,71 +14,34 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/pipefs/pipefs/vfs/driver"
 
-	"github.com/fsouza/fake-gcs-server/fakestorage"
-
 	_ "github.com/pipefs/pipefs/adapters/zipadapter"
 	"github.com/pipefs/pipefs/fstest"
+	"github.com/pipefs/pipefs/fstest/cloudtest"
 	"github.com/pipefs/pipefs/roots/gsroot"
 	"github.com/pipefs/pipefs/roots/remote"
 	"github.com/pipefs/pipefs/vfs"
 )
 
-// The emulator: fake-gcs-server's fakestorage in process, without its own
-// listener, behind a loopback server that counts requests.
-var (
-	gcs  *fakestorage.Server
-	reqs = &recorder{}
-)
-
-type recorder struct {
-	mu   sync.Mutex
-	list []string
-}
-
-func (r *recorder) add(s string) {
-	r.mu.Lock()
-	r.list = append(r.list, s)
-	r.mu.Unlock()
-}
-
-func (r *recorder) take() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	l := r.list
-	r.list = nil
-	return l
-}
+// The emulator: fake-gcs-server's fakestorage in process, behind a
+// loopback server that counts requests (see fstest/cloudtest).
+var gcs *cloudtest.GCS
 
 func TestMain(m *testing.M) {
-	ts := httptest.NewUnstartedServer(nil)
-	host := ts.Listener.Addr().String()
 	var err error
-	gcs, err = fakestorage.NewServerWithOptions(fakestorage.Options{NoListener: true, Scheme: "http", PublicHost: host})
+	gcs, err = cloudtest.StartGCS()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	h := gcs.HTTPHandler()
-	ts.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		desc := r.Method + " " + r.URL.Path
-		if rg := r.Header.Get("Range"); rg != "" {
-			desc += " Range:" + rg
-		}
-		reqs.add(desc)
-		h.ServeHTTP(w, r)
-	})
-	ts.Start()
-	os.Setenv("STORAGE_EMULATOR_HOST", ts.URL)
+	os.Setenv("STORAGE_EMULATOR_HOST", gcs.URL)
 	code := m.Run()
-	ts.Close()
-	gcs.Stop()
+	gcs.Close()
 	os.Exit(code)
 }
 
@@ -91,14 +54,9 @@ func randBytes(seed uint64, n int) []byte {
 	return b
 }
 
-var buckets sync.Map
-
 func put(t *testing.T, bucket, name string, data []byte) {
 	t.Helper()
-	if _, loaded := buckets.LoadOrStore(bucket, true); !loaded {
-		gcs.CreateBucketWithOpts(fakestorage.CreateBucketOpts{Name: bucket})
-	}
-	gcs.CreateObject(fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: bucket, Name: name}, Content: data})
+	gcs.Put(bucket, name, data)
 }
 
 var treeFiles = map[string][]byte{
@@ -132,20 +90,20 @@ func TestRequests(t *testing.T) {
 	put(t, "req", "dir/small.txt", []byte("small"))
 	put(t, "req", "dir/sub/x", []byte("x"))
 	ctx := context.Background()
-	reqs.take()
+	gcs.Take()
 	f, err := vfs.OpenFile(ctx, "gs://req/dir/big.bin", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if got, want := reqs.take(), []string{"GET /req/dir/big.bin Range:bytes=-65536"}; !slices.Equal(got, want) {
+	if got, want := gcs.Take(), []string{"GET /req/dir/big.bin Range:bytes=-65536"}; !slices.Equal(got, want) {
 		t.Errorf("open: requests = %q, want %q", got, want)
 	}
 	p := make([]byte, 100)
 	if _, err := f.ReadAt(p, 0); err != nil || string(p) != string(big[:100]) {
 		t.Fatalf("ReadAt(0) = %v, or wrong bytes", err)
 	}
-	if got := reqs.take(); len(got) != 1 || !strings.HasPrefix(got[0], "GET /req/dir/big.bin Range:bytes=0-") {
+	if got := gcs.Take(); len(got) != 1 || !strings.HasPrefix(got[0], "GET /req/dir/big.bin Range:bytes=0-") {
 		t.Errorf("read: requests = %q, want one range GET", got)
 	}
 	fsys, err := vfs.OpenFS(ctx, "gs://req/dir/", nil)
@@ -153,7 +111,7 @@ func TestRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fsys.Close()
-	reqs.take()
+	gcs.Take()
 	ents, err := fsys.ReadDir(".")
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +123,7 @@ func TestRequests(t *testing.T) {
 	if !slices.Equal(names, []string{"big.bin", "small.txt", "sub"}) {
 		t.Errorf("ReadDir = %q", names)
 	}
-	if got := reqs.take(); len(got) != 1 {
+	if got := gcs.Take(); len(got) != 1 {
 		t.Errorf("list: requests = %q, want 1", got)
 	}
 }
@@ -189,7 +147,7 @@ func TestModified(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	gcs.Backend().DeleteObject("mod", "f.bin")
+	gcs.Server.Backend().DeleteObject("mod", "f.bin")
 	if n, err := g.ReadAt(p, 0); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("ReadAt after a delete = %d, %v; want fs.ErrNotExist", n, err)
 	}

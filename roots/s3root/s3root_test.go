@@ -60,15 +60,15 @@ func TestConformance(t *testing.T) {
 	bucket(t, "conf", false)
 	putFiles(t, "conf", "tree/", treeFiles)
 	t.Run("s3+http", func(t *testing.T) {
-		fstest.Run(t, fstest.Case{Pipeline: "s3+http://" + gwProxy.addr + "/conf/tree/", Options: signed, Files: treeFiles, Exhaustive: true})
+		fstest.Run(t, fstest.Case{Pipeline: "s3+http://" + gwProxy.Addr + "/conf/tree/", Options: signed, Files: treeFiles, Exhaustive: true})
 	})
 	t.Run("s3", func(t *testing.T) {
-		o := withS3(&s3root.Options{Config: cfg, Endpoint: "http://" + gwProxy.addr})
+		o := withS3(&s3root.Options{Config: cfg, Endpoint: "http://" + gwProxy.Addr})
 		fstest.Run(t, fstest.Case{Pipeline: "s3://conf/tree/", Options: o, Files: treeFiles, Exhaustive: true})
 	})
 	t.Run("zip", func(t *testing.T) {
 		put(t, "conf", "zips/a.zip", fstest.ZipBytes(treeFiles, zip.Deflate))
-		fstest.Run(t, fstest.Case{Pipeline: "s3+http://" + gwProxy.addr + "/conf/zips/a.zip|zip:", Options: signed, Files: treeFiles, Exhaustive: true})
+		fstest.Run(t, fstest.Case{Pipeline: "s3+http://" + gwProxy.Addr + "/conf/zips/a.zip|zip:", Options: signed, Files: treeFiles, Exhaustive: true})
 	})
 }
 
@@ -79,19 +79,19 @@ func TestModified(t *testing.T) {
 	old := randBytes(2, 200<<10)
 	put(t, "mod", "f.bin", old)
 	ctx := context.Background()
-	f, err := vfs.OpenFile(ctx, "s3+http://"+gwProxy.addr+"/mod/f.bin", signed)
+	f, err := vfs.OpenFile(ctx, "s3+http://"+gwProxy.Addr+"/mod/f.bin", signed)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	put(t, "mod", "f.bin", randBytes(3, 200<<10))
-	gwProxy.take()
+	gwProxy.Take()
 	p := make([]byte, 1000)
 	n, err := f.ReadAt(p, 0)
 	if !errors.Is(err, driver.ErrModified) {
 		t.Fatalf("ReadAt after overwrite = %d, %v; want an error matching driver.ErrModified", n, err)
 	}
-	if reqs := gwProxy.take(); len(reqs) != 1 || !strings.Contains(reqs[0], "If-Match") {
+	if reqs := gwProxy.Take(); len(reqs) != 1 || !strings.Contains(reqs[0], "If-Match") {
 		t.Errorf("requests of the read = %q, want one GET with If-Match (a 412 is not retried)", reqs)
 	}
 	// The bytes pinned at open are still the old version's.
@@ -100,7 +100,7 @@ func TestModified(t *testing.T) {
 		t.Errorf("ReadAt of the tail = %q, %v; want the old bytes", p[:n], err)
 	}
 	// A new open sees the new version.
-	g, err := vfs.OpenFile(ctx, "s3+http://"+gwProxy.addr+"/mod/f.bin", signed)
+	g, err := vfs.OpenFile(ctx, "s3+http://"+gwProxy.Addr+"/mod/f.bin", signed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestErrors(t *testing.T) {
 	bucket(t, "private", false)
 	put(t, "private", "secret.txt", []byte("no"))
 	ctx := context.Background()
-	base := "s3+http://" + gwProxy.addr
+	base := "s3+http://" + gwProxy.Addr
 	anon := withS3(&s3root.Options{Anonymous: true})
 	for _, tc := range []struct {
 		name, url string
@@ -159,7 +159,7 @@ func TestAnonymous(t *testing.T) {
 	files := map[string][]byte{"p/a.txt": []byte("public\n"), "p/q/b.txt": []byte("b\n")}
 	putFiles(t, "public", "", files)
 	anon := withS3(&s3root.Options{Anonymous: true})
-	fstest.Run(t, fstest.Case{Pipeline: "s3+http://" + gwProxy.addr + "/public/", Options: anon, Files: files, Exhaustive: true})
+	fstest.Run(t, fstest.Case{Pipeline: "s3+http://" + gwProxy.Addr + "/public/", Options: anon, Files: files, Exhaustive: true})
 }
 
 // TestRequests counts what the server sees.
@@ -171,8 +171,8 @@ func TestRequests(t *testing.T) {
 	put(t, "req", "dir/small.txt", []byte("small"))
 	put(t, "req", "dir/sub/x", []byte("x"))
 	ctx := context.Background()
-	base := "s3+http://" + gwProxy.addr + "/req/"
-	gwProxy.take()
+	base := "s3+http://" + gwProxy.Addr + "/req/"
+	gwProxy.Take()
 
 	f, err := vfs.OpenFile(ctx, base+"dir/big.bin", signed)
 	if err != nil {
@@ -180,20 +180,20 @@ func TestRequests(t *testing.T) {
 	}
 	defer f.Close()
 	want := []string{"GET /req/dir/big.bin?x-id=GetObject Range:bytes=-65536"}
-	if got := gwProxy.take(); !slices.Equal(got, want) {
+	if got := gwProxy.Take(); !slices.Equal(got, want) {
 		t.Errorf("open: requests = %q, want %q", got, want)
 	}
 	p := make([]byte, 100)
 	if _, err := f.ReadAt(p, 1<<20-1000); err != nil { // inside the suffix read at open
 		t.Fatal(err)
 	}
-	if got := gwProxy.take(); len(got) != 0 {
+	if got := gwProxy.Take(); len(got) != 0 {
 		t.Errorf("read inside the first suffix: requests = %q, want none", got)
 	}
 	if _, err := f.ReadAt(p, 0); err != nil {
 		t.Fatal(err)
 	}
-	if got := gwProxy.take(); len(got) != 1 || !strings.Contains(got[0], "If-Match") || !strings.HasPrefix(got[0], "GET /req/dir/big.bin") {
+	if got := gwProxy.Take(); len(got) != 1 || !strings.Contains(got[0], "If-Match") || !strings.HasPrefix(got[0], "GET /req/dir/big.bin") {
 		t.Errorf("one read at 0: requests = %q, want one conditional range GET", got)
 	}
 	if string(p) != string(big[:100]) {
@@ -208,7 +208,7 @@ func TestRequests(t *testing.T) {
 	if b, err := io.ReadAll(small); err != nil || string(b) != "small" {
 		t.Errorf("ReadAll = %q, %v", b, err)
 	}
-	if got := gwProxy.take(); len(got) != 1 {
+	if got := gwProxy.Take(); len(got) != 1 {
 		t.Errorf("open and read a small object: requests = %q, want 1", got)
 	}
 
@@ -217,7 +217,7 @@ func TestRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fsys.Close()
-	gwProxy.take()
+	gwProxy.Take()
 	ents, err := fsys.ReadDir(".")
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +229,7 @@ func TestRequests(t *testing.T) {
 	if !slices.Equal(names, []string{"big.bin", "small.txt", "sub"}) {
 		t.Errorf("ReadDir = %q", names)
 	}
-	if got := gwProxy.take(); len(got) != 1 || !strings.Contains(got[0], "list-type=2") {
+	if got := gwProxy.Take(); len(got) != 1 || !strings.Contains(got[0], "list-type=2") {
 		t.Errorf("list: requests = %q, want one ListObjectsV2", got)
 	}
 }
@@ -243,7 +243,7 @@ func TestDirectoryMarkers(t *testing.T) {
 	put(t, "marks", "m/x.txt", []byte("x"))
 	put(t, "marks", "empty/", nil)
 	ctx := context.Background()
-	fsys, err := vfs.OpenFS(ctx, "s3+http://"+gwProxy.addr+"/marks/", signed)
+	fsys, err := vfs.OpenFS(ctx, "s3+http://"+gwProxy.Addr+"/marks/", signed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,23 +277,23 @@ func TestVirtualHost(t *testing.T) {
 	bucket(t, "vhost", true)
 	files := map[string][]byte{"dir/a.txt": []byte("a"), "dir/s/b.txt": []byte("b")}
 	putFiles(t, "vhost", "", files)
-	front := newCounter(gw.addr, func(r *http.Request) {
+	front := newCounter(t, gw.Addr, func(r *http.Request) {
 		r.URL.Path = "/vhost" + strings.TrimSuffix(r.URL.Path, "/")
 		r.URL.RawPath = ""
 	})
-	defer front.close()
+	defer front.Close()
 	anon := withS3(&s3root.Options{Anonymous: true})
-	fstest.Run(t, fstest.Case{Pipeline: "s3+http://" + front.addr + "/dir/", Options: anon, Files: map[string][]byte{"a.txt": []byte("a"), "s/b.txt": []byte("b")}, Exhaustive: true})
-	fsys, err := vfs.OpenFS(context.Background(), "s3+http://"+front.addr+"/dir/s/", anon)
+	fstest.Run(t, fstest.Case{Pipeline: "s3+http://" + front.Addr + "/dir/", Options: anon, Files: map[string][]byte{"a.txt": []byte("a"), "s/b.txt": []byte("b")}, Exhaustive: true})
+	fsys, err := vfs.OpenFS(context.Background(), "s3+http://"+front.Addr+"/dir/s/", anon)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fsys.Close()
-	front.take()
+	front.Take()
 	if _, err := fsys.ReadDir("."); err != nil {
 		t.Fatal(err)
 	}
-	if got := front.take(); len(got) != 1 || !strings.HasPrefix(got[0], "GET /?") {
+	if got := front.Take(); len(got) != 1 || !strings.HasPrefix(got[0], "GET /?") {
 		t.Errorf("a listing once the style is known: requests = %q, want one virtual-host ListObjectsV2", got)
 	}
 }
@@ -400,13 +400,13 @@ func TestEnvironment(t *testing.T) {
 	t.Setenv("AWS_REGION", "us-east-1")
 	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
-	t.Setenv("AWS_ENDPOINT_URL_S3", "http://"+gwProxy.addr)
+	t.Setenv("AWS_ENDPOINT_URL_S3", "http://"+gwProxy.Addr)
 	// versitygw is path style; a custom endpoint defaults to it.
 	if b, err := readURL("s3://env/a.txt", nil); err != nil || string(b) != "env" {
 		t.Errorf("read with AWS_ENDPOINT_URL_S3 = %q, %v", b, err)
 	}
 	t.Setenv("AWS_ENDPOINT_URL_S3", "http://127.0.0.1:1") // nothing listens
-	o := withS3(&s3root.Options{Endpoint: "http://" + gwProxy.addr, Remote: remote.Options{Retry: remote.Retry{MaxAttempts: 1}}})
+	o := withS3(&s3root.Options{Endpoint: "http://" + gwProxy.Addr, Remote: remote.Options{Retry: remote.Retry{MaxAttempts: 1}}})
 	if b, err := readURL("s3://env/a.txt", o); err != nil || string(b) != "env" {
 		t.Errorf("read with Options.Endpoint over the environment = %q, %v", b, err)
 	}

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pipefs/pipefs/fstest"
+)
+
+// A shellStep types keys, then presses Tab tabs times, and waits for the
+// command line to read line and, if list is set, for the screen to list
+// those candidates.
+type shellStep struct {
+	keys string
+	tabs int
+	line string
+	list []string
+}
+
+// A shellCase is one command line completed in steps, then run: out is
+// what it prints.
+type shellCase struct {
+	name  string
+	steps []shellStep
+	out   string
+}
+
+// TestCompleteShells completes pipelines in real bash (with
+// bash-completion), zsh and fish, each in a tmux pane, with the scripts
+// that "pipefs completion SHELL" prints: a quoted pipeline, one with "\|",
+// a list of several candidates, names holding a space and "|#?%", and
+// the adapters after a "|". Each completed line is then run, and its
+// output read from the screen.
+func TestCompleteShells(t *testing.T) {
+	tmux := fstest.NeedTool(t, "tmux")
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "pipefs"), ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	work := t.TempDir()
+	files := layerFiles(t)
+	files["with space/file one.txt"] = []byte("one\n")
+	files["with space/a|b#c?d%e.txt"] = []byte("odd\n")
+	writeFiles(t, work, files)
+
+	// Shared by the three shells: the same keys, and lines that differ
+	// only where each shell quotes in its own way.
+	quoted := shellCase{"quoted", []shellStep{
+		{keys: "pipefs cat 'outer.zip|zip:i", tabs: 1, line: "pipefs cat 'outer.zip|zip:inner.zip"},
+		{keys: "|", tabs: 1, line: "pipefs cat 'outer.zip|zip:inner.zip|zip:"},
+		{keys: "h", tabs: 1, line: "pipefs cat 'outer.zip|zip:inner.zip|zip:hello.txt'"},
+	}, "deep hello"}
+	// odd is how the shell escapes "odd %25%23%3F.txt".
+	escaped := func(odd string) shellCase {
+		return shellCase{"escaped pipe", []shellStep{
+			{keys: `pipefs cat outer.zip\|zip:inner.z`, tabs: 1, line: `pipefs cat outer.zip\|zip:inner.zip`},
+			{keys: `\|`, tabs: 1, line: `pipefs cat outer.zip\|zip:inner.zip\|zip:`},
+			{keys: "o", tabs: 1, line: `pipefs cat outer.zip\|zip:inner.zip\|zip:` + odd},
+		}, "odd"}
+	}
+	adapters := shellCase{"adapters", []shellStep{
+		{keys: `pipefs cat a.tar.gz\|`, tabs: 1, line: `pipefs cat a.tar.gz\|gzip:`},
+		{keys: `\|`, tabs: 1, line: `pipefs cat a.tar.gz\|gzip:\|pipefs.tar:`},
+		{keys: "t", tabs: 1, line: `pipefs cat a.tar.gz\|gzip:\|pipefs.tar:top.txt`},
+	}, "top"}
+	odd := shellCase{"odd name in quotes", []shellStep{
+		{keys: "pipefs cat 'with space/a", tabs: 1, line: "pipefs cat 'with space/a%7Cb%23c%3Fd%25e.txt'"},
+	}, "odd"}
+	list := func(tabs int, list ...string) shellCase {
+		return shellCase{"several candidates", []shellStep{
+			{keys: "pipefs cat with", tabs: 1, line: `pipefs cat with\ space/`},
+			{keys: "", tabs: tabs, line: `pipefs cat with\ space/`, list: list},
+			{keys: "f", tabs: 1, line: `pipefs cat with\ space/file\ one.txt`},
+		}, "one"}
+	}
+
+	shells := []struct {
+		name  string
+		setup func(t *testing.T, dir string) []string
+		cases []shellCase
+	}{
+		{"bash", func(t *testing.T, dir string) []string {
+			fstest.NeedTool(t, "bash")
+			const bc = "/usr/share/bash-completion/bash_completion"
+			if _, err := os.Stat(bc); err != nil {
+				fstest.Unavailable(t, "bash-completion is not installed: %v", err)
+			}
+			rc := filepath.Join(dir, "bashrc")
+			writeRC(t, rc, "PS1='$ '\nunset HISTFILE\nexport PATH=%s:$PATH\nsource "+bc+"\nsource <(pipefs completion bash)\ncd %s\n", bin, work)
+			return []string{"env", "HOME=" + dir, "bash", "--noprofile", "--rcfile", rc, "-i"}
+		}, []shellCase{quoted, escaped(`odd\ %25%23%3F.txt`), adapters, odd,
+			list(2, `with\ space/a%7Cb%23c%3Fd%25e.txt`, `with\ space/file\ one.txt`)}},
+		{"zsh", func(t *testing.T, dir string) []string {
+			fstest.NeedTool(t, "zsh")
+			writeRC(t, filepath.Join(dir, ".zshrc"), "PS1='$ '\nunset HISTFILE\nexport PATH=%s:$PATH\nautoload -Uz compinit && compinit -u\nsource <(pipefs completion zsh)\ncd %s\n", bin, work)
+			return []string{"env", "HOME=" + dir, "ZDOTDIR=" + dir, "zsh", "-i"}
+		}, []shellCase{quoted, escaped(`odd\ %25%23%3F.txt`), adapters, odd,
+			list(1, `with\ space/a%7Cb%23c%3Fd%25e.txt`, `with\ space/file\ one.txt`)}},
+		{"fish", func(t *testing.T, dir string) []string {
+			fstest.NeedTool(t, "fish")
+			writeRC(t, filepath.Join(dir, "fish", "config.fish"), "set -g fish_greeting\nset -g fish_autosuggestion_enabled 0\nfunction fish_prompt; echo -n '$ '; end\nset -gx PATH %s $PATH\npipefs completion fish | source\ncd %s\n", bin, work)
+			return []string{"env", "HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "XDG_DATA_HOME=" + dir, "fish", "--private", "-i"}
+		}, []shellCase{quoted, escaped(`odd\ \%25\%23\%3F.txt`), adapters, odd,
+			// fish's pager shows names after the common prefix, and
+			// lists a space unescaped.
+			list(1, `space/a%7Cb%23c%3Fd%25e.txt`, `space/file one.txt`)}},
+	}
+	for _, sh := range shells {
+		t.Run(sh.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := startPane(t, tmux, sh.setup(t, dir))
+			for _, c := range sh.cases {
+				t.Run(c.name, func(t *testing.T) {
+					p.clear(t)
+					for _, s := range c.steps {
+						p.send(t, s.keys)
+						for range s.tabs {
+							p.send(t, "\t")
+						}
+						p.waitFor(t, fmt.Sprintf("the line %q and the list %q", s.line, s.list), func(screen string) bool {
+							if promptLine(screen) != s.line {
+								return false
+							}
+							for _, l := range s.list {
+								if !strings.Contains(screen, l) {
+									return false
+								}
+							}
+							return true
+						})
+					}
+					p.send(t, "\r")
+					p.waitFor(t, fmt.Sprintf("the output %q", c.out), func(screen string) bool {
+						lines := strings.Split(screen, "\n")
+						for i, l := range lines {
+							if strings.TrimRight(l, " ") == c.out && i > 0 && strings.HasPrefix(lines[i-1], "$ pipefs cat ") {
+								return true
+							}
+						}
+						return false
+					})
+				})
+			}
+		})
+	}
+}
+
+// writeRC writes a shell start-up file.
+func writeRC(t *testing.T, name, format string, args ...any) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, fmt.Appendf(nil, format, args...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A pane is a tmux pane running a shell, on a server of its own.
+type pane struct {
+	tmux, socket string
+}
+
+// startPane starts a tmux server whose one pane runs argv, and waits for
+// its prompt.
+func startPane(t *testing.T, tmux string, argv []string) *pane {
+	t.Helper()
+	p := &pane{tmux: tmux, socket: fmt.Sprintf("pipefs-complete-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	p.run(t, append([]string{"new-session", "-d", "-x", "250", "-y", "40", "-s", "t"}, argv...)...)
+	t.Cleanup(func() { exec.Command(tmux, "-L", p.socket, "kill-server").Run() })
+	p.waitFor(t, "the prompt", func(screen string) bool { return strings.Contains(screen, "$") })
+	return p
+}
+
+func (p *pane) run(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(p.tmux, append([]string{"-L", p.socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("tmux %q: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// send types keys literally.
+func (p *pane) send(t *testing.T, keys string) {
+	t.Helper()
+	if keys != "" {
+		p.run(t, "send-keys", "-t", "t", "-l", keys)
+	}
+}
+
+// clear empties the command line and the screen.
+func (p *pane) clear(t *testing.T) {
+	t.Helper()
+	p.run(t, "send-keys", "-t", "t", "C-u", "clear", "Enter")
+	p.waitFor(t, "a clear screen", func(screen string) bool {
+		return strings.TrimSpace(screen) == "$"
+	})
+}
+
+// screen returns what the pane shows, wrapped lines joined.
+func (p *pane) screen(t *testing.T) string {
+	t.Helper()
+	return p.run(t, "capture-pane", "-p", "-J", "-t", "t")
+}
+
+// waitFor waits until ok accepts the screen; after 20 seconds the test
+// fails, showing the screen.
+func (p *pane) waitFor(t *testing.T, what string, ok func(screen string) bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		screen := p.screen(t)
+		if ok(screen) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s; the screen shows:\n%s", what, screen)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// promptLine returns the last command line on the screen, after its "$ "
+// prompt, trailing blanks removed.
+func promptLine(screen string) string {
+	lines := strings.Split(strings.TrimRight(screen, "\n "), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if rest, ok := strings.CutPrefix(lines[i], "$ "); ok {
+			return strings.TrimRight(rest, " ")
+		}
+	}
+	return ""
+}
