@@ -101,10 +101,10 @@ type item struct {
 type treeCopy struct {
 	*copier
 	fsys   *vfs.FS
-	top    string        // what the tree's root is called below the root: "." or NAME
-	report func(error)   // reports the failure of one entry
-	links  linkReader    // reads the targets of zip links
-	dirs   []createdDir  // directories to finish, parents first
+	top    string       // what the tree's root is called below the root: "." or NAME
+	report func(error)  // reports the failure of one entry
+	links  linkReader   // reads the targets of zip links
+	dirs   []createdDir // directories to finish, parents first
 	now    time.Time
 }
 
