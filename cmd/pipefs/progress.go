@@ -31,6 +31,9 @@ const (
 	countsInterval = 200 * time.Millisecond
 )
 
+// barWidth is the width of the bar itself, in columns.
+const barWidth = 30
+
 // A progress counts the bytes a copy writes (it is an io.Writer that
 // discards them) and shows the count on standard error: a bar, redrawn in
 // place, or a count line. Messages written through Lines print on lines of
@@ -47,7 +50,7 @@ type progress struct {
 	done  atomic.Int64 // bytes copied
 
 	mu      sync.Mutex
-	bar     *progressbar.ProgressBar // made when first drawn
+	bar     *progressbar.ProgressBar // in progressBar mode
 	drawn   bool                     // the bar or a count line is on screen
 	ended   bool
 	partial []byte // the part of a message after its last newline
@@ -63,6 +66,27 @@ func newProgress(w io.Writer, mode progressMode, total int64, delay time.Duratio
 	p.total.Store(total)
 	if mode == progressOff {
 		return p
+	}
+	if mode == progressBar {
+		// Made now, not when first drawn, so that its rate and time
+		// left count from the start of the copy.
+		p.bar = progressbar.NewOptions64(total,
+			progressbar.OptionSetWriter(w),
+			progressbar.OptionShowBytes(true),
+			progressbar.OptionShowCount(),
+			progressbar.OptionUseIECUnits(true),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionShowElapsedTimeOnFinish(),
+			// Narrower than the terminal (the bar shrinks to fit a
+			// narrow one), so that the "^C" a terminal echoes stays on
+			// the bar's line, which End clears.
+			progressbar.OptionSetWidth(barWidth),
+			progressbar.OptionUseANSICodes(true),
+			// Redrawn by the ticker only: the bar's own spinner
+			// goroutine would write outside p.mu.
+			progressbar.OptionSetSpinnerChangeInterval(0),
+		)
+		p.bar.StartWithoutRender()
 	}
 	interval := barInterval
 	if mode == progressCounts {
@@ -114,21 +138,6 @@ func (p *progress) draw() {
 	case progressBar:
 		if total == 0 {
 			return // nothing to show; the bar needs a maximum
-		}
-		if p.bar == nil {
-			p.bar = progressbar.NewOptions64(total,
-				progressbar.OptionSetWriter(p.w),
-				progressbar.OptionShowBytes(true),
-				progressbar.OptionShowCount(),
-				progressbar.OptionUseIECUnits(true),
-				progressbar.OptionSetPredictTime(true),
-				progressbar.OptionFullWidth(),
-				progressbar.OptionUseANSICodes(true),
-				// Redrawn by the ticker only: the bar's own spinner
-				// goroutine would write outside p.mu.
-				progressbar.OptionSetSpinnerChangeInterval(0),
-			)
-			p.bar.StartWithoutRender()
 		}
 		if total >= 0 && p.bar.GetMax64() != total {
 			p.bar.ChangeMax64(total)
@@ -227,7 +236,7 @@ func (p *progress) End(ok bool) {
 		p.draw()
 		io.WriteString(p.w, "\n")
 	case progressBar:
-		if !p.drawn && p.bar == nil {
+		if !p.drawn {
 			return // the copy ended before the bar showed
 		}
 		if !ok {
