@@ -38,8 +38,9 @@ extensions: a. -T takes DEST as the copy itself, never as a directory to
 copy into. Without -R a directory location is an error; a container file
 is copied as the file it is.
 
--R copies regular files, directories and symbolic links, with their
-permission bits (less the umask) and modification times. A copy is
+-R copies regular files, directories and symbolic links, files and
+directories with their permission bits (less the umask; a directory's
+owner keeps rwx) and modification times. A copy is
 written through the destination directory only (os.Root): a name that is
 unsafe on the local filesystem (absolute, with "..", a NUL, or an element
 longer than 255 bytes), a symbolic link whose target is absolute or
@@ -50,8 +51,8 @@ outside DEST, and the exit status is 1.
 Each file is written to NAME.pipefs-partial and renamed to NAME once its
 size matches the source's, and for a zip member once the CRC-32 of the
 copy matches the one its header records; a copy that does not match is
-removed and reported. An existing file is replaced. A copy that fails or
-is interrupted leaves nothing behind, unless --continue is given.
+removed and reported. An existing file is replaced. A file whose copy
+fails or is interrupted leaves no partial file, unless --continue is given.
 
 --continue resumes an earlier copy: a file that is complete (the
 source's size, and CRC-32 when known) is skipped; a partial copy of the

@@ -179,8 +179,13 @@ func (c *copier) copyFileOnce(name string, src source, resume bool) (err error) 
 	if cerr := out.Close(); err == nil && cerr != nil {
 		err, w.err = cerr, cerr
 	}
-	if err != nil && w.err != nil {
+	switch {
+	case err != nil && w.err != nil:
 		err = local(err)
+	case err != nil && c.ctx.Err() == nil:
+		// A read error: the streamed read of a member may name only
+		// the member.
+		err = fmt.Errorf("%s: copying: %w", src.url, err)
 	}
 	if err != nil {
 		if resume && c.ctx.Err() == nil {
