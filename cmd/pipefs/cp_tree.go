@@ -105,7 +105,6 @@ type treeCopy struct {
 	report func(error)  // reports the failure of one entry
 	links  linkReader   // reads the targets of zip links
 	dirs   []createdDir // directories to finish, parents first
-	now    time.Time
 }
 
 // A createdDir is a directory that the copy made or entered.
@@ -324,7 +323,7 @@ func reportOmittedEntries(t *treeCopy, report func(error)) bool {
 	if len(archive) > 1 {
 		archive = archive[:len(archive)-1]
 	}
-	any := false
+	found := false
 	for _, om := range list {
 		if key != "." && !strings.HasPrefix(om.Name, key+"/") {
 			continue
@@ -334,9 +333,9 @@ func reportOmittedEntries(t *treeCopy, report func(error)) bool {
 			at = fmt.Sprintf(" at offset %d", om.Offset)
 		}
 		report(fmt.Errorf("%s: %w: the entry %s%s is not copied: %s", archive, errUnsafe, shellQuote(om.Name), at, om.Reason))
-		any = true
+		found = true
 	}
-	return any
+	return found
 }
 
 // treeName is NAME, what a copy of the directory location of fsys is
