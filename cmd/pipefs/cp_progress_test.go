@@ -55,6 +55,13 @@ func (z *zeros) Seek(off int64, whence int) (int64, error) {
 	return off, nil
 }
 
+// A file of slowServer whose ETag changes for the reads from changesAt
+// on, as an object replaced during a copy.
+const (
+	changing  = "changing.bin"
+	changesAt = 6 << 20
+)
+
 // slowServer serves files at about 6 MB/s, with ranges and a strong
 // ETag.
 func slowServer(t *testing.T, files map[string]func() io.ReadSeeker) string {
@@ -64,7 +71,12 @@ func slowServer(t *testing.T, files map[string]func() io.ReadSeeker) string {
 			http.NotFound(w, r)
 			return
 		}
-		w.Header().Set("ETag", `"v1"`)
+		etag := `"v1"`
+		var start int64
+		if _, err := fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-", &start); err == nil && r.URL.Path == "/"+changing && start >= changesAt {
+			etag = `"v2"` // the object changed under the copy
+		}
+		w.Header().Set("ETag", etag)
 		http.ServeContent(w, r, r.URL.Path, modTime, &slowReader{open(), 64 << 10, 10 * time.Millisecond})
 	}))
 	t.Cleanup(srv.Close)
@@ -118,7 +130,7 @@ func (p *pane) start(args ...string) {
 }
 
 // screen returns what the pane shows.
-func (p *pane) screen() string { return p.run("capture-pane", "-p", "-t", "t") }
+func (p *pane) screen() string { return p.run("capture-pane", "-p", "-J", "-t", "t") }
 
 // waitFor returns the screen once it matches re, failing after a minute.
 func (p *pane) waitFor(re *regexp.Regexp) string {
@@ -144,10 +156,11 @@ var finalBar = regexp.MustCompile(`^ *100% \|█+\| \([0-9.]+/[0-9.]+ [KMGT]?i?B
 // TestCpProgressTerminal runs cp in a real terminal, a tmux pane: a copy
 // that lasts over a second shows a bar with bytes, rate and time left,
 // and ends with the full bar on a line of its own; -v lines print above
-// the bar, each on its own line; Ctrl-C stops the copy with exit status
+// the bar, each on its own line; a failure clears the bar before its
+// message; Ctrl-C stops the copy with exit status
 // 130, clears the bar and leaves no partial file.
 func TestCpProgressTerminal(t *testing.T) {
-	const size = 16 << 20
+	const size = 8 << 20
 	var zbuf bytes.Buffer
 	zw := zip.NewWriter(&zbuf)
 	for i := range 4 {
@@ -162,6 +175,7 @@ func TestCpProgressTerminal(t *testing.T) {
 	url := slowServer(t, map[string]func() io.ReadSeeker{
 		"big.bin":  func() io.ReadSeeker { return &zeros{size: size} },
 		"huge.bin": func() io.ReadSeeker { return &zeros{size: 1 << 40} },
+		changing:   func() io.ReadSeeker { return &zeros{size: size} },
 		"a.zip":    func() io.ReadSeeker { return bytes.NewReader(zipData) },
 	})
 	dir := t.TempDir()
@@ -210,6 +224,16 @@ func TestCpProgressTerminal(t *testing.T) {
 		}
 		if lines := screenLines(screen); len(lines) < 2 || !finalBar.MatchString(lines[len(lines)-2]) {
 			t.Errorf("the last line before the prompt is not the full bar:\n%s", screen)
+		}
+	})
+
+	t.Run("error", func(t *testing.T) {
+		p.start("cp", url+"/"+changing, filepath.Join(dir, changing))
+		p.waitFor(barLine)
+		screen := done()
+		lines := screenLines(screen)
+		if len(lines) != 2 || !strings.HasPrefix(lines[0], "pipefs: ") || !strings.Contains(lines[0], "modified") || lines[1] != "EXIT=1" {
+			t.Errorf("after a failed copy the screen shows:\n%s\nwant the error on a clean line, then EXIT=1", screen)
 		}
 	})
 
