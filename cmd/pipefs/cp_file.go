@@ -201,6 +201,7 @@ func (c *copier) copyFileOnce(name string, src source, resume bool) (err error) 
 	if wantCRC != nil && sum.sum != *wantCRC {
 		discard()
 		if off > 0 {
+			c.prog.done.Add(-(off + n)) // counted again by the copy from the start
 			return errResumedMismatch
 		}
 		return fmt.Errorf("%s: the CRC-32 of the copy is %08x, the zip header records %08x; removed the copy: %w: %w",

@@ -269,3 +269,30 @@ func screenLines(screen string) []string {
 	}
 	return out
 }
+
+// TestCpProgressCounts runs cp -R -P -v off a terminal: the byte counts
+// and the -v lines do not share a line, and the last count is the total.
+func TestCpProgressCounts(t *testing.T) {
+	zipURL := site(t, "cli/cp-counts")
+	dest := filepath.Join(t.TempDir(), "site")
+	r := runCLI(t, "cp", "-R", "-P", "-v", zipURL, dest)
+	if r.code != 0 {
+		t.Fatalf("cp -R -P -v: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	total := len("hello, world\n") + len(zipOf(t, entry{name: "hello.txt", body: "deep hello\n"})) + len("ref\n") + len("# Guide\n")
+	if want := fmt.Sprintf("\r%d / %d bytes (100%%)\n", total, total); !strings.HasSuffix(r.stderr, want) {
+		t.Errorf("stderr ends %q, want %q", r.stderr[max(0, len(r.stderr)-40):], want)
+	}
+	var copied int
+	for _, line := range strings.Split(r.stderr, "\n") {
+		if i := strings.Index(line, " -> "); i >= 0 {
+			copied++
+			if !strings.HasPrefix(line, zipURL+"|zip:") {
+				t.Errorf("the -v line %q shares its line", line)
+			}
+		}
+	}
+	if copied != 7 {
+		t.Errorf("stderr holds %d -v lines, want 7 (4 files, 3 directories):\n%s", copied, r.stderr)
+	}
+}

@@ -38,8 +38,7 @@ const barWidth = 30
 // discards them) and shows the count on standard error: a bar, redrawn in
 // place, or a count line. Messages written through Lines print on lines of
 // their own: the bar is cleared, the message written and the bar drawn
-// again below it. End leaves the line clean. A nil *progress counts
-// nothing and writes messages straight through.
+// again below it. End leaves the line clean.
 type progress struct {
 	w     io.Writer // standard error
 	mode  progressMode
@@ -177,10 +176,7 @@ func (p *progress) redraw() {
 // Lines returns a writer for messages (-v lines, errors): each complete
 // line is printed on its own line, above the bar.
 func (p *progress) Lines() io.Writer {
-	if p == nil || p.mode == progressOff {
-		if p == nil {
-			return nil
-		}
+	if p.mode == progressOff {
 		return p.w
 	}
 	return linesWriter{p}
@@ -215,7 +211,7 @@ func (l linesWriter) Write(b []byte) (int, error) {
 // final count; after a failure or an interrupt, the bar is cleared so that
 // the message that follows starts on a clean line.
 func (p *progress) End(ok bool) {
-	if p == nil || p.mode == progressOff {
+	if p.mode == progressOff {
 		return
 	}
 	close(p.stop)
@@ -226,6 +222,7 @@ func (p *progress) End(ok bool) {
 		return
 	}
 	p.ended = true
+	shown := p.drawn
 	if len(p.partial) > 0 {
 		p.clearLine()
 		p.w.Write(append(p.partial, '\n'))
@@ -236,19 +233,20 @@ func (p *progress) End(ok bool) {
 		p.draw()
 		io.WriteString(p.w, "\n")
 	case progressBar:
-		if !p.drawn {
-			return // the copy ended before the bar showed
-		}
-		if !ok {
+		switch {
+		case !shown:
+			// The copy ended before the bar showed.
+		case !ok:
 			p.drawn = true
 			p.clearLine()
-			return
+		default:
+			if p.total.Load() < 0 {
+				p.total.Store(p.done.Load())
+			}
+			p.draw()
+			p.bar.Finish()
+			io.WriteString(p.w, "\n")
 		}
-		if p.total.Load() < 0 {
-			p.total.Store(p.done.Load())
-		}
-		p.draw()
-		p.bar.Finish()
-		io.WriteString(p.w, "\n")
 	}
+	p.drawn = false
 }
