@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -251,8 +252,9 @@ func (t *treeCopy) symlink(url, name, dst string, info fs.FileInfo) error {
 }
 
 // A linkReader reads the targets of symbolic links: from the header of a
-// tar member, or from the bytes of a zip member (which the zip: adapter
-// never follows nor opens) through the archive's *zip.Reader.
+// tar member, from the bytes of a zip member (which the zip: adapter
+// never follows nor opens) through the archive's *zip.Reader, or from a
+// local directory.
 type linkReader struct {
 	zr    *zip.Reader
 	files map[string]*zip.File
@@ -299,6 +301,11 @@ func (l *linkReader) target(fsys *vfs.FS, name string, info fs.FileInfo) (string
 			return "", fmt.Errorf("%w: the target is over %d bytes", errUnsafe, maxLinkTarget)
 		}
 		return string(b), nil
+	}
+	// A local directory: its tree is an *os.Root at the FS's root.
+	var local *os.Root
+	if p := fsys.Pipeline(); len(p) == 1 && p[0].Scheme == "file" && fsys.As(&local) {
+		return local.Readlink(name)
 	}
 	return "", fmt.Errorf("%w: the link's header (%T) does not give its target", errors.ErrUnsupported, h)
 }

@@ -315,3 +315,32 @@ func checkInside(t *testing.T, dir string) {
 		return nil
 	})
 }
+
+// TestCpLocalDir copies a local directory: its relative link is copied,
+// the absolute one refused.
+func TestCpLocalDir(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "src")
+	if err := os.MkdirAll(filepath.Join(src, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "sub", "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{"rel": "sub/a.txt", "abs": "/etc"} {
+		if err := os.Symlink(target, filepath.Join(src, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dest := filepath.Join(t.TempDir(), "dest")
+	r := runCLI(t, "cp", "-R", src, dest)
+	if r.code != 1 || !strings.Contains(r.stderr, "abs -> /etc: its target is absolute") {
+		t.Errorf("cp -R of a local directory: exit %d, stderr:\n%s\nwant 1 and the absolute link refused", r.code, r.stderr)
+	}
+	if got, err := os.Readlink(filepath.Join(dest, "rel")); err != nil || got != "sub/a.txt" {
+		t.Errorf("the relative link: %q, %v", got, err)
+	}
+	checkFile(t, filepath.Join(dest, "rel"), []byte("a\n"))
+	if _, err := os.Lstat(filepath.Join(dest, "abs")); err == nil {
+		t.Errorf("the absolute link was copied")
+	}
+}
