@@ -151,6 +151,8 @@ func (g *globals) cp(cmd *cobra.Command, fl cpFlags, srcs []string, dest string)
 	mode := progressOff
 	switch {
 	case fl.noProgress:
+	case dest == "-" && isTerminal(cmd.OutOrStdout()) && !fl.progress:
+		// The bytes go to the screen: no bar among them unless asked.
 	case isTerminal(cmd.ErrOrStderr()):
 		mode = progressBar
 	case fl.progress:
