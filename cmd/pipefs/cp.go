@@ -4,136 +4,369 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
+// cpFlags are the flags of cp.
+type cpFlags struct {
+	recursive, verbose, progress, noProgress, resume, noTarget bool
+}
+
 func newCpCmd(g *globals) *cobra.Command {
-	var verbose, progress bool
+	var fl cpFlags
 	cmd := &cobra.Command{
-		Use:   "cp URL DEST",
-		Short: "Copy a file location to a local file",
-		Long: `cp copies the file location that URL names to the local path DEST, or
-to standard output when DEST is "-". When DEST is an existing directory,
-the file keeps its name inside it. An existing file is replaced; a failed
-copy leaves no partial file behind. --progress shows the bytes copied,
-updated a few times a second.`,
+		Use:   "cp [-R] [-v] [-P|--no-progress] [--continue] [-T] URL... DEST",
+		Short: "Copy file and directory locations to local files and directories",
+		Long: `cp copies the file locations that the URLs name to local files, and with
+-R directory locations to local directories, as cp of coreutils does:
+
+  cp URL FILE        the file to FILE (DEST "-" is standard output)
+  cp URL... DIR      each file to DIR/NAME, DIR an existing directory
+  cp -R URL DIR      DIR missing: DIR is made and holds the tree's contents;
+                     DIR existing: the tree is copied to DIR/NAME
+
+NAME is the last name in the URL's path; for a container opened as a
+directory (a.zip, a.tar.gz) it is the container's name without its
+extensions: a. -T takes DEST as the copy itself, never as a directory to
+copy into. Without -R a directory location is an error; a container file
+is copied as the file it is.
+
+-R copies regular files, directories and symbolic links, files and
+directories with their permission bits (less the umask; a directory's
+owner keeps rwx) and modification times. A copy is
+written through the destination directory only (os.Root): a name that is
+unsafe on the local filesystem (absolute, with "..", a NUL, or an element
+longer than 255 bytes), a symbolic link whose target is absolute or
+climbs out of the tree, a device, a FIFO and a socket are refused with an
+error naming the entry, and the rest is copied; nothing is written
+outside DEST, and the exit status is 1.
+
+Each file is written to NAME.pipefs-partial and renamed to NAME once its
+size matches the source's, and for a zip member once the CRC-32 of the
+copy matches the one its header records; a copy that does not match is
+removed and reported. An existing file is replaced. A file whose copy
+fails or is interrupted leaves no partial file, unless --continue is given.
+
+--continue resumes an earlier copy: a file that is complete (the
+source's size, and CRC-32 when known) is skipped; a partial copy of the
+same source (NAME.pipefs-partial, with the record of its source in
+NAME.pipefs-source: pipeline, size, modification time, ETag or other
+version, CRC-32), or a NAME shorter than the source, is continued from
+its length by reading only the rest of the source (with what the format
+needs to reach it); a longer or different file, or a source that
+changed, is copied again from the start. A copy that fails keeps what it
+copied for the next --continue. The size of a decompressed stream is
+known only once it has been decoded, so --continue on one decodes it
+first. Run the same command again to resume: for -R into a DEST that the
+first run made, add -T.
+
+On a terminal, a copy that lasts more than a second shows a progress bar
+on standard error: bytes copied and to copy, rate and time left. -P shows
+it from the start, and off a terminal writes the byte count a few times a
+second; --no-progress shows nothing. -v prints each file copied on a
+line of its own (above the bar).`,
 		Example: `  pipefs cp 'file:/data/a.zip|zip:data/inner.zip|zip:deep.zip' /tmp/
-  pipefs cp -P 'file:/data/big.zip|zip:disk.img' disk.img
+  pipefs cp -R testdata/demo.zip /tmp/demo
+  pipefs cp -R -v 'https://example.com/data/a.tar.gz' /tmp/
+  pipefs cp --continue -P 'https://example.com/big.zip|zip:disk.img' disk.img
   pipefs cp 'testdata/demo.zip|zip:data/inner.zip' - | sha256sum`,
-		Args:              args(cobra.ExactArgs(2)),
+		Args:              args(cobra.MinimumNArgs(2)),
 		ValidArgsFunction: g.completeURLs(1, true),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := g.openFile(cmd.Context(), args[0])
-			if err != nil {
-				return err
+			if fl.progress && fl.noProgress {
+				return usageError{errors.New("-P (--progress) and --no-progress cannot go together")}
 			}
-			defer f.Close()
-			dest := args[1]
-			if dest == "-" {
-				_, err := io.Copy(cmd.OutOrStdout(), f)
-				return err
-			}
-			if st, err := os.Stat(dest); err == nil && st.IsDir() {
-				dest = filepath.Join(dest, f.Name())
-			}
-			var r io.Reader = f
-			if progress {
-				p := newProgress(cmd.ErrOrStderr(), f.Size())
-				defer p.stop()
-				r = io.TeeReader(f, p)
-			}
-			n, err := copyToFile(dest, r)
-			if err != nil {
-				return err
-			}
-			if verbose {
-				fmt.Fprintf(cmd.ErrOrStderr(), "%s -> %s (%d bytes)\n", f.URL(), dest, n)
-			}
-			return nil
+			return g.cp(cmd, fl, args[:len(args)-1], args[len(args)-1])
 		},
 	}
-	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "print what was copied to standard error")
-	cmd.Flags().BoolVarP(&progress, "progress", "P", false, "show the bytes copied on standard error as the copy goes")
+	f := cmd.Flags()
+	f.BoolVarP(&fl.recursive, "recursive", "R", false, "copy directory locations and what they hold")
+	f.BoolVarP(&fl.verbose, "verbose", "v", false, "print each file copied to standard error")
+	f.BoolVarP(&fl.progress, "progress", "P", false, "show a progress bar from the start, and off a terminal the byte count")
+	f.BoolVar(&fl.noProgress, "no-progress", false, "show no progress, even on a terminal")
+	f.BoolVar(&fl.resume, "continue", false, "skip complete files, resume partial copies, keep what a failed copy copied")
+	f.BoolVarP(&fl.noTarget, "no-target-directory", "T", false, "take DEST as the copy itself, never as a directory to copy into")
 	return cmd
 }
 
-// copyToFile copies r to the local file dest through a temporary file in
-// the same directory, renamed into place once complete.
-func copyToFile(dest string, r io.Reader) (n int64, err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".pipefs-*")
-	if err != nil {
-		return 0, err
+// A cpJob is one URL to copy, opened.
+type cpJob struct {
+	arg   string
+	fsys  *vfs.FS   // a directory location (-R)
+	file  *vfs.File // a file location
+	items []item    // the entries of fsys, parents first
+}
+
+func (j *cpJob) Close() {
+	if j.fsys != nil {
+		j.fsys.Close()
 	}
+	if j.file != nil {
+		j.file.Close()
+	}
+}
+
+// cp copies the locations srcs name to dest.
+func (g *globals) cp(cmd *cobra.Command, fl cpFlags, srcs []string, dest string) error {
+	ctx := cmd.Context()
+	st, err := os.Stat(dest)
+	destDir := err == nil && st.IsDir() && !fl.noTarget
+	switch {
+	case dest == "-" && len(srcs) > 1:
+		return usageError{errors.New(`only one URL can be copied to standard output ("-")`)}
+	case len(srcs) > 1 && !destDir:
+		return fmt.Errorf("%s is not a directory: copying several URLs needs an existing directory", dest)
+	}
+
+	// Open and list everything first, for the total the bar shows.
+	failed := false
+	var jobs []*cpJob
 	defer func() {
-		if err != nil {
-			os.Remove(tmp.Name())
+		for _, j := range jobs {
+			j.Close()
 		}
 	}()
-	n, err = io.Copy(tmp, r)
-	err = errors.Join(err, tmp.Close())
-	if err != nil {
-		return n, err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return n, err
-	}
-	return n, os.Rename(tmp.Name(), dest)
-}
-
-// progressInterval is how often --progress updates its line.
-const progressInterval = 200 * time.Millisecond
-
-// A progressMeter counts the bytes written to it and shows the count on a
-// terminal line, rewritten in place, until stopped.
-type progressMeter struct {
-	w     io.Writer
-	total int64
-	n     atomic.Int64
-	done  chan struct{}
-	wg    sync.WaitGroup
-}
-
-func newProgress(w io.Writer, total int64) *progressMeter {
-	p := &progressMeter{w: w, total: total, done: make(chan struct{})}
-	p.wg.Go(func() {
-		t := time.NewTicker(progressInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-				p.show("")
-			case <-p.done:
-				return
+	total := int64(0)
+	for _, arg := range srcs {
+		j, err := g.openCpJob(cmd, arg, fl.recursive, &failed)
+		if err != nil {
+			if ctx.Err() != nil {
+				return err
 			}
+			report(cmd, err)
+			failed = true
+			continue
 		}
-	})
-	return p
-}
-
-func (p *progressMeter) Write(b []byte) (int, error) {
-	p.n.Add(int64(len(b)))
-	return len(b), nil
-}
-
-// show rewrites the progress line, ending it with end.
-func (p *progressMeter) show(end string) {
-	n := p.n.Load()
-	pct := 100
-	if p.total > 0 {
-		pct = int(n * 100 / p.total)
+		jobs = append(jobs, j)
+		total = addSize(total, j)
 	}
-	fmt.Fprintf(p.w, "\r%d / %d bytes (%d%%)%s", n, p.total, pct, end)
+
+	mode := progressOff
+	switch {
+	case fl.noProgress:
+	case dest == "-" && isTerminal(cmd.OutOrStdout()) && !fl.progress:
+		// The bytes go to the screen: no bar among them unless asked.
+	case isTerminal(cmd.ErrOrStderr()):
+		mode = progressBar
+	case fl.progress:
+		mode = progressCounts
+	}
+	delay := barDelay
+	if fl.progress {
+		delay = 0
+	}
+	prog := newProgress(cmd.ErrOrStderr(), mode, total, delay)
+	stderr := cmd.ErrOrStderr()
+	cmd.SetErr(prog.Lines())
+	ok := false
+	defer func() {
+		prog.End(ok)
+		cmd.SetErr(stderr)
+	}()
+
+	var verbose io.Writer
+	if fl.verbose {
+		verbose = cmd.ErrOrStderr()
+	}
+	for _, j := range jobs {
+		err := g.cpOne(cmd, j, dest, destDir, fl, &copier{ctx: ctx, resume: fl.resume, verbose: verbose, prog: prog})
+		if err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			var reported reportedError
+			if !errors.As(err, &reported) {
+				report(cmd, err)
+			}
+			failed = true
+		}
+	}
+	if failed {
+		return reportedError{}
+	}
+	ok = true
+	return nil
 }
 
-// stop ends the progress line with the final count.
-func (p *progressMeter) stop() {
-	close(p.done)
-	p.wg.Wait()
-	p.show("\n")
+// addSize adds the bytes j will copy to total; -1 stands for unknown.
+func addSize(total int64, j *cpJob) int64 {
+	if total < 0 {
+		return total
+	}
+	if j.file != nil {
+		info, err := j.file.Stat()
+		if err != nil || !sizeKnown(info) {
+			return -1
+		}
+		return total + info.Size()
+	}
+	for _, it := range j.items {
+		if it.info.Mode().IsRegular() {
+			total += it.info.Size()
+		}
+	}
+	return total
+}
+
+// sizeKnown reports whether the size of the file info describes is known
+// without decoding a stream to its end (driver.SizeKnower).
+func sizeKnown(info fs.FileInfo) bool {
+	k, ok := info.(driver.SizeKnower)
+	return !ok || k.SizeKnown()
+}
+
+// openCpJob opens the location arg names: with recursive, a directory (a
+// container opened as one) and its entries, else a file.
+func (g *globals) openCpJob(cmd *cobra.Command, arg string, recursive bool, failed *bool) (*cpJob, error) {
+	ctx := cmd.Context()
+	j := &cpJob{arg: arg}
+	if !recursive {
+		f, err := g.openFile(ctx, arg)
+		if errors.Is(err, vfs.ErrIsDir) {
+			return nil, fmt.Errorf("%w; cp copies a directory with -R", err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		j.file = f
+		return j, nil
+	}
+	loc, err := g.openLocation(ctx, arg)
+	if err != nil {
+		return nil, err
+	}
+	if loc.file != nil {
+		j.file = loc.file
+		return j, nil
+	}
+	j.fsys = loc.fsys
+	err = fs.WalkDir(j.fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if err != nil {
+			report(cmd, err)
+			*failed = true
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			report(cmd, err)
+			*failed = true
+			return nil
+		}
+		j.items = append(j.items, item{name: name, info: info})
+		return nil
+	})
+	if err != nil {
+		j.Close()
+		return nil, err
+	}
+	return j, nil
+}
+
+// cpOne copies one opened location to dest.
+func (g *globals) cpOne(cmd *cobra.Command, j *cpJob, dest string, destDir bool, fl cpFlags, c *copier) error {
+	if j.file != nil {
+		var fp driver.Fingerprinter
+		if j.file.As(&fp) {
+			c.version = fp.Fingerprint()
+		}
+		if dest == "-" {
+			return copyToStdout(cmd, j.file, c.prog)
+		}
+		return g.cpFile(cmd, j, dest, destDir, c)
+	}
+	if dest == "-" {
+		return fmt.Errorf("%s is a directory: it cannot be copied to standard output", j.fsys.Pipeline())
+	}
+	var fp driver.Fingerprinter
+	if j.fsys.As(&fp) {
+		c.version = fp.Fingerprint()
+	}
+	dir, top := dest, "."
+	if destDir {
+		name, err := treeName(j.fsys.Pipeline())
+		if err != nil {
+			return err
+		}
+		top = name
+	} else if err := os.Mkdir(dest, 0o777); err != nil && !(errors.Is(err, fs.ErrExist) && fl.noTarget) {
+		return err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	c.root = root
+	t := &treeCopy{copier: c, fsys: j.fsys, top: top, report: func(err error) { report(cmd, err) }}
+	failed := reportOmittedEntries(t, t.report)
+	if top != "." {
+		if err := checkLocalName(j.fsys.Pipeline().String(), top); err != nil {
+			return err
+		}
+	}
+	tf, err := t.run(j.items)
+	if err != nil {
+		return err
+	}
+	if failed || tf {
+		return reportedError{}
+	}
+	return nil
+}
+
+// cpFile copies the file location of j to dest: to dest/NAME when dest is
+// a directory.
+func (g *globals) cpFile(cmd *cobra.Command, j *cpJob, dest string, destDir bool, c *copier) error {
+	f := j.file
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	dir, name := filepath.Dir(dest), filepath.Base(dest)
+	if destDir {
+		dir, name = dest, f.Name()
+		if err := checkLocalName(f.URL(), name); err != nil {
+			return err
+		}
+	}
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("%s: %w: a %s is not copied", f.URL(), errUnsafe, describeKind(info.Mode()))
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	c.root = root
+	reopen := false
+	return c.copyFile(name, source{info: info, url: f.URL(), open: func() (*vfs.File, error) {
+		if !reopen {
+			reopen = true
+			return f, nil
+		}
+		return g.openFile(cmd.Context(), j.arg)
+	}})
+}
+
+// copyToStdout copies f to standard output and checks that it had the
+// size it said.
+func copyToStdout(cmd *cobra.Command, f *vfs.File, prog *progress) error {
+	n, err := io.Copy(io.MultiWriter(cmd.OutOrStdout(), prog), f)
+	if err != nil {
+		return err
+	}
+	if size := f.Size(); n != size {
+		return fmt.Errorf("%s: copied %d bytes, the source has %d: %w", f.URL(), n, size, errVerify)
+	}
+	return nil
 }

@@ -11,7 +11,7 @@
 //	ls       list a directory location (a container file is opened as one)
 //	tree     draw a directory location as a tree
 //	cat      copy file locations to standard output
-//	cp       copy a file location to a local file
+//	cp       copy file and directory locations to local files and directories
 //	stat     describe a location: size, mode, time, URL and archive header
 //	serve    serve a directory location over HTTP
 //

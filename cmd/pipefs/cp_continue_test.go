@@ -1,0 +1,229 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pipefs/pipefs/fstest"
+	"github.com/pipefs/pipefs/vfs"
+)
+
+// randomBytes returns n bytes that do not compress, the same for a seed.
+func randomBytes(n int, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, seed))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+// cpChild runs the CLI in a child process, with no index cache on disk
+// so that every run reads what a first one does, and returns its exit
+// status and stderr.
+func cpChild(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	cmd := cliCommand(t, args...)
+	cmd.Env = append(cmd.Env, vfs.DiskCacheEnv+"=off")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.Run()
+	return cmd.ProcessState.ExitCode(), stderr.String()
+}
+
+// interruptedCopy starts cp --continue of url to dest in a child process
+// and sends it SIGINT once it has recorded its source beside the partial
+// copy, before the copy's bytes arrive (the server answers late).
+func interruptedCopy(t *testing.T, srv *fstest.HTTPServer, url, dest string) {
+	t.Helper()
+	srv.SetLatency(300 * time.Millisecond)
+	defer srv.SetLatency(0)
+	cmd := cliCommand(t, "cp", "--continue", url, dest)
+	cmd.Env = append(cmd.Env, vfs.DiskCacheEnv+"=off")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(dest + sourceSuffix); err == nil {
+			break
+		}
+		if cmd.ProcessState != nil {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Fatalf("interrupted cp: exit %d, want %d; stderr:\n%s", code, exitInterrupted, stderr.String())
+	}
+	if _, err := os.Stat(dest + partialSuffix); err != nil {
+		t.Fatalf("an interrupted cp --continue kept no partial copy: %v", err)
+	}
+}
+
+// TestCpContinueHTTP copies a remote file and a member of a remote zip,
+// then runs cp --continue over what is left: a complete copy costs the
+// open's one request and is not written; a partial one fetches only the
+// bytes it lacks; a source that changed is copied again from the start.
+func TestCpContinueHTTP(t *testing.T) {
+	const size = 3 << 20
+	plain := randomBytes(size, 1)
+	member := randomBytes(size, 2)
+	var zbuf bytes.Buffer
+	zw := zip.NewWriter(&zbuf)
+	w, err := zw.CreateHeader(&zip.FileHeader{Name: "data.bin", Method: zip.Store, Modified: modTime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(member)
+	zw.Close()
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"plain.bin": plain, "a.zip": zbuf.Bytes()})
+	dir := t.TempDir()
+
+	for _, tc := range []struct {
+		name, url string
+		data      []byte
+		// openRequests are the requests of opening the file: the remote
+		// root's suffix read, then for a zip member its local header (and
+		// the start of its data, read with it).
+		openRequests int64
+		openBytes    int64
+		// resumeRequests are those of a run that resumes at half the
+		// size: the open, then the missing half in two reads.
+		resumeRequests int64
+	}{
+		{"plain", srv.URL() + "/plain.bin", plain, 1, 64 << 10, 3},
+		{"stored zip member", srv.URL() + "/a.zip|zip:data.bin", member, 2, 64<<10 + 256<<10, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dest := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-"))
+			if code, stderr := cpChild(t, "cp", tc.url, dest); code != 0 {
+				t.Fatalf("cp: exit %d, stderr:\n%s", code, stderr)
+			}
+			checkFile(t, dest, tc.data)
+
+			// Complete: skipped after the open.
+			before, _ := os.Stat(dest)
+			srv.Reset()
+			code, stderr := cpChild(t, "cp", "--continue", "-v", tc.url, dest)
+			if code != 0 || !strings.Contains(stderr, "complete, skipped") {
+				t.Errorf("cp --continue of a complete copy: exit %d, stderr:\n%s", code, stderr)
+			}
+			if n := srv.Requests(); n != tc.openRequests {
+				t.Errorf("cp --continue of a complete copy made %d requests, want %d (the open):\n%s", n, tc.openRequests, srv.LogString())
+			}
+			if after, _ := os.Stat(dest); !os.SameFile(before, after) {
+				t.Errorf("cp --continue replaced a complete copy")
+			}
+
+			// A shorter file is resumed at its length.
+			half := int64(size / 2)
+			if err := os.Truncate(dest, half); err != nil {
+				t.Fatal(err)
+			}
+			srv.Reset()
+			code, stderr = cpChild(t, "cp", "--continue", "-v", tc.url, dest)
+			if code != 0 || !strings.Contains(stderr, "resumed at 1572864") {
+				t.Errorf("cp --continue of half a copy: exit %d, stderr:\n%s", code, stderr)
+			}
+			checkFile(t, dest, tc.data)
+			if n := srv.Requests(); n != tc.resumeRequests {
+				t.Errorf("cp --continue of half a copy made %d requests, want %d:\n%s", n, tc.resumeRequests, srv.LogString())
+			}
+			if got, most := srv.Bytes(), size-half+tc.openBytes; got > most {
+				t.Errorf("cp --continue of half a copy fetched %d bytes, want at most %d (the half missing and the open's read):\n%s",
+					got, most, srv.LogString())
+			}
+
+			// An interrupted copy keeps its bytes and the record of its
+			// source; the next run resumes it.
+			os.Remove(dest)
+			interruptedCopy(t, srv, tc.url, dest)
+			if err := os.WriteFile(dest+partialSuffix, tc.data[:half], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			srv.Reset()
+			code, stderr = cpChild(t, "cp", "--continue", "-v", tc.url, dest)
+			if code != 0 || !strings.Contains(stderr, "resumed at 1572864") {
+				t.Errorf("cp --continue of an interrupted copy: exit %d, stderr:\n%s", code, stderr)
+			}
+			checkFile(t, dest, tc.data)
+			if n := srv.Requests(); n != tc.resumeRequests {
+				t.Errorf("cp --continue of an interrupted copy made %d requests, want %d:\n%s", n, tc.resumeRequests, srv.LogString())
+			}
+			for _, name := range []string{dest + partialSuffix, dest + sourceSuffix} {
+				if _, err := os.Lstat(name); err == nil {
+					t.Errorf("%s is left after the copy completed", name)
+				}
+			}
+		})
+	}
+
+	// A tree: the listing gives what --continue compares, and nothing
+	// is opened for a complete file.
+	t.Run("tree", func(t *testing.T) {
+		dest := filepath.Join(dir, "tree")
+		// Named, not detected: detection reads the archive's first block.
+		url := srv.URL() + "/a.zip|zip:"
+		if code, stderr := cpChild(t, "cp", "-R", url, dest); code != 0 {
+			t.Fatalf("cp -R: exit %d, stderr:\n%s", code, stderr)
+		}
+		checkFile(t, filepath.Join(dest, "data.bin"), member)
+		srv.Reset()
+		code, stderr := cpChild(t, "cp", "-R", "-T", "--continue", url, dest)
+		if code != 0 || srv.Requests() != 1 {
+			t.Errorf("cp -R --continue of a complete tree: exit %d, %d requests, want 1; stderr:\n%s\n%s", code, srv.Requests(), stderr, srv.LogString())
+		}
+		if err := os.Truncate(filepath.Join(dest, "data.bin"), size/2); err != nil {
+			t.Fatal(err)
+		}
+		srv.Reset()
+		code, stderr = cpChild(t, "cp", "-R", "-T", "--continue", url, dest)
+		if code != 0 || srv.Requests() != 4 {
+			t.Errorf("cp -R --continue of a partial tree: exit %d, %d requests, want 4; stderr:\n%s\n%s", code, srv.Requests(), stderr, srv.LogString())
+		}
+		checkFile(t, filepath.Join(dest, "data.bin"), member)
+	})
+
+	// A source that changed since the partial copy: copied again whole.
+	t.Run("changed", func(t *testing.T) {
+		dest := filepath.Join(dir, "changed")
+		url := srv.URL() + "/plain.bin"
+		interruptedCopy(t, srv, url, dest)
+		if err := os.WriteFile(dest+partialSuffix, plain[:size/2], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		changed := randomBytes(size, 3)
+		srv.Set("plain.bin", changed)
+		srv.Reset()
+		code, stderr := cpChild(t, "cp", "--continue", "-v", url, dest)
+		if code != 0 || strings.Contains(stderr, "resumed") {
+			t.Errorf("cp --continue after the source changed: exit %d, stderr:\n%s", code, stderr)
+		}
+		checkFile(t, dest, changed)
+		if got := srv.Bytes(); got < size {
+			t.Errorf("cp --continue after the source changed fetched %d bytes, want all %d", got, size)
+		}
+	})
+}
+
+// checkFile fails t unless the local file name holds want.
+func checkFile(t *testing.T, name string, want []byte) {
+	t.Helper()
+	got, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s: %d bytes that differ from the source's %d", name, len(got), len(want))
+	}
+}

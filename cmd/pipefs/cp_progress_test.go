@@ -1,0 +1,298 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pipefs/pipefs/vfs"
+)
+
+// A slowReader serves its bytes at most chunk at a time, each after a
+// pause: a server behind a slow link.
+type slowReader struct {
+	io.ReadSeeker
+	chunk int
+	pause time.Duration
+}
+
+func (s *slowReader) Read(p []byte) (int, error) {
+	time.Sleep(s.pause)
+	return s.ReadSeeker.Read(p[:min(len(p), s.chunk)])
+}
+
+// A zeros is size zero bytes, read without holding them.
+type zeros struct{ off, size int64 }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	if z.off >= z.size {
+		return 0, io.EOF
+	}
+	n := int(min(int64(len(p)), z.size-z.off))
+	clear(p[:n])
+	z.off += int64(n)
+	return n, nil
+}
+
+func (z *zeros) Seek(off int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekCurrent:
+		off += z.off
+	case io.SeekEnd:
+		off += z.size
+	}
+	z.off = off
+	return off, nil
+}
+
+// A file of slowServer whose ETag changes for the reads from changesAt
+// on, as an object replaced during a copy.
+const (
+	changing  = "changing.bin"
+	changesAt = 6 << 20
+)
+
+// slowServer serves files at about 6 MB/s, with ranges and a strong
+// ETag.
+func slowServer(t *testing.T, files map[string]func() io.ReadSeeker) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		open, ok := files[strings.TrimPrefix(r.URL.Path, "/")]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		etag := `"v1"`
+		var start int64
+		if _, err := fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-", &start); err == nil && r.URL.Path == "/"+changing && start >= changesAt {
+			etag = `"v2"` // the object changed under the copy
+		}
+		w.Header().Set("ETag", etag)
+		http.ServeContent(w, r, r.URL.Path, modTime, &slowReader{open(), 64 << 10, 10 * time.Millisecond})
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// A pane is a tmux session running a shell, on a server of its own.
+type pane struct {
+	t      *testing.T
+	tmux   string
+	socket string
+}
+
+func newPane(t *testing.T) *pane {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("tmux is missing; .ci/run installs it")
+		}
+		t.Skip("no tmux")
+	}
+	p := &pane{t: t, tmux: tmux, socket: fmt.Sprintf("pipefs-cp-%d", os.Getpid())}
+	p.run("new-session", "-d", "-x", "120", "-y", "40", "-s", "t", "/bin/sh")
+	t.Cleanup(func() { exec.Command(tmux, "-L", p.socket, "kill-server").Run() })
+	return p
+}
+
+func (p *pane) run(args ...string) string {
+	p.t.Helper()
+	out, err := exec.Command(p.tmux, append([]string{"-L", p.socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %q: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// start types the pipefs command line args (quoted for the shell) in a
+// cleared pane; the shell then prints "EXIT=status" and signals "done".
+func (p *pane) start(args ...string) {
+	p.t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	words := []string{vfs.DiskCacheEnv + "=off", runMainEnv + "=1", exe}
+	for _, a := range args {
+		words = append(words, shellQuote(a))
+	}
+	line := fmt.Sprintf("clear; %s; echo EXIT=$?; tmux -L %s wait-for -S done", strings.Join(words, " "), p.socket)
+	p.run("send-keys", "-t", "t", line, "Enter")
+}
+
+// screen returns what the pane shows.
+func (p *pane) screen() string { return p.run("capture-pane", "-p", "-J", "-t", "t") }
+
+// waitFor returns the screen once it matches re, failing after a minute.
+func (p *pane) waitFor(re *regexp.Regexp) string {
+	p.t.Helper()
+	for range 1200 {
+		if s := p.screen(); re.MatchString(s) {
+			return s
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	p.t.Fatalf("the screen never showed %s:\n%s", re, p.screen())
+	return ""
+}
+
+// barLine matches a progress bar as it goes: percent, bytes copied and to
+// copy, rate, and the time spent and left.
+var barLine = regexp.MustCompile(`(?m)^ *\d+% \|[█ ]+\| \([0-9.]+( [KMGT]?i?B)?/[0-9.]+ [KMGT]?i?B, [0-9.]+ [KMGT]?i?B/s\) \[[0-9hms.]+:[0-9hms.]+\] *$`)
+
+// finalBar matches the bar of a copy that completed: full, with the
+// rate and the time it took.
+var finalBar = regexp.MustCompile(`^ *100% \|█+\| \([0-9.]+/[0-9.]+ [KMGT]?i?B, [0-9.]+ [KMGT]?i?B/s\) \[[0-9hms.]+\]$`)
+
+// TestCpProgressTerminal runs cp in a real terminal, a tmux pane: a copy
+// that lasts over a second shows a bar with bytes, rate and time left,
+// and ends with the full bar on a line of its own; -v lines print above
+// the bar, each on its own line; a failure clears the bar before its
+// message; Ctrl-C stops the copy with exit status
+// 130, clears the bar and leaves no partial file.
+func TestCpProgressTerminal(t *testing.T) {
+	const size = 8 << 20
+	var zbuf bytes.Buffer
+	zw := zip.NewWriter(&zbuf)
+	for i := range 4 {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: fmt.Sprintf("part%d.bin", i), Method: zip.Store, Modified: modTime})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(randomBytes(size/4, uint64(i)))
+	}
+	zw.Close()
+	zipData := zbuf.Bytes()
+	url := slowServer(t, map[string]func() io.ReadSeeker{
+		"big.bin":  func() io.ReadSeeker { return &zeros{size: size} },
+		"huge.bin": func() io.ReadSeeker { return &zeros{size: 1 << 40} },
+		changing:   func() io.ReadSeeker { return &zeros{size: size} },
+		"a.zip":    func() io.ReadSeeker { return bytes.NewReader(zipData) },
+	})
+	dir := t.TempDir()
+	p := newPane(t)
+	done := func() string {
+		t.Helper()
+		p.run("wait-for", "done")
+		return p.screen()
+	}
+
+	t.Run("bar", func(t *testing.T) {
+		p.start("cp", url+"/big.bin", filepath.Join(dir, "big.bin"))
+		bar := p.waitFor(barLine)
+		if !barLine.MatchString(bar) {
+			t.Errorf("no bar on the screen:\n%s", bar)
+		}
+		screen := done()
+		lines := screenLines(screen)
+		if len(lines) != 2 || !finalBar.MatchString(lines[0]) || lines[1] != "EXIT=0" {
+			t.Errorf("after the copy the screen shows:\n%s\nwant the full bar on a line, then EXIT=0", screen)
+		}
+		if st, err := os.Stat(filepath.Join(dir, "big.bin")); err != nil || st.Size() != size {
+			t.Errorf("the copy: %v, %v", st, err)
+		}
+	})
+
+	t.Run("verbose", func(t *testing.T) {
+		dest := filepath.Join(dir, "tree")
+		p.start("cp", "-R", "-v", url+"/a.zip|zip:", dest)
+		screen := done()
+		var copied int
+		for _, line := range screenLines(screen) {
+			switch {
+			case strings.Contains(line, " -> "):
+				copied++
+				if !strings.HasPrefix(line, url+"/a.zip|zip:part") || !strings.HasSuffix(line, " bytes)") {
+					t.Errorf("the -v line %q is not a line of its own", line)
+				}
+			case finalBar.MatchString(line), line == "EXIT=0":
+			default:
+				t.Errorf("the screen shows a stray line %q", line)
+			}
+		}
+		if copied != 4 {
+			t.Errorf("the screen shows %d -v lines, want 4:\n%s", copied, screen)
+		}
+		if lines := screenLines(screen); len(lines) < 2 || !finalBar.MatchString(lines[len(lines)-2]) {
+			t.Errorf("the last line before the prompt is not the full bar:\n%s", screen)
+		}
+	})
+
+	t.Run("error", func(t *testing.T) {
+		p.start("cp", url+"/"+changing, filepath.Join(dir, changing))
+		p.waitFor(barLine)
+		screen := done()
+		lines := screenLines(screen)
+		if len(lines) != 2 || !strings.HasPrefix(lines[0], "pipefs: ") || !strings.Contains(lines[0], "modified") || lines[1] != "EXIT=1" {
+			t.Errorf("after a failed copy the screen shows:\n%s\nwant the error on a clean line, then EXIT=1", screen)
+		}
+	})
+
+	t.Run("interrupt", func(t *testing.T) {
+		dest := filepath.Join(dir, "huge.bin")
+		p.start("cp", url+"/huge.bin", dest)
+		p.waitFor(barLine)
+		p.run("send-keys", "-t", "t", "C-c")
+		screen := done()
+		lines := screenLines(screen)
+		if len(lines) != 2 || lines[0] != "pipefs: stopped: interrupt signal received" || lines[1] != "EXIT=130" {
+			t.Errorf("after Ctrl-C the screen shows:\n%s\nwant the message on a clean line, then EXIT=130", screen)
+		}
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), "huge.bin") {
+				t.Errorf("an interrupted copy left %s", e.Name())
+			}
+		}
+	})
+}
+
+// screenLines returns the lines of a screen, which start cleared, without
+// blank ones and the shell's prompt.
+func screenLines(screen string) []string {
+	var out []string
+	for _, line := range strings.Split(screen, "\n") {
+		line = strings.TrimRight(line, " ")
+		if line == "" || line == "#" || line == "$" {
+			continue
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// TestCpProgressCounts runs cp -R -P -v off a terminal: the byte counts
+// and the -v lines do not share a line, and the last count is the total.
+func TestCpProgressCounts(t *testing.T) {
+	zipURL := site(t, "cli/cp-counts")
+	dest := filepath.Join(t.TempDir(), "site")
+	r := runCLI(t, "cp", "-R", "-P", "-v", zipURL, dest)
+	if r.code != 0 {
+		t.Fatalf("cp -R -P -v: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	total := len("hello, world\n") + len(zipOf(t, entry{name: "hello.txt", body: "deep hello\n"})) + len("ref\n") + len("# Guide\n")
+	if want := fmt.Sprintf("\r%d / %d bytes (100%%)\n", total, total); !strings.HasSuffix(r.stderr, want) {
+		t.Errorf("stderr ends %q, want %q", r.stderr[max(0, len(r.stderr)-40):], want)
+	}
+	var copied int
+	for _, line := range strings.Split(r.stderr, "\n") {
+		if i := strings.Index(line, " -> "); i >= 0 {
+			copied++
+			if !strings.HasPrefix(line, zipURL+"|zip:") {
+				t.Errorf("the -v line %q shares its line", line)
+			}
+		}
+	}
+	if copied != 7 {
+		t.Errorf("stderr holds %d -v lines, want 7 (4 files, 3 directories):\n%s", copied, r.stderr)
+	}
+}
