@@ -226,32 +226,6 @@ func (c *copier) copyFileOnce(name string, src source, resume bool) (err error) 
 	return nil
 }
 
-// copyToFile copies r to the local file dest, through
-// dest.pipefs-partial beside it, renamed into place once complete: a
-// failed copy leaves dest as it was, and no partial file.
-func copyToFile(dest string, r io.Reader) (n int64, err error) {
-	root, err := os.OpenRoot(filepath.Dir(dest))
-	if err != nil {
-		return 0, err
-	}
-	defer root.Close()
-	name := filepath.Base(dest)
-	partial := name + partialSuffix
-	out, err := root.OpenFile(partial, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
-	if err != nil {
-		return 0, err
-	}
-	n, err = io.Copy(out, r)
-	err = errors.Join(err, out.Close())
-	if err == nil {
-		err = root.Rename(partial, name)
-	}
-	if err != nil {
-		root.Remove(partial)
-	}
-	return n, err
-}
-
 // A writeErr is a writer that remembers its error: a failed copy is told
 // apart from a failed read.
 type writeErr struct {

@@ -83,14 +83,14 @@ func slowServer(t *testing.T, files map[string]func() io.ReadSeeker) string {
 	return srv.URL
 }
 
-// A pane is a tmux session running a shell, on a server of its own.
-type pane struct {
+// A cpPane is a tmux session running a shell, on a server of its own.
+type cpPane struct {
 	t      *testing.T
 	tmux   string
 	socket string
 }
 
-func newPane(t *testing.T) *pane {
+func newPane(t *testing.T) *cpPane {
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		if os.Getenv("CI") != "" {
@@ -98,13 +98,13 @@ func newPane(t *testing.T) *pane {
 		}
 		t.Skip("no tmux")
 	}
-	p := &pane{t: t, tmux: tmux, socket: fmt.Sprintf("pipefs-cp-%d", os.Getpid())}
+	p := &cpPane{t: t, tmux: tmux, socket: fmt.Sprintf("pipefs-cp-%d", os.Getpid())}
 	p.run("new-session", "-d", "-x", "120", "-y", "40", "-s", "t", "/bin/sh")
 	t.Cleanup(func() { exec.Command(tmux, "-L", p.socket, "kill-server").Run() })
 	return p
 }
 
-func (p *pane) run(args ...string) string {
+func (p *cpPane) run(args ...string) string {
 	p.t.Helper()
 	out, err := exec.Command(p.tmux, append([]string{"-L", p.socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
 	if err != nil {
@@ -115,7 +115,7 @@ func (p *pane) run(args ...string) string {
 
 // start types the pipefs command line args (quoted for the shell) in a
 // cleared pane; the shell then prints "EXIT=status" and signals "done".
-func (p *pane) start(args ...string) {
+func (p *cpPane) start(args ...string) {
 	p.t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -130,10 +130,10 @@ func (p *pane) start(args ...string) {
 }
 
 // screen returns what the pane shows.
-func (p *pane) screen() string { return p.run("capture-pane", "-p", "-J", "-t", "t") }
+func (p *cpPane) screen() string { return p.run("capture-pane", "-p", "-J", "-t", "t") }
 
 // waitFor returns the screen once it matches re, failing after a minute.
-func (p *pane) waitFor(re *regexp.Regexp) string {
+func (p *cpPane) waitFor(re *regexp.Regexp) string {
 	p.t.Helper()
 	for range 1200 {
 		if s := p.screen(); re.MatchString(s) {

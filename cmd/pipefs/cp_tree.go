@@ -260,9 +260,9 @@ type linkReader struct {
 	files map[string]*zip.File
 }
 
-// maxLinkTarget bounds the bytes read for the target of a zip link: a
+// maxZipLink bounds the bytes read for the target of a zip link: a
 // longer target is no path (PATH_MAX is 4096).
-const maxLinkTarget = 4096
+const maxZipLink = 4096
 
 func (l *linkReader) target(fsys *vfs.FS, name string, info fs.FileInfo) (string, error) {
 	h := info.Sys()
@@ -293,12 +293,12 @@ func (l *linkReader) target(fsys *vfs.FS, name string, info fs.FileInfo) (string
 			return "", err
 		}
 		defer rc.Close()
-		b, err := io.ReadAll(io.LimitReader(rc, maxLinkTarget+1))
+		b, err := io.ReadAll(io.LimitReader(rc, maxZipLink+1))
 		if err != nil {
 			return "", err
 		}
-		if len(b) > maxLinkTarget {
-			return "", fmt.Errorf("%w: the target is over %d bytes", errUnsafe, maxLinkTarget)
+		if len(b) > maxZipLink {
+			return "", fmt.Errorf("%w: the target is over %d bytes", errUnsafe, maxZipLink)
 		}
 		return string(b), nil
 	}

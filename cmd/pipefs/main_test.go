@@ -4,15 +4,12 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"testing/iotest"
 	"time"
 
 	"github.com/pipefs/pipefs/roots/memroot"
@@ -592,25 +589,6 @@ func TestRelativeArgs(t *testing.T) {
 	r := runCLI(t, "cat", "nope.zip|zip:a")
 	if r.code != 1 || !strings.Contains(r.stderr, `sub-URL 0 "`+abs+`/nope.zip"`) {
 		t.Errorf("cat of a missing relative file: exit %d, stderr %q", r.code, r.stderr)
-	}
-}
-
-func TestCopyToFileFailure(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(dir+"/old.txt", []byte("old"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	boom := errors.New("boom")
-	_, err := copyToFile(dir+"/old.txt", io.MultiReader(strings.NewReader("partial"), iotest.ErrReader(boom)))
-	if !errors.Is(err, boom) {
-		t.Errorf("copyToFile with a failing reader: %v, want %v", err, boom)
-	}
-	ents, _ := os.ReadDir(dir)
-	if len(ents) != 1 {
-		t.Errorf("after a failed copy, the directory holds %d files, want 1", len(ents))
-	}
-	if got, _ := os.ReadFile(dir + "/old.txt"); string(got) != "old" {
-		t.Errorf("a failed copy replaced the file with %q", got)
 	}
 }
 
