@@ -140,7 +140,7 @@ func TestServeListing(t *testing.T) {
 	h := newHandler(serveFS(t, "cli/servelist"), nil)
 	resp := get(t, h, "/docs/", nil)
 	got := body(t, resp)
-	if resp.StatusCode != 200 || !strings.Contains(got, `<a href="guide.md">guide.md</a>`) || !strings.Contains(got, `<a href="api/">api/</a>`) {
+	if resp.StatusCode != 200 || !strings.Contains(got, `<a href="/docs/guide.md">guide.md</a>`) || !strings.Contains(got, `<a href="/docs/api/">api/</a>`) {
 		t.Errorf("GET /docs/: %s\n%s", resp.Status, got)
 	}
 	if resp := get(t, h, "/docs", nil); resp.StatusCode != http.StatusMovedPermanently {
