@@ -202,11 +202,8 @@ func (t *target) enter(l *layer) {
 
 // pipeline returns the canonical pipeline of the target.
 func (t *target) pipeline() string {
-	if t.node != nil && t.l.node == t.node && t.l.fsys == nil {
-		return t.l.key
-	}
 	if t.l.fsys == nil {
-		return t.l.key
+		return t.l.url
 	}
 	if t.name == "." {
 		return t.l.fsys.Pipeline().String()
@@ -412,7 +409,11 @@ func (s *server) openContainer(ctx context.Context, pipeline string) (*layer, er
 		if nerr != nil || n == nil {
 			return nil, &httpError{status: http.StatusNotFound, msg: pipeline + " is not a container or dataset that pipefs detects; open it without the trailing /", err: err}
 		}
-		return &layer{node: n, closer: c}, nil
+		u := pipeline
+		if f, ok := c.(*vfs.File); ok {
+			u = f.URL()
+		}
+		return &layer{node: n, closer: c, url: u}, nil
 	})
 }
 

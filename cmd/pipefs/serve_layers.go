@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pipefs/pipefs/adapters/array"
@@ -23,6 +24,7 @@ const (
 // was derived from it (listings with their kinds, descriptions, previews).
 type layer struct {
 	key    string
+	url    string      // the canonical pipeline of a file node
 	fsys   *vfs.FS     // nil for a file node
 	node   *array.Node // the node of a file node, or of a dataset directory
 	closer io.Closer   // what holds it open; nil for the served location
@@ -36,8 +38,9 @@ type layer struct {
 	evicted bool
 	elem    *list.Element
 
-	mu   sync.Mutex
-	memo map[string]any
+	mu     sync.Mutex
+	memo   map[string]any
+	closed atomic.Bool // set once closer was closed
 }
 
 // remember returns the value kept under key, computing and keeping it
@@ -122,7 +125,7 @@ func (c *layerCache) get(ctx context.Context, key string, open func(ctx context.
 
 	opened, err := open(c.ctx)
 	if err == nil {
-		l.fsys, l.node, l.closer = opened.fsys, opened.node, opened.closer
+		l.fsys, l.node, l.closer, l.url = opened.fsys, opened.node, opened.closer, opened.url
 	}
 	l.err = err
 	close(l.ready)
@@ -222,4 +225,5 @@ func (l *layer) close() {
 	if l.closer != nil {
 		l.closer.Close()
 	}
+	l.closed.Store(true)
 }
