@@ -241,6 +241,7 @@ func (t *target) resolve(ctx context.Context, segs []string, dir bool) error {
 		name := path.Join(t.name, seg)
 		info, err := t.l.fsys.WithContext(ctx).Stat(name)
 		if err != nil {
+			t.name = name // the error page names what is missing
 			return err
 		}
 		if last && !dir {
