@@ -89,11 +89,11 @@ func TestServeBrowser(t *testing.T) {
 	// check is repeated until the next one answers it.
 	click := func(href string) {
 		t.Helper()
-		run("following "+href, chromedp.Click(chromedp.CSS(fmt.Sprintf("a[href=%q]", href))))
 		want := href
 		if strings.HasPrefix(href, "?") {
 			want = eval("location.pathname") + href
 		}
+		run("following "+href, chromedp.Click(chromedp.CSS(fmt.Sprintf("a[href=%q]", href))))
 		check := chromedp.Evaluate[bool](fmt.Sprintf("location.pathname + location.search === %q && document.readyState === 'complete'", want))
 		var last error
 		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {

@@ -334,7 +334,7 @@ func dirPipeline(fsys *vfs.FS, name string) (vfs.Pipeline, error) {
 // openStore opens directory name of l as the versioned store it holds,
 // or returns nil when it holds none.
 func (s *server) openStore(ctx context.Context, l *layer, name string) (*layer, error) {
-	found, err := remember(l, "store\x00"+name, func() (storeFormat, error) {
+	found, err := remember(l, "store\x00"+name, nil, func() (storeFormat, error) {
 		u, ok, err := s.reg.DetectDir(ctx, driver.SubTree(array.FSTree(l.fsys.WithContext(ctx)), name), false)
 		return storeFormat{u, ok}, err
 	})
@@ -421,7 +421,7 @@ func (s *server) openContainer(ctx context.Context, pipeline string) (*layer, er
 // openDataset opens directory name of l, whose info is given, as the
 // array or group it holds, or returns nil when it holds none.
 func (s *server) openDataset(ctx context.Context, l *layer, name string, info fs.FileInfo) (*layer, error) {
-	found, err := remember(l, fmt.Sprintf("dataset\x00%s\x00%d", name, info.ModTime().UnixNano()), func() (storeFormat, error) {
+	found, err := remember(l, fmt.Sprintf("dataset\x00%s\x00%d", name, info.ModTime().UnixNano()), nil, func() (storeFormat, error) {
 		u, ok, err := s.reg.DetectDir(ctx, driver.SubTree(array.FSTree(l.fsys.WithContext(ctx)), name), true)
 		return storeFormat{u, ok}, err
 	})

@@ -17,6 +17,7 @@ const (
 	maxLayers = 32               // opened layers kept
 	layerIdle = 10 * time.Minute // a layer unused this long is closed
 	maxMemo   = 256              // derived results kept per layer
+	memoBytes = 4 << 20          // their approximate size, at most
 )
 
 // A layer is one opened pipeline that serve keeps between requests: a
@@ -38,15 +39,17 @@ type layer struct {
 	evicted bool
 	elem    *list.Element
 
-	mu     sync.Mutex
-	memo   map[string]any
-	closed atomic.Bool // set once closer was closed
+	mu       sync.Mutex
+	memo     map[string]any
+	memoSize int         // the weights of memo's values
+	closed   atomic.Bool // set once closer was closed
 }
 
 // remember returns the value kept under key, computing and keeping it
-// with f the first time. f's failures are not kept. At most maxMemo values
+// with f the first time. f's failures are not kept. weight is the value's
+// approximate size in bytes. At most maxMemo values, of memoBytes in all,
 // are kept; past that, values are computed every time.
-func remember[T any](l *layer, key string, f func() (T, error)) (T, error) {
+func remember[T any](l *layer, key string, weight func(T) int, f func() (T, error)) (T, error) {
 	l.mu.Lock()
 	v, ok := l.memo[key]
 	l.mu.Unlock()
@@ -57,12 +60,17 @@ func remember[T any](l *layer, key string, f func() (T, error)) (T, error) {
 	if err != nil {
 		return t, err
 	}
+	w := 64
+	if weight != nil {
+		w += weight(t)
+	}
 	l.mu.Lock()
 	if l.memo == nil {
 		l.memo = map[string]any{}
 	}
-	if len(l.memo) < maxMemo {
+	if _, ok := l.memo[key]; !ok && len(l.memo) < maxMemo && l.memoSize+w <= memoBytes {
 		l.memo[key] = t
+		l.memoSize += w
 	}
 	l.mu.Unlock()
 	return t, nil

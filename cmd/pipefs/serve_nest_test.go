@@ -22,7 +22,9 @@ const (
 // nestZarr returns the files of a Zarr v3 hierarchy: a group data.zarr
 // with the attribute title, holding grad, a uint16 array of nestRows x
 // nestCols in chunks of nestChunk a side whose element (y, x) is
-// 100*y + x, and names, a string array (no preview).
+// 100*y + x; names, a string array (no preview); many, 20 x 20 in
+// chunks of one element (too many for a preview); and big, float32 of 3
+// x 1000 x 1300 with no chunk stored (a preview scaled down).
 func nestZarr(t testing.TB) map[string][]byte {
 	t.Helper()
 	files := map[string][]byte{
@@ -32,6 +34,14 @@ func nestZarr(t testing.TB) map[string][]byte {
 "chunk_key_encoding":{"name":"default","configuration":{"separator":"/"}},
 "fill_value":0,"codecs":[{"name":"bytes","configuration":{"endian":"little"}}],
 "attributes":{"units":"counts"},"dimension_names":["y","x"]}`, nestRows, nestCols, nestChunk, nestChunk),
+		"data.zarr/many/zarr.json": []byte(`{"zarr_format":3,"node_type":"array","shape":[20,20],"data_type":"uint8",
+"chunk_grid":{"name":"regular","configuration":{"chunk_shape":[1,1]}},
+"chunk_key_encoding":{"name":"default","configuration":{"separator":"/"}},
+"fill_value":0,"codecs":[{"name":"bytes"}]}`),
+		"data.zarr/big/zarr.json": []byte(`{"zarr_format":3,"node_type":"array","shape":[3,1000,1300],"data_type":"float32",
+"chunk_grid":{"name":"regular","configuration":{"chunk_shape":[1,1000,1300]}},
+"chunk_key_encoding":{"name":"default","configuration":{"separator":"/"}},
+"fill_value":0,"codecs":[{"name":"bytes","configuration":{"endian":"little"}}]}`),
 		"data.zarr/names/zarr.json": []byte(`{"zarr_format":3,"node_type":"array","shape":[2],"data_type":"string",
 "chunk_grid":{"name":"regular","configuration":{"chunk_shape":[2]}},
 "chunk_key_encoding":{"name":"default","configuration":{"separator":"/"}},

@@ -147,7 +147,7 @@ func (s *server) servePage(w http.ResponseWriter, r *http.Request, t *target) er
 		if !isStoreRoot(t.l) || t.name != "." {
 			return statusError(http.StatusNotFound, "%s is not the root of a versioned store (OCDBT or Icechunk): it has no versions", t.pipeline())
 		}
-		v, err := remember(t.l, "versions", func() (*versionsView, error) { return s.versions(ctx, t) })
+		v, err := remember(t.l, "versions", func(v *versionsView) int { return 128 * (len(v.List) + len(v.Refs)) }, func() (*versionsView, error) { return s.versions(ctx, t) })
 		if err != nil {
 			return err
 		}
@@ -248,7 +248,7 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, t *target, err err
 // kept with the layer, keyed by the directory's modification time.
 func (s *server) dirView(ctx context.Context, t *target) (*dirView, error) {
 	key := fmt.Sprintf("dir\x00%s\x00%d", t.name, t.info.ModTime().UnixNano())
-	d, err := remember(t.l, key, func() (*dirView, error) {
+	d, err := remember(t.l, key, func(d *dirView) int { return 256 * len(d.Entries) }, func() (*dirView, error) {
 		fsys := t.l.fsys.WithContext(ctx)
 		ents, err := fsys.ReadDir(t.name)
 		if err != nil {

@@ -452,6 +452,21 @@ func TestServeNest(t *testing.T) {
 		t.Errorf("names preview: %+v", p.Error)
 	}
 
+	// A plane of too many chunks is refused: 422.
+	p = fetchPage(t, s, "/outer.zip/inner.tar.gz/data.zarr/many/", 200)
+	if p.Node.Preview != "" || !strings.Contains(p.Node.NoPreview, "more than 256 chunks") {
+		t.Errorf("many: preview %q, no_preview %q", p.Node.Preview, p.Node.NoPreview)
+	}
+	fetchPage(t, s, "/outer.zip/inner.tar.gz/data.zarr/many/?preview=png", 422)
+	fetchPage(t, s, "/outer.zip/inner.tar.gz/data.zarr/grad/?preview=jpeg", 400)
+
+	// A large plane is scaled down to at most 512 pixels a side, from
+	// index 0 of the leading axis.
+	img = fetchPNG(t, s, "/outer.zip/inner.tar.gz/data.zarr/big/?preview=png")
+	if b := img.Bounds(); b.Dx() != 434 || b.Dy() != 334 {
+		t.Errorf("the preview of 1000 x 1300 is %v, want 434 x 334 (every third pixel)", b)
+	}
+
 	// Files are served raw, sandboxed.
 	resp := fetch(t, s, "/outer.zip/notes.txt")
 	if got := body(t, resp); resp.StatusCode != 200 || got != "plain text\n" {
