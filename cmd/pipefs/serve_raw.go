@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -31,11 +30,14 @@ import (
 // site.
 func (s *server) serveRaw(w http.ResponseWriter, r *http.Request, t *target) {
 	if t.info.IsDir() {
-		target := "./" + url.PathEscape(path.Base(r.URL.Path)) + "/"
+		// The path as requested (splitPath checked it), so that names
+		// holding "?" or "#" stay escaped.
+		target := r.URL.EscapedPath() + "/"
 		if r.URL.RawQuery != "" {
 			target += "?" + r.URL.RawQuery
 		}
-		http.Redirect(w, r, target, http.StatusMovedPermanently)
+		w.Header().Set("Location", target)
+		w.WriteHeader(http.StatusMovedPermanently)
 		return
 	}
 	s.serveFile(w, r, t.l.fsys.WithContext(r.Context()), t.name, t.info, t)

@@ -489,6 +489,10 @@ func TestServeNest(t *testing.T) {
 		t.Errorf("GET data.zarr: %s to %q, want a redirect to data.zarr/", resp.Status, resp.Header.Get("Location"))
 	}
 
+	if resp := fetch(t, s, "/outer.zip/site?list"); resp.StatusCode != http.StatusMovedPermanently || resp.Header.Get("Location") != "/outer.zip/site/?list" {
+		t.Errorf("GET site?list: %s to %q, want a redirect to site/?list", resp.Status, resp.Header.Get("Location"))
+	}
+
 	// Errors.
 	for target, status := range map[string]int{
 		"/outer.zip/nope.txt":      404,
@@ -540,9 +544,21 @@ func TestServeHTML(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, odd), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(filepath.Join(dir, "a?b#c", "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	s := nestServer(t, dir)
 	resp := fetch(t, s, "/")
 	got := body(t, resp)
+	if !strings.Contains(got, `<a href="/a%3Fb%23c/">a?b#c/</a>`) {
+		t.Errorf("GET /: the link of a?b#c is not escaped:\n%s", got)
+	}
+	if resp := fetch(t, s, "/a%3Fb%23c/d"); resp.Header.Get("Location") != "/a%3Fb%23c/d/" {
+		t.Errorf("GET /a%%3Fb%%23c/d: %s to %q", resp.Status, resp.Header.Get("Location"))
+	}
+	if p := fetchPage(t, s, "/a%3Fb%23c/d/", 200); !strings.HasSuffix(p.Pipeline, "/a%3Fb%23c/d/") {
+		t.Errorf("a?b#c/d/: pipeline %q", p.Pipeline)
+	}
 	if resp.StatusCode != 200 || strings.Contains(got, odd) || !strings.Contains(got, "&lt;b&gt;&amp;&#34;&#39;x.txt") {
 		t.Errorf("GET /: %s, name not escaped:\n%s", resp.Status, got)
 	}
