@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"image/png"
+	"io/fs"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/pipefs/pipefs/fstest"
+	"github.com/pipefs/pipefs/roots/memroot"
+	"github.com/pipefs/pipefs/vfs"
 )
 
 var updateScreenshots = flag.Bool("update-screenshots", false, "redraw the screenshots of serve's pages under testdata/serve")
@@ -55,11 +58,31 @@ func browser(t *testing.T) context.Context {
 // HTML cannot run scripts. It keeps a screenshot of each kind of page in
 // testdata/serve (redrawn with -update-screenshots).
 func TestServeBrowser(t *testing.T) {
+	// The nest is served from memory, so that the pipelines, and the
+	// screenshots, are the same on every run.
+	o := &vfs.Options{Cache: vfs.NewCache(0)}
+	store := memroot.For(o.Cache)
 	dir := nestDir(t)
-	s := nestServer(t, dir)
-	ts := httptest.NewServer(s)
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		return store.WriteFile("nest/"+filepath.ToSlash(rel), b)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(serverAt(t, "memory:nest/", o))
 	defer ts.Close()
-	root := "file:" + filepath.ToSlash(dir)
+	root := "memory:nest"
 	ctx := browser(t)
 
 	run := func(what string, steps ...chromedp.Action[chromedp.Void]) {

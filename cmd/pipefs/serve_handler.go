@@ -174,6 +174,9 @@ type target struct {
 	info fs.FileInfo // of name, once resolved
 	page bool        // a page (the path ends in "/") rather than a file
 	node *array.Node // the array or group the page shows, or nil
+	// nodeURL is the pipeline the node was opened as, when it is not
+	// the target's (a directory of a Zarr array opened with |zarr3:).
+	nodeURL string
 
 	href      string   // the request path so far, escaped, ending in "/"
 	crumbs    []crumb  // one per segment
@@ -229,8 +232,8 @@ func (t *target) resolve(ctx context.Context, segs []string, dir bool) error {
 		if t.l.fsys == nil {
 			return &fs.PathError{Op: "open", Path: seg, Err: vfs.ErrNotDir}
 		}
-		if t.name == "." && strings.HasPrefix(seg, "@") && isStoreRoot(t.l) {
-			l, err := s.openVersion(ctx, t.l, seg[1:])
+		if ver, ok := strings.CutPrefix(seg, "@"); ok && t.name == "." && isStoreRoot(t.l) && looksLikeVersion(ver) {
+			l, err := s.openVersion(ctx, t.l, ver)
 			if err != nil {
 				return err
 			}
@@ -303,8 +306,26 @@ func (t *target) resolve(ctx context.Context, segs []string, dir bool) error {
 		return err
 	}
 	t.held = append(t.held, l)
-	t.node = l.node
+	t.node, t.nodeURL = l.node, l.fsys.Pipeline().String()
 	return nil
+}
+
+// looksLikeVersion reports whether a path segment "@ver" at a store's
+// root names a version rather than a key: ver is vN or a commit time
+// (OCDBT), or branch.NAME, tag.NAME or a 20-character snapshot id
+// (Icechunk). Other names starting with "@" are keys.
+func looksLikeVersion(ver string) bool {
+	switch {
+	case strings.HasPrefix(ver, "branch."), strings.HasPrefix(ver, "tag."):
+		return true
+	case len(ver) > 1 && ver[0] == 'v' && strings.Trim(ver[1:], "0123456789") == "":
+		return true
+	case len(ver) >= 20 && strings.Trim(ver, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") == "":
+		return true // a snapshot id; a longer one is refused as a bad version
+	case len(ver) > 10 && strings.Trim(ver[:10], "0123456789-") == "" && strings.Contains(ver, "T"):
+		return true // a commit time, 2025-01-30T21:32:58Z
+	}
+	return false
 }
 
 // isStoreRoot reports whether l is the root of a versioned store: its

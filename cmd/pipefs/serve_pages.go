@@ -88,6 +88,7 @@ type entryView struct {
 // A nodeView is what "pipefs array" shows of an array or group.
 type nodeView struct {
 	Title       string          `json:"-"`
+	OpenedAs    string          `json:"opened_as,omitempty"` // the dataset's pipeline, when not the page's
 	Rows        []metaRow       `json:"-"`
 	Description json.RawMessage `json:"description"` // pipefs array --json
 	Children    []crumb         `json:"children,omitempty"`
@@ -411,7 +412,7 @@ func (s *server) nodeView(ctx context.Context, t *target) (*nodeView, error) {
 	if err := writeNode(&js, n, true); err != nil {
 		return nil, err
 	}
-	v := &nodeView{Description: json.RawMessage(bytes.TrimSpace(js.Bytes()))}
+	v := &nodeView{Description: json.RawMessage(bytes.TrimSpace(js.Bytes())), OpenedAs: t.nodeURL}
 	kind := "group"
 	if n.IsArray {
 		kind = "array"

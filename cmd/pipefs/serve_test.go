@@ -292,8 +292,14 @@ func nestDir(t *testing.T) string {
 // own.
 func nestServer(t *testing.T, dir string) *server {
 	t.Helper()
-	o := &vfs.Options{Cache: vfs.NewCache(0)}
-	fsys, err := vfs.OpenFS(t.Context(), "file:"+filepath.ToSlash(dir)+"/", o)
+	return serverAt(t, "file:"+filepath.ToSlash(dir)+"/", &vfs.Options{Cache: vfs.NewCache(0)})
+}
+
+// serverAt serves the directory location pipeline, opened with o, on
+// loopback terms.
+func serverAt(t *testing.T, pipeline string, o *vfs.Options) *server {
+	t.Helper()
+	fsys, err := vfs.OpenFS(t.Context(), pipeline, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,6 +423,9 @@ func TestServeNest(t *testing.T) {
 	}
 	if p.Node.Preview != "?preview=png" {
 		t.Errorf("grad: preview %q, no_preview %q", p.Node.Preview, p.Node.NoPreview)
+	}
+	if want := root + "/outer.zip|zip:inner.tar.gz|gzip:|pipefs.tar:data.zarr/grad/|zarr3:"; p.Node.OpenedAs != want {
+		t.Errorf("grad: opened as %q, want %q", p.Node.OpenedAs, want)
 	}
 
 	// The preview: 100*y+x scaled from 0 (black) to 3969 (white).
@@ -765,5 +774,21 @@ func TestServeLayerCache(t *testing.T) {
 	s.Close()
 	if !last.closed.Load() || s.layers.Len() != 0 {
 		t.Errorf("Close left layers open: %d in the cache", s.layers.Len())
+	}
+}
+
+// TestLooksLikeVersion checks which "@" segments at a store's root name
+// versions; the others are keys.
+func TestLooksLikeVersion(t *testing.T) {
+	for ver, want := range map[string]bool{
+		"v3": true, "v0": true, "v12x": false, "v": false,
+		"branch.main": true, "tag.it works!": true, "tags": false,
+		"2768FV3XW5ZXYM84XNNG": true, "2768fv3xw5zxym84xnng": false, "ABC": false,
+		"2025-01-30T21:32:58.4359968Z": true, "2025-01-30": false,
+		"": false, "home": false,
+	} {
+		if got := looksLikeVersion(ver); got != want {
+			t.Errorf("looksLikeVersion(%q) = %v, want %v", ver, got, want)
+		}
 	}
 }
