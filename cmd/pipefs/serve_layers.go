@@ -3,7 +3,9 @@ package main
 import (
 	"container/list"
 	"context"
+	"errors"
 	"io"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -81,8 +83,6 @@ func remember[T any](l *layer, key string, weight func(T) int, f func() (T, erro
 // at Close) and no request holds it; a request that holds it closes it on
 // release.
 type layerCache struct {
-	ctx context.Context // the opens' context: layers outlive requests
-
 	mu     sync.Mutex
 	byKey  map[string]*layer
 	lru    *list.List
@@ -91,17 +91,33 @@ type layerCache struct {
 }
 
 func newLayerCache() *layerCache {
-	return &layerCache{ctx: context.Background(), byKey: map[string]*layer{}, lru: list.New(), now: time.Now}
+	return &layerCache{byKey: map[string]*layer{}, lru: list.New(), now: time.Now}
 }
 
 // get returns the layer under key, opening it with open the first time,
 // and holds it until release. Concurrent requests for one key wait for a
-// single open; a failed open is not kept.
+// single open; a failed open is not kept. The open runs with the context
+// of the request that asked first, so that a client that goes away stops
+// it; a request that was waiting for it then opens the layer itself. A
+// layer's FS keeps no request's context: requests read through
+// FS.WithContext.
 func (c *layerCache) get(ctx context.Context, key string, open func(ctx context.Context) (*layer, error)) (*layer, error) {
+	for {
+		l, waited, err := c.get1(ctx, key, open)
+		if waited && err != nil && ctx.Err() == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+			continue // another request's open was stopped, not ours
+		}
+		return l, err
+	}
+}
+
+// get1 is one try of get; waited reports that another request opened
+// the layer.
+func (c *layerCache) get1(ctx context.Context, key string, open func(ctx context.Context) (*layer, error)) (_ *layer, waited bool, _ error) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return nil, context.Canceled
+		return nil, false, errServerClosed
 	}
 	stale := c.expire()
 	l, ok := c.byKey[key]
@@ -115,14 +131,14 @@ func (c *layerCache) get(ctx context.Context, key string, open func(ctx context.
 		case <-l.ready:
 		case <-ctx.Done():
 			c.release(l)
-			return nil, ctx.Err()
+			return nil, true, ctx.Err()
 		}
 		if l.err != nil {
 			err := l.err
 			c.release(l)
-			return nil, err
+			return nil, true, err
 		}
-		return l, nil
+		return l, true, nil
 	}
 	l = &layer{key: key, ready: make(chan struct{}), refs: 1, used: c.now()}
 	l.elem = c.lru.PushFront(l)
@@ -131,9 +147,12 @@ func (c *layerCache) get(ctx context.Context, key string, open func(ctx context.
 	c.mu.Unlock()
 	closeAll(stale)
 
-	opened, err := open(c.ctx)
+	opened, err := open(ctx)
 	if err == nil {
 		l.fsys, l.node, l.closer, l.url = opened.fsys, opened.node, opened.closer, opened.url
+		if l.fsys != nil {
+			l.fsys = l.fsys.WithContext(context.Background())
+		}
 	}
 	l.err = err
 	close(l.ready)
@@ -142,10 +161,13 @@ func (c *layerCache) get(ctx context.Context, key string, open func(ctx context.
 		c.drop(l)
 		c.mu.Unlock()
 		c.release(l)
-		return nil, err
+		return nil, false, err
 	}
-	return l, nil
+	return l, false, nil
 }
+
+// errServerClosed answers the requests that arrive while serve shuts down.
+var errServerClosed = &httpError{status: http.StatusServiceUnavailable, msg: "serve is shutting down"}
 
 // release lets go of a layer that get returned, closing it when it has
 // left the cache and no request holds it.

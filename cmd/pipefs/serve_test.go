@@ -792,3 +792,54 @@ func TestLooksLikeVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestServeCanceledOpen cancels the request that opens a layer while
+// another waits for it: the other opens the layer itself.
+func TestServeCanceledOpen(t *testing.T) {
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"outer.zip": nestZip(t)})
+	o := &vfs.Options{Cache: vfs.NewCache(0)}
+	fsys, err := vfs.OpenFS(t.Context(), srv.URL()+"/outer.zip", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	s := newServer(fsys, o, nil, true)
+	defer s.Close()
+	srv.SetLatency(200 * time.Millisecond)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	first := make(chan int, 1)
+	go func() {
+		req := httptest.NewRequestWithContext(ctx, "GET", "/inner.tar.gz/", nil)
+		req.Host = "localhost"
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		first <- rec.Code
+	}()
+	before := srv.Requests()
+	for srv.Requests() == before {
+		time.Sleep(time.Millisecond) // the first request is opening the layer
+	}
+	second := make(chan *http.Response, 1)
+	go func() { second <- fetch(t, s, "/inner.tar.gz/?format=json") }()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		s.layers.mu.Lock()
+		l := s.layers.byKey["file\x00"+fsys.URL("inner.tar.gz")]
+		waiting := l != nil && l.refs == 2
+		s.layers.mu.Unlock()
+		if waiting {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the second request never waited for the first's open")
+		}
+		time.Sleep(time.Millisecond) // the second request waits for the first's open
+	}
+	cancel()
+	if code := <-first; code != http.StatusServiceUnavailable {
+		t.Errorf("the canceled request: %d, want 503", code)
+	}
+	if resp := <-second; resp.StatusCode != 200 {
+		t.Errorf("the waiting request: %s\n%s", resp.Status, body(t, resp))
+	}
+}
