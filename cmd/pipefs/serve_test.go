@@ -769,6 +769,17 @@ func TestServeLayerCache(t *testing.T) {
 	if !held.closed.Load() {
 		t.Error("an evicted layer is open after its release")
 	}
+	// A layer unused for layerIdle is closed by the next request.
+	idle := layerOf(maxLayers + 6)
+	s.layers.release(idle)
+	s.layers.now = func() time.Time { return time.Now().Add(layerIdle + time.Minute) }
+	if resp := fetch(t, s, "/z02.zip/f.txt"); resp.StatusCode != 200 {
+		t.Fatalf("GET z02.zip/f.txt: %s", resp.Status)
+	}
+	if !idle.closed.Load() || s.layers.Len() != 1 {
+		t.Errorf("idle layers were not closed: %d left", s.layers.Len())
+	}
+
 	last := layerOf(maxLayers + 7)
 	s.layers.release(last)
 	s.Close()
@@ -817,7 +828,10 @@ func TestServeCanceledOpen(t *testing.T) {
 		first <- rec.Code
 	}()
 	before := srv.Requests()
-	for srv.Requests() == before {
+	for deadline := time.Now().Add(10 * time.Second); srv.Requests() == before; {
+		if time.Now().After(deadline) {
+			t.Fatal("the first request made no request")
+		}
 		time.Sleep(time.Millisecond) // the first request is opening the layer
 	}
 	second := make(chan *http.Response, 1)
