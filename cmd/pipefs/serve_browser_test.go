@@ -185,6 +185,13 @@ func TestServeBrowser(t *testing.T) {
 		t.Errorf("the preview is %d pixels wide, want %d", w, nestCols)
 	}
 	screenshot(t, ctx, "array")
+	run("copying the pipeline", chromedp.Click(chromedp.ID("copy")))
+	c, cancel := context.WithTimeout(ctx, 30*time.Second)
+	said, err := chromedp.Run(c, chromedp.Poll[string](`(() => { const t = document.getElementById("copy").textContent; return t !== "Copy" && t; })()`))
+	cancel()
+	if err != nil || said != "Copied" {
+		t.Errorf("the Copy button says %q after a click (%v)", said, err)
+	}
 
 	run("opening the image", chromedp.Navigate(ts.URL+"/outer.zip/picture.png/"), chromedp.WaitVisible(chromedp.ID("metadata")))
 	if w := previewWidth(); w != 60 {
