@@ -46,9 +46,10 @@ chunks or 256 MiB, and 501 for elements that are not numbers. At the
 root of an OCDBT database or Icechunk repository, ?versions lists its
 versions (and an Icechunk repository's branches and tags); a path
 segment "@VERSION" after the store root (/db.ocdbt/@v3/,
-/repo/@tag.v1/) opens the store at that version. (A key at a store's
-root that looks like "@v3" or "@tag.x" is therefore out of reach.) Every page shows its
-canonical pipeline, and ?format=json gives the page's data as JSON.
+/repo/@tag.v1/) opens the store at that version (so a key at a store's
+root that looks like "@v3" or "@tag.x" is out of reach). Every page
+shows its canonical pipeline, and ?format=json gives the page's data
+as JSON.
 
 Each opened layer is kept for the next request in a small cache, so
 browsing a remote archive again costs no request; layers are closed
