@@ -721,6 +721,7 @@ func TestServeRemote(t *testing.T) {
 	if first == 0 {
 		t.Fatal("browsing made no request")
 	}
+	t.Logf("browsing %d pages the first time: %d requests, %d bytes", len(targets), first, srv.Bytes())
 	browse()
 	if again := srv.Requests() - first; again != 0 {
 		t.Errorf("browsing again made %d requests, want 0:\n%s", again, srv.LogString())
