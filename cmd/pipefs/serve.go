@@ -42,7 +42,9 @@ HDF5, an image) shows what "pipefs array" shows: shape, data type,
 chunks, codecs, attributes; a 2-D plane of a numeric array (index 0 of
 its leading axes) or an image has a PNG preview, ?preview=png, at most
 512 pixels a side, refused (422) when it would decode more than 256
-chunks or 256 MiB, and 501 for elements that are not numbers. At the
+chunks or 256 MiB, and 501 for elements that are not numbers. The
+scales of a precomputed volume are its children: ?child=KEY shows one
+(as "pipefs array --scale KEY" does). At the
 root of an OCDBT database or Icechunk repository, ?versions lists its
 versions (and an Icechunk repository's branches and tags); a path
 segment "@VERSION" after the store root (/db.ocdbt/@v3/,

@@ -177,6 +177,7 @@ type target struct {
 	// nodeURL is the pipeline the node was opened as, when it is not
 	// the target's (a directory of a Zarr array opened with |zarr3:).
 	nodeURL string
+	child   string // the child of the node shown (?child=KEY), or ""
 
 	href      string   // the request path so far, escaped, ending in "/"
 	crumbs    []crumb  // one per segment

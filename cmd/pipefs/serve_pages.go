@@ -13,10 +13,12 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/pipefs/pipefs/adapters/array"
 	"github.com/pipefs/pipefs/adapters/icechunkadapter"
+	"github.com/pipefs/pipefs/adapters/precomputedadapter"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -139,6 +141,11 @@ const (
 func (s *server) servePage(w http.ResponseWriter, r *http.Request, t *target) error {
 	ctx := r.Context()
 	q := r.URL.Query()
+	if q.Has("child") {
+		if err := s.child(ctx, t, q.Get("child")); err != nil {
+			return err
+		}
+	}
 	if q.Has("preview") {
 		return s.servePreview(w, r, t, q.Get("preview"))
 	}
@@ -422,20 +429,51 @@ func (s *server) nodeView(ctx context.Context, t *target) (*nodeView, error) {
 		k, val, _ := strings.Cut(line, ":")
 		v.Rows = append(v.Rows, metaRow{Key: k, Value: strings.TrimSpace(val)})
 	}
-	if !n.IsArray && t.l.fsys != nil && t.info != nil && t.info.IsDir() {
+	if !n.IsArray && n.Format != precomputedadapter.FormatPrecomputed && t.l.fsys != nil && t.info != nil && t.info.IsDir() {
 		for _, c := range n.Children {
 			v.Children = append(v.Children, crumb{Name: c, Href: t.href + escapePath(c) + "/"})
+		}
+	}
+	if n.Format == precomputedadapter.FormatPrecomputed && t.child == "" {
+		// A volume's children are its scales, read through the volume.
+		for _, c := range n.Children {
+			v.Children = append(v.Children, crumb{Name: c, Href: "?" + url.Values{"child": {c}}.Encode()})
 		}
 	}
 	if n.IsArray {
 		if plan, err := planPreview(n); err != nil {
 			v.NoPreview = message(err)
 		} else {
-			v.Preview = "?preview=png"
+			q := url.Values{"preview": {"png"}}
+			if t.child != "" {
+				q.Set("child", t.child)
+			}
+			v.Preview = "?" + q.Encode()
 			v.PreviewNote = plan.note
 		}
 	}
 	return v, nil
+}
+
+// child makes the page of t that of the child key of its node: a scale of
+// a precomputed volume, or a group's child (?child=KEY).
+func (s *server) child(ctx context.Context, t *target, key string) error {
+	if t.node == nil || t.node.IsArray {
+		return statusError(http.StatusNotFound, "%s is not a group or volume: it has no child %q", t.pipeline(), key)
+	}
+	if !slices.Contains(t.node.Children, key) {
+		return statusError(http.StatusNotFound, "%s has no child %q; its children are %s", t.pipeline(), key, strings.Join(t.node.Children, ", "))
+	}
+	n, err := remember(t.l, "child\x00"+t.name+"\x00"+key, nil, func() (*array.Node, error) { return t.node.Child(ctx, key) })
+	if err != nil {
+		return err
+	}
+	if t.nodeURL == "" {
+		t.nodeURL = t.pipeline()
+	}
+	t.nodeURL += " (child " + key + ")"
+	t.node, t.child = n, key
+	return nil
 }
 
 // escapePath escapes each segment of a slash-separated name.

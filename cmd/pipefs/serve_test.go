@@ -272,15 +272,15 @@ func TestRangeStart(t *testing.T) {
 }
 
 // nestDir writes the test nest (nestZip) as outer.zip in a new directory,
-// with the OCDBT and Icechunk fixtures as db.ocdbt and repo, and returns
-// the directory.
+// with the OCDBT, Icechunk and precomputed fixtures as db.ocdbt, repo and
+// vol, and returns the directory.
 func nestDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "outer.zip"), nestZip(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for name, rel := range map[string]string{"db.ocdbt": "ocdbt/multi_version_low_arity.ocdbt", "repo": "icechunk/test-repo-v2"} {
+	for name, rel := range map[string]string{"db.ocdbt": "ocdbt/multi_version_low_arity.ocdbt", "repo": "icechunk/test-repo-v2", "vol": "precomputed/one_channel"} {
 		if err := os.CopyFS(filepath.Join(dir, name), os.DirFS(strings.TrimPrefix(fixture(t, rel), "file:"))); err != nil {
 			t.Fatal(err)
 		}
@@ -857,4 +857,33 @@ func TestServeCanceledOpen(t *testing.T) {
 	if resp := <-second; resp.StatusCode != 200 {
 		t.Errorf("the waiting request: %s\n%s", resp.Status, body(t, resp))
 	}
+}
+
+// TestServePrecomputed shows a precomputed volume, whose scales are its
+// children (?child=KEY), with a preview of one.
+func TestServePrecomputed(t *testing.T) {
+	s := nestServer(t, nestDir(t))
+	p := fetchPage(t, s, "/vol/", 200)
+	if p.Kind != "group" || !strings.HasSuffix(p.Node.OpenedAs, "/vol/|neuroglancer-precomputed:") || len(p.Node.Children) != 3 || p.Node.Children[1].Href != "?child=6_8_10" {
+		t.Fatalf("vol/: kind %q, opened as %q, children %+v", p.Kind, p.Node.OpenedAs, p.Node.Children)
+	}
+	p = fetchPage(t, s, "/vol/?child=6_8_10", 200)
+	var desc struct {
+		Array struct {
+			Shape []int64 `json:"shape"`
+		} `json:"array"`
+	}
+	if err := json.Unmarshal(p.Node.Description, &desc); err != nil {
+		t.Fatal(err)
+	}
+	if p.Kind != "array" || fmt.Sprint(desc.Array.Shape) != "[1 15 10 5]" || p.Node.Preview != "?child=6_8_10&preview=png" {
+		t.Errorf("scale 6_8_10: kind %q, shape %v, preview %q", p.Kind, desc.Array.Shape, p.Node.Preview)
+	}
+	// No chunk is stored: the plane is all fill, black.
+	img := fetchPNG(t, s, "/vol/?child=6_8_10&preview=png")
+	if b := img.Bounds(); b.Dx() != 5 || b.Dy() != 10 {
+		t.Errorf("the preview of scale 6_8_10 is %v, want 5 x 10", b)
+	}
+	fetchPage(t, s, "/vol/?child=7_7_7", 404)
+	fetchPage(t, s, "/outer.zip/inner.tar.gz/data.zarr/grad/?child=x", 404)
 }
