@@ -44,10 +44,11 @@ its leading axes) or an image has a PNG preview, ?preview=png, at most
 512 pixels a side, refused (422) when it would decode more than 256
 chunks or 256 MiB, and 501 for elements that are not numbers. The
 scales of a precomputed volume are its children: ?child=KEY shows one
-(as "pipefs array --scale KEY" does). At the
-root of an OCDBT database or Icechunk repository, ?versions lists its
-versions (and an Icechunk repository's branches and tags); a path
-segment "@VERSION" after the store root (/db.ocdbt/@v3/,
+(as "pipefs array --scale KEY" does).
+
+At the root of an OCDBT database or Icechunk repository, ?versions
+lists its versions (and an Icechunk repository's branches and tags); a
+path segment "@VERSION" after the store root (/db.ocdbt/@v3/,
 /repo/@tag.v1/) opens the store at that version (so a key at a store's
 root that looks like "@v3" or "@tag.x" is out of reach). Every page
 shows its canonical pipeline, and ?format=json gives the page's data
