@@ -360,7 +360,7 @@ func (s *server) sniff(fsys fs.FS, name string) string {
 		if fm.Input != vfs.KindFile {
 			continue
 		}
-		cands = append(cands, &formatSig{fm.Name, fm.Offset, fm.Magic, fm.Head, fm.Tail, fm.Match, fm.Hint})
+		cands = append(cands, &formatSig{fm.Name, fm.Offset, fm.Magic, fm.Tail, fm.Match, fm.Hint})
 		n = max(n, fm.Head, fm.Offset+len(fm.Magic), len(fm.Hint))
 	}
 	head := make([]byte, min(n, 64<<10))
@@ -381,12 +381,12 @@ func (s *server) sniff(fsys fs.FS, name string) string {
 
 // formatSig is the part of a vfs.Format that sniff matches.
 type formatSig struct {
-	name       string
-	offset     int
-	magic      string
-	head, tail int
-	match      func(head, tail []byte, size int64) bool
-	hint       string
+	name   string
+	offset int
+	magic  string
+	tail   int
+	match  func(head, tail []byte, size int64) bool
+	hint   string
 }
 
 func (f *formatSig) matches(head []byte) bool {
