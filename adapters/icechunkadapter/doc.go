@@ -45,7 +45,8 @@
 // through vfs.FS it is the Header of the *vfs.Origin. Stat of a chunk key
 // gives a *Chunk (inline, native or virtual, and where the bytes are).
 // History lists a snapshot's ancestors: Log for a repository and a ref,
-// Tree.History for an opened snapshot.
+// Tree.History for an opened snapshot. Tree.Refs lists the repository's
+// branches and tags.
 //
 // # Reading
 //

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pipefs/pipefs/adapters/array"
+	"github.com/pipefs/pipefs/vfs"
+)
+
+// Bounds of the layer cache of serve.
+const (
+	maxLayers = 32               // opened layers kept
+	layerIdle = 10 * time.Minute // a layer unused this long is closed
+	maxMemo   = 256              // derived results kept per layer
+	memoBytes = 4 << 20          // their approximate size, at most
+)
+
+// A layer is one opened pipeline that serve keeps between requests: a
+// directory (fsys) or a dataset file (node, such as an image), with what
+// was derived from it (listings with their kinds, descriptions, previews).
+type layer struct {
+	key    string
+	url    string      // the canonical pipeline of a file node
+	fsys   *vfs.FS     // nil for a file node
+	node   *array.Node // the node of a file node, or of a dataset directory
+	closer io.Closer   // what holds it open; nil for the served location
+
+	ready chan struct{} // closed once opened
+	err   error         // the open's failure
+
+	// Guarded by the cache's mutex.
+	refs    int
+	used    time.Time
+	evicted bool
+	elem    *list.Element
+
+	mu       sync.Mutex
+	memo     map[string]any
+	memoSize int         // the weights of memo's values
+	closed   atomic.Bool // set once closer was closed
+}
+
+// remember returns the value kept under key, computing and keeping it
+// with f the first time. f's failures are not kept. weight is the value's
+// approximate size in bytes. At most maxMemo values, of memoBytes in all,
+// are kept; past that, values are computed every time.
+func remember[T any](l *layer, key string, weight func(T) int, f func() (T, error)) (T, error) {
+	l.mu.Lock()
+	v, ok := l.memo[key]
+	l.mu.Unlock()
+	if ok {
+		return v.(T), nil
+	}
+	t, err := f()
+	if err != nil {
+		return t, err
+	}
+	w := 64
+	if weight != nil {
+		w += weight(t)
+	}
+	l.mu.Lock()
+	if l.memo == nil {
+		l.memo = map[string]any{}
+	}
+	if _, ok := l.memo[key]; !ok && len(l.memo) < maxMemo && l.memoSize+w <= memoBytes {
+		l.memo[key] = t
+		l.memoSize += w
+	}
+	l.mu.Unlock()
+	return t, nil
+}
+
+// layerCache holds the layers that serve opened, most recently used first.
+// A layer is closed when it leaves the cache (evicted, idle too long, or
+// at Close) and no request holds it; a request that holds it closes it on
+// release.
+type layerCache struct {
+	mu     sync.Mutex
+	byKey  map[string]*layer
+	lru    *list.List
+	closed bool
+	now    func() time.Time
+}
+
+func newLayerCache() *layerCache {
+	return &layerCache{byKey: map[string]*layer{}, lru: list.New(), now: time.Now}
+}
+
+// get returns the layer under key, opening it with open the first time,
+// and holds it until release. Concurrent requests for one key wait for a
+// single open; a failed open is not kept. The open runs with the context
+// of the request that asked first, so that a client that goes away stops
+// it; a request that was waiting for it then opens the layer itself. A
+// layer's FS keeps no request's context: requests read through
+// FS.WithContext.
+func (c *layerCache) get(ctx context.Context, key string, open func(ctx context.Context) (*layer, error)) (*layer, error) {
+	for {
+		l, waited, err := c.get1(ctx, key, open)
+		if waited && err != nil && ctx.Err() == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+			continue // another request's open was stopped, not ours
+		}
+		return l, err
+	}
+}
+
+// get1 is one try of get; waited reports that another request opened
+// the layer.
+func (c *layerCache) get1(ctx context.Context, key string, open func(ctx context.Context) (*layer, error)) (_ *layer, waited bool, _ error) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, false, errServerClosed
+	}
+	stale := c.expire()
+	l, ok := c.byKey[key]
+	if ok {
+		l.refs++
+		l.used = c.now()
+		c.lru.MoveToFront(l.elem)
+		c.mu.Unlock()
+		closeAll(stale)
+		select {
+		case <-l.ready:
+		case <-ctx.Done():
+			c.release(l)
+			return nil, true, ctx.Err()
+		}
+		if l.err != nil {
+			err := l.err
+			c.release(l)
+			return nil, true, err
+		}
+		return l, true, nil
+	}
+	l = &layer{key: key, ready: make(chan struct{}), refs: 1, used: c.now()}
+	l.elem = c.lru.PushFront(l)
+	c.byKey[key] = l
+	stale = append(stale, c.evict()...)
+	c.mu.Unlock()
+	closeAll(stale)
+
+	opened, err := open(ctx)
+	if err == nil {
+		l.fsys, l.node, l.closer, l.url = opened.fsys, opened.node, opened.closer, opened.url
+		if l.fsys != nil {
+			l.fsys = l.fsys.WithContext(context.Background())
+		}
+	}
+	l.err = err
+	close(l.ready)
+	if err != nil {
+		c.mu.Lock()
+		c.drop(l)
+		c.mu.Unlock()
+		c.release(l)
+		return nil, false, err
+	}
+	return l, false, nil
+}
+
+// errServerClosed answers the requests that arrive while serve shuts down.
+var errServerClosed = &httpError{status: http.StatusServiceUnavailable, msg: "serve is shutting down"}
+
+// release lets go of a layer that get returned, closing it when it has
+// left the cache and no request holds it.
+func (c *layerCache) release(l *layer) {
+	c.mu.Lock()
+	l.refs--
+	closeIt := l.refs == 0 && l.evicted
+	c.mu.Unlock()
+	if closeIt {
+		l.close()
+	}
+}
+
+// drop removes l from the cache; c.mu is held.
+func (c *layerCache) drop(l *layer) {
+	if l.evicted {
+		return
+	}
+	l.evicted = true
+	c.lru.Remove(l.elem)
+	if c.byKey[l.key] == l {
+		delete(c.byKey, l.key)
+	}
+}
+
+// evict drops the least recently used layers beyond maxLayers; expire
+// those idle longer than layerIdle. c.mu is held. They return the dropped
+// layers that nobody holds, for the caller to close once it has let go of
+// c.mu.
+func (c *layerCache) evict() (idle []*layer) {
+	for c.lru.Len() > maxLayers {
+		l := c.lru.Back().Value.(*layer)
+		c.drop(l)
+		if l.refs == 0 {
+			idle = append(idle, l)
+		}
+	}
+	return idle
+}
+
+func (c *layerCache) expire() (idle []*layer) {
+	for e := c.lru.Back(); e != nil; {
+		l := e.Value.(*layer)
+		e = e.Prev()
+		if l.refs == 0 && c.now().Sub(l.used) > layerIdle {
+			c.drop(l)
+			idle = append(idle, l)
+		}
+	}
+	return idle
+}
+
+func closeAll(ls []*layer) {
+	for _, l := range ls {
+		l.close()
+	}
+}
+
+// Len returns the number of layers in the cache.
+func (c *layerCache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lru.Len()
+}
+
+// Close drops every layer, closing those nobody holds now and the others
+// when released.
+func (c *layerCache) Close() {
+	c.mu.Lock()
+	c.closed = true
+	var now []*layer
+	for c.lru.Len() > 0 {
+		l := c.lru.Front().Value.(*layer)
+		c.drop(l)
+		if l.refs == 0 {
+			now = append(now, l)
+		}
+	}
+	c.mu.Unlock()
+	closeAll(now)
+}
+
+func (l *layer) close() {
+	<-l.ready
+	if l.closer != nil {
+		l.closer.Close()
+	}
+	l.closed.Store(true)
+}

@@ -1,0 +1,525 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/pipefs/pipefs/adapters/array"
+	"github.com/pipefs/pipefs/adapters/icechunkadapter"
+	"github.com/pipefs/pipefs/adapters/precomputedadapter"
+	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
+)
+
+// The pages' template, style and script, embedded in the binary. The
+// style and script are inlined in each page, and the Content-Security-
+// Policy of pages allows exactly them, by hash.
+var (
+	//go:embed web/page.html
+	pageHTML string
+	//go:embed web/style.css
+	pageStyle string
+	//go:embed web/app.js
+	pageScript string
+
+	pageTemplate = template.Must(template.New("page").Parse(pageHTML))
+	pageCSP      = "default-src 'none'; style-src '" + cspHash(pageStyle) + "'; script-src '" + cspHash(pageScript) +
+		"'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+func cspHash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return "sha256-" + base64.StdEncoding.EncodeToString(h[:])
+}
+
+// timeLayoutUTC is how pages write modification times.
+const timeLayoutUTC = "2006-01-02 15:04:05"
+
+// A page is what a page shows; ?format=json writes it as JSON. Kind is
+// "directory", "array", "group", "versions" or "error", and says which of
+// Dir, Node, Versions and Error are set (an array or group read from a
+// directory has Dir too: its stored files).
+type page struct {
+	Kind     string        `json:"kind"`
+	Path     string        `json:"path"`
+	Pipeline string        `json:"pipeline"`
+	Crumbs   []crumb       `json:"crumbs"`
+	Dir      *dirView      `json:"directory,omitempty"`
+	Node     *nodeView     `json:"node,omitempty"`
+	Versions *versionsView `json:"versions,omitempty"`
+	Error    *errorView    `json:"error,omitempty"`
+
+	Title  string       `json:"-"`
+	Style  template.CSS `json:"-"`
+	Script template.JS  `json:"-"`
+}
+
+// A dirView is a directory listing.
+type dirView struct {
+	Entries []entryView `json:"entries"`
+	More    int         `json:"more,omitempty"`  // entries left out past maxEntries
+	Store   bool        `json:"store,omitempty"` // the root of a versioned store
+	Parent  bool        `json:"-"`
+}
+
+// An entryView is one entry of a listing.
+type entryView struct {
+	Name     string `json:"name"`
+	Href     string `json:"href"`          // its page, or the file itself
+	Raw      string `json:"raw,omitempty"` // the file itself, when Href is its page
+	Dir      bool   `json:"dir"`
+	Size     int64  `json:"size"` // -1 for a directory
+	Time     string `json:"modified,omitempty"`
+	Kind     string `json:"kind"`
+	Label    string `json:"-"`
+	SizeText string `json:"-"`
+}
+
+// A nodeView is what "pipefs array" shows of an array or group.
+type nodeView struct {
+	Title       string          `json:"-"`
+	OpenedAs    string          `json:"opened_as,omitempty"` // the dataset's pipeline, when not the page's
+	Rows        []metaRow       `json:"-"`
+	Description json.RawMessage `json:"description"` // pipefs array --json
+	Children    []crumb         `json:"children,omitempty"`
+	Preview     string          `json:"preview,omitempty"`    // the preview's URL
+	PreviewNote string          `json:"-"`                    // what the preview shows
+	NoPreview   string          `json:"no_preview,omitempty"` // why there is none
+}
+
+// A metaRow is one line of a node's description.
+type metaRow struct{ Key, Value string }
+
+// A versionsView lists the versions of a store.
+type versionsView struct {
+	Counted bool          `json:"-"`
+	List    []versionView `json:"versions"`
+	Refs    []refView     `json:"refs,omitempty"`
+}
+
+type versionView struct {
+	ID      string `json:"id"`
+	Href    string `json:"href"`
+	Time    string `json:"time"`
+	Keys    int64  `json:"keys"`
+	Message string `json:"message,omitempty"`
+}
+
+type refView struct {
+	Name     string `json:"name"`
+	Href     string `json:"href"`
+	Snapshot string `json:"snapshot"`
+}
+
+// An errorView is a failure.
+type errorView struct {
+	Status     int    `json:"status"`
+	StatusText string `json:"-"`
+	Message    string `json:"message"`
+}
+
+// Bounds of a listing.
+const (
+	maxEntries = 5000 // entries listed
+	maxKinds   = 500  // entries whose kind is detected
+)
+
+// servePage answers a request for a page: a directory's index.html, a
+// preview, the versions of a store, or the page of a directory or node.
+func (s *server) servePage(w http.ResponseWriter, r *http.Request, t *target) error {
+	ctx := r.Context()
+	q := r.URL.Query()
+	if q.Has("child") {
+		if err := s.child(ctx, t, q.Get("child")); err != nil {
+			return err
+		}
+	}
+	if q.Has("preview") {
+		return s.servePreview(w, r, t, q.Get("preview"))
+	}
+	p := s.newPage(r, t)
+	switch {
+	case q.Has("versions"):
+		if !isStoreRoot(t.l) || t.name != "." {
+			return statusError(http.StatusNotFound, "%s is not the root of a versioned store (OCDBT or Icechunk): it has no versions", t.pipeline())
+		}
+		v, err := remember(t.l, "versions", func(v *versionsView) int { return 128 * (len(v.List) + len(v.Refs)) }, func() (*versionsView, error) { return s.versions(ctx, t) })
+		if err != nil {
+			return err
+		}
+		p.Kind, p.Versions, p.Title = "versions", v, "versions of "+p.Title
+	default:
+		dir := t.info != nil && t.info.IsDir() && t.l.fsys != nil
+		if dir && t.node == nil && !q.Has("list") && q.Get("format") == "" {
+			index := path.Join(t.name, "index.html")
+			if info, err := t.l.fsys.WithContext(ctx).Stat(index); err == nil && info.Mode().IsRegular() {
+				s.serveFile(w, r, t.l.fsys.WithContext(ctx), index, info, t)
+				return nil
+			}
+		}
+		if t.node != nil {
+			nv, err := s.nodeView(ctx, t)
+			if err != nil {
+				return err
+			}
+			p.Node, p.Kind = nv, "group"
+			if t.node.IsArray {
+				p.Kind = "array"
+			}
+		}
+		if dir {
+			d, err := s.dirView(ctx, t)
+			if err != nil {
+				return err
+			}
+			p.Dir = d
+			if p.Kind == "" {
+				p.Kind = "directory"
+			}
+		}
+	}
+	s.render(w, r, http.StatusOK, p)
+	return nil
+}
+
+// newPage returns a page's common part for t.
+func (s *server) newPage(r *http.Request, t *target) *page {
+	p := &page{Path: r.URL.Path, Title: "/", Crumbs: []crumb{{Name: "root", Href: "/"}}}
+	if t != nil {
+		p.Pipeline = t.pipeline()
+		p.Crumbs = append(p.Crumbs, t.crumbs...)
+		if len(t.crumbs) > 0 {
+			p.Title = t.crumbs[len(t.crumbs)-1].Name
+		}
+	} else {
+		p.Pipeline = s.root.fsys.Pipeline().String()
+	}
+	return p
+}
+
+// render writes p as HTML, or as JSON with ?format=json.
+func (s *server) render(w http.ResponseWriter, r *http.Request, status int, p *page) {
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-cache")
+	if r.URL.Query().Get("format") == "json" {
+		b, err := json.MarshalIndent(p, "", "  ")
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		h.Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write(append(b, '\n'))
+		return
+	}
+	p.Style, p.Script = template.CSS(pageStyle), template.JS(pageScript)
+	var b bytes.Buffer
+	if err := pageTemplate.Execute(&b, p); err != nil {
+		s.logger.Printf("%s %s: rendering: %v", r.Method, r.URL.Path, err)
+		http.Error(w, "rendering the page failed", http.StatusInternalServerError)
+		return
+	}
+	h.Set("Content-Security-Policy", pageCSP)
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(b.Bytes())
+}
+
+// fail answers a request with an error page, and logs the failure. t may
+// be nil (the request was refused before its path was resolved).
+func (s *server) fail(w http.ResponseWriter, r *http.Request, t *target, err error) {
+	status := errorStatus(err)
+	if r.Context().Err() == nil {
+		s.logger.Printf("%s %s: %d %s", r.Method, r.URL.Path, status, message(err))
+	}
+	p := s.newPage(r, t)
+	p.Kind, p.Title = "error", fmt.Sprintf("%d %s", status, http.StatusText(status))
+	p.Error = &errorView{Status: status, StatusText: http.StatusText(status), Message: message(err)}
+	s.render(w, r, status, p)
+}
+
+// dirView lists directory t.name of t.l, with each entry's kind; it is
+// kept with the layer, keyed by the directory's modification time.
+func (s *server) dirView(ctx context.Context, t *target) (*dirView, error) {
+	key := fmt.Sprintf("dir\x00%s\x00%d", t.name, t.info.ModTime().UnixNano())
+	d, err := remember(t.l, key, func(d *dirView) int { return 256 * len(d.Entries) }, func() (*dirView, error) {
+		fsys := t.l.fsys.WithContext(ctx)
+		ents, err := fsys.ReadDir(t.name)
+		if err != nil {
+			return nil, err
+		}
+		d := &dirView{Entries: []entryView{}, Store: isStoreRoot(t.l) && t.name == "."}
+		if len(ents) > maxEntries {
+			d.More = len(ents) - maxEntries
+			ents = ents[:maxEntries]
+		}
+		for i, e := range ents {
+			info, err := e.Info()
+			if err != nil {
+				return nil, err
+			}
+			d.Entries = append(d.Entries, s.entry(ctx, t, info, i < maxKinds))
+		}
+		return d, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	c := *d
+	c.Parent = len(t.crumbs) > 0
+	return &c, nil
+}
+
+// entry describes one entry of a listing of t; detect says whether to
+// detect its kind.
+func (s *server) entry(ctx context.Context, t *target, info fs.FileInfo, detect bool) entryView {
+	name := info.Name()
+	child := path.Join(t.name, name)
+	e := entryView{Name: name, Label: name, Href: t.href + url.PathEscape(name), Size: info.Size(), Kind: "file"}
+	e.SizeText = fmt.Sprint(e.Size)
+	if mt := info.ModTime(); !mt.IsZero() {
+		e.Time = mt.UTC().Format(timeLayoutUTC)
+	}
+	fsys := t.l.fsys.WithContext(ctx)
+	switch {
+	case info.IsDir():
+		e.Dir, e.Size, e.SizeText, e.Kind = true, -1, "", "directory"
+		e.Href += "/"
+		e.Label += "/"
+		if detect {
+			e.Kind = s.dirKind(ctx, fsys, child)
+		}
+	case !info.Mode().IsRegular():
+		e.Kind = modeString(info.Mode())
+		if l := linkTarget(info); l != "" {
+			e.Kind += " -> " + l
+		}
+	case array.NodeOf(info) != nil:
+		n := array.NodeOf(info)
+		e.Kind = n.Format + " array"
+		if n.Array != nil {
+			e.Kind = fmt.Sprintf("%s array %s %v", n.Format, n.Array.DType.Name, n.Array.Shape)
+		}
+		e.Raw, e.Href = e.Href, e.Href+"/"
+	case detect:
+		if f := s.sniff(fsys, child); f != "" {
+			e.Kind = f
+			e.Raw, e.Href = e.Href, e.Href+"/"
+			e.Label += "/"
+		}
+	}
+	return e
+}
+
+// dirKind is the kind of directory name of fsys: the versioned store or
+// the array or group it holds, else "directory".
+func (s *server) dirKind(ctx context.Context, fsys fs.FS, name string) string {
+	tree := driver.SubTree(array.FSTree(fsys), name)
+	if u, ok, err := s.reg.DetectDir(ctx, tree, false); err == nil && ok {
+		return u.Scheme + " store"
+	}
+	if l, ok := arrayLabel(ctx, s.reg, fsys, name, nil); ok {
+		return l
+	}
+	return "directory"
+}
+
+// sniff returns the name of the file format that the start of file name
+// of fsys shows, or "". Only signatures at the start are tried (and
+// hints, such as a zip's first local header), so that a listing reads
+// one block of each file and never decodes a stream to its end.
+func (s *server) sniff(fsys fs.FS, name string) string {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	ra, ok := f.(interface {
+		ReadAt([]byte, int64) (int, error)
+	})
+	if !ok {
+		return ""
+	}
+	var cands []*formatSig
+	n := 0
+	for _, fm := range s.reg.Formats() {
+		if fm.Input != vfs.KindFile {
+			continue
+		}
+		cands = append(cands, &formatSig{fm.Name, fm.Offset, fm.Magic, fm.Tail, fm.Match, fm.Hint})
+		n = max(n, fm.Head, fm.Offset+len(fm.Magic), len(fm.Hint))
+	}
+	head := make([]byte, min(n, 64<<10))
+	k, _ := ra.ReadAt(head, 0)
+	head = head[:k]
+	for _, c := range cands {
+		if c.tail == 0 && c.matches(head) {
+			return c.name
+		}
+	}
+	for _, c := range cands {
+		if c.hint != "" && sigAt(head, 0, c.hint) {
+			return c.name
+		}
+	}
+	return ""
+}
+
+// formatSig is the part of a vfs.Format that sniff matches.
+type formatSig struct {
+	name   string
+	offset int
+	magic  string
+	tail   int
+	match  func(head, tail []byte, size int64) bool
+	hint   string
+}
+
+func (f *formatSig) matches(head []byte) bool {
+	if f.magic != "" {
+		return sigAt(head, f.offset, f.magic)
+	}
+	return f.match != nil && f.match(head, nil, int64(len(head)))
+}
+
+// sigAt reports whether b holds sig at off, '?' in sig matching any byte.
+func sigAt(b []byte, off int, sig string) bool {
+	if off+len(sig) > len(b) {
+		return false
+	}
+	for i := 0; i < len(sig); i++ {
+		if sig[i] != '?' && sig[i] != b[off+i] {
+			return false
+		}
+	}
+	return true
+}
+
+// nodeView describes the node of t as "pipefs array" does.
+func (s *server) nodeView(ctx context.Context, t *target) (*nodeView, error) {
+	n := t.node
+	var text, js bytes.Buffer
+	if err := writeNode(&text, n, false); err != nil {
+		return nil, err
+	}
+	if err := writeNode(&js, n, true); err != nil {
+		return nil, err
+	}
+	v := &nodeView{Description: json.RawMessage(bytes.TrimSpace(js.Bytes())), OpenedAs: t.nodeURL}
+	kind := "group"
+	if n.IsArray {
+		kind = "array"
+	}
+	v.Title = n.Format + " " + kind
+	for _, line := range strings.Split(strings.TrimSuffix(text.String(), "\n"), "\n") {
+		k, val, _ := strings.Cut(line, ":")
+		v.Rows = append(v.Rows, metaRow{Key: k, Value: strings.TrimSpace(val)})
+	}
+	if !n.IsArray && n.Format != precomputedadapter.FormatPrecomputed && t.l.fsys != nil && t.info != nil && t.info.IsDir() {
+		for _, c := range n.Children {
+			v.Children = append(v.Children, crumb{Name: c, Href: t.href + escapePath(c) + "/"})
+		}
+	}
+	if n.Format == precomputedadapter.FormatPrecomputed && t.child == "" {
+		// A volume's children are its scales, read through the volume.
+		for _, c := range n.Children {
+			v.Children = append(v.Children, crumb{Name: c, Href: "?" + url.Values{"child": {c}}.Encode()})
+		}
+	}
+	if n.IsArray {
+		if plan, err := planPreview(n); err != nil {
+			v.NoPreview = message(err)
+		} else {
+			q := url.Values{"preview": {"png"}}
+			if t.child != "" {
+				q.Set("child", t.child)
+			}
+			v.Preview = "?" + q.Encode()
+			v.PreviewNote = plan.note
+		}
+	}
+	return v, nil
+}
+
+// child makes the page of t that of the child key of its node: a scale of
+// a precomputed volume, or a group's child (?child=KEY).
+func (s *server) child(ctx context.Context, t *target, key string) error {
+	if t.node == nil || t.node.IsArray {
+		return statusError(http.StatusNotFound, "%s is not a group or volume: it has no child %q", t.pipeline(), key)
+	}
+	if !slices.Contains(t.node.Children, key) {
+		return statusError(http.StatusNotFound, "%s has no child %q; its children are %s", t.pipeline(), key, strings.Join(t.node.Children, ", "))
+	}
+	n, err := remember(t.l, "child\x00"+t.name+"\x00"+key, nil, func() (*array.Node, error) { return t.node.Child(ctx, key) })
+	if err != nil {
+		return err
+	}
+	if t.nodeURL == "" {
+		t.nodeURL = t.pipeline()
+	}
+	t.nodeURL += " (child " + key + ")"
+	t.node, t.child = n, key
+	return nil
+}
+
+// escapePath escapes each segment of a slash-separated name.
+func escapePath(name string) string {
+	segs := strings.Split(name, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
+}
+
+// versions lists the versions of the store whose root t names, and for an
+// Icechunk repository its branches and tags.
+func (s *server) versions(ctx context.Context, t *target) (*versionsView, error) {
+	var vd driver.Versioned
+	if !t.l.fsys.As(&vd) {
+		return nil, statusError(http.StatusNotImplemented, "%s does not list its versions", t.pipeline())
+	}
+	list, err := vd.Versions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v := &versionsView{List: []versionView{}}
+	for _, x := range list {
+		if x.Keys >= 0 {
+			v.Counted = true
+		}
+	}
+	for _, x := range list {
+		v.List = append(v.List, versionView{ID: x.ID, Href: t.storeHref + "@" + url.PathEscape(x.ID) + "/", Time: logTime(x.Time), Keys: x.Keys, Message: x.Message})
+	}
+	if !v.Counted {
+		// Snapshots newest first, as a commit log.
+		for i, j := 0, len(v.List)-1; i < j; i, j = i+1, j-1 {
+			v.List[i], v.List[j] = v.List[j], v.List[i]
+		}
+	}
+	var ic *icechunkadapter.Tree
+	if t.l.fsys.As(&ic) {
+		refs, err := ic.Refs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range refs {
+			v.Refs = append(v.Refs, refView{Name: r.Name, Href: t.storeHref + "@" + url.PathEscape(r.Name) + "/", Snapshot: r.Snapshot})
+		}
+	}
+	return v, nil
+}
