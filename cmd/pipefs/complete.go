@@ -446,13 +446,21 @@ func (c *completer) versions(base, head, scheme, prefix string) ([]string, error
 		if err != nil {
 			return nil, err
 		}
-		fsys, err := vfs.OpenFS(c.ctx, pipeline, c.options())
+		fsys, err := vfs.OpenFS(c.ctx, pipeline+"|icechunk:", c.options())
 		if err != nil {
 			return nil, err
 		}
 		defer fsys.Close()
-		if ids, err = icechunkadapter.Refs(c.ctx, fsTree{fsys}, c.options()); err != nil {
+		var repo *icechunkadapter.Tree
+		if !fsys.As(&repo) {
+			return nil, nil
+		}
+		refs, err := repo.Refs(c.ctx)
+		if err != nil {
 			return nil, err
+		}
+		for _, r := range refs {
+			ids = append(ids, r.Name)
 		}
 	} else {
 		db, err := c.g.pipeline(base + "|ocdbt:")
@@ -486,24 +494,6 @@ func (c *completer) versions(base, head, scheme, prefix string) ([]string, error
 	return out, nil
 }
 
-// escapeRef writes a version or ref as the authority of a sub-URL, in
-// canonical form: every byte but a letter, a digit and -._~!$&'()*+,;=
-// is percent-encoded ("tag.it%20works!").
-func escapeRef(id string) string {
-	const hexDigits = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=", c) >= 0 {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hexDigits[c>>4])
-		b.WriteByte(hexDigits[c&15])
-	}
-	return b.String()
-}
 
 // fileBlob is an open vfs.File as a driver.Blob, for detection.
 type fileBlob struct{ f *vfs.File }

@@ -191,10 +191,10 @@ func TestDeepDemo(t *testing.T) {
 	}
 }
 
-// nestDir builds, in a new directory, nest.tar.gz holding d.txt and
+// deepNestDir builds, in a new directory, nest.tar.gz holding d.txt and
 // middle.zip, which holds c.txt and inner.zip (a.txt, sub/b.txt), each
 // with its directories as entries, and returns the directory.
-func nestDir(t *testing.T) string {
+func deepNestDir(t *testing.T) string {
 	t.Helper()
 	inner := zipOf(t, entry{name: "a.txt", body: "alpha\n"}, entry{name: "sub/"}, entry{name: "sub/b.txt", body: "beta\n"})
 	middle := zipOf(t, entry{name: "c.txt", body: "gamma\n"}, entry{name: "in/"}, entry{name: "in/inner.zip", body: string(inner)})
@@ -261,7 +261,7 @@ func bsdtarNode(t *testing.T, bsdtar, file, format string) *dnode {
 // --depth on it.
 func TestDeepBsdtar(t *testing.T) {
 	bsdtar := fstest.NeedTool(t, "bsdtar")
-	dir := nestDir(t)
+	dir := deepNestDir(t)
 	file := filepath.Join(dir, "nest.tar.gz")
 	root := &dnode{dir: true, kids: map[string]*dnode{"nest.tar.gz": bsdtarNode(t, bsdtar, file, "gzip|tar")}}
 

@@ -27,8 +27,8 @@ func explainJSON(t *testing.T, args ...string) *explainReport {
 	return &rep
 }
 
-// layer is what a test expects of one row of explain.
-type layer struct {
+// wantRow is what a test expects of one row of explain.
+type wantRow struct {
 	subURL   string
 	detected bool
 	kind     string
@@ -36,14 +36,14 @@ type layer struct {
 
 // checkLayers checks the layers of rep and that its costs add up: the
 // total is the open plus the read, the open the sum of the layers.
-func checkLayers(t *testing.T, rep *explainReport, want []layer) {
+func checkLayers(t *testing.T, rep *explainReport, want []wantRow) {
 	t.Helper()
 	if len(rep.Stages) != len(want) {
 		t.Fatalf("explain: %d layers %+v, want %d %+v", len(rep.Stages), rep.Stages, len(want), want)
 	}
 	var open explainCost
 	for i, s := range rep.Stages {
-		if got := (layer{s.SubURL, s.Detected, s.Kind}); got != want[i] || s.Index != i {
+		if got := (wantRow{s.SubURL, s.Detected, s.Kind}); got != want[i] || s.Index != i {
 			t.Errorf("layer %d = %d %+v, want %+v", i, s.Index, got, want[i])
 		}
 		if s.Scheme == "" || !strings.HasPrefix(s.SubURL, s.Scheme+":") || s.Format == "" {
@@ -84,7 +84,7 @@ func TestExplainRemoteZipMember(t *testing.T) {
 	})
 	url := srv.URL() + "/site.zip|zip:d/b.txt"
 	rep := explainJSON(t, "--read", url)
-	checkLayers(t, rep, []layer{
+	checkLayers(t, rep, []wantRow{
 		{srv.URL() + "/site.zip", false, "file"},
 		{"zip:d/b.txt", false, "file"},
 	})
@@ -115,7 +115,7 @@ func TestExplainNestedZip(t *testing.T) {
 	url := srv.URL() + "/outer.zip|zip:a/inner.zip|zip:deep/hello.txt"
 
 	rep := explainJSON(t, "--read", url)
-	checkLayers(t, rep, []layer{
+	checkLayers(t, rep, []wantRow{
 		{srv.URL() + "/outer.zip", false, "file"},
 		{"zip:a/inner.zip", false, "file"},
 		{"zip:deep/hello.txt", false, "file"},
@@ -138,7 +138,7 @@ func TestExplainRemoteTarGz(t *testing.T) {
 	url := srv.URL() + "/a.tar.gz"
 
 	rep := explainJSON(t, "--cache-dir=off", "--read", url)
-	checkLayers(t, rep, []layer{
+	checkLayers(t, rep, []wantRow{
 		{url, false, "file"},
 		{"gzip:", true, "file"},
 		{"pipefs.tar:", true, "directory"},
@@ -279,7 +279,7 @@ func TestExplainLocal(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := explainJSON(t, "--read", text)
-	checkLayers(t, rep, []layer{{"file:" + filepath.ToSlash(text), false, "file"}})
+	checkLayers(t, rep, []wantRow{{"file:" + filepath.ToSlash(text), false, "file"}})
 	if rep.Counted || rep.Read == nil || rep.Read.BytesRead == nil || *rep.Read.BytesRead != 5 {
 		t.Errorf("explain of a local text file: counted %v, read %+v", rep.Counted, rep.Read)
 	}

@@ -604,7 +604,7 @@ func TestComplete(t *testing.T) {
 		{"a subdirectory", []string{"stat", zipURL + "|zip:docs/g"}, zipURL + "|zip:docs/guide.md\n:6\n"},
 		{"a nested zip", []string{"tree", zipURL + "|zip:data/in"}, zipURL + "|zip:data/inner.zip\n" + zipURL + "|zip:data/inner.zip|zip:\n:6\n"},
 		{"the memory root", []string{"ls", "memory:cli/complete/s"}, zipURL + "\n" + zipURL + "|zip:\n:6\n"},
-		{"no local path and no root scheme", []string{"ls", "testd"}, ":6\n"},
+		{"no local path and no root scheme", []string{"ls", "nosuchd"}, ":6\n"},
 		{"a root scheme", []string{"ls", "memo"}, "memory:\n:6\n"},
 		{"a second argument", []string{"tree", zipURL, "x"}, ":4\n"},
 		{"a second URL of ls", []string{"ls", zipURL, zipURL + "|zip:do"}, zipURL + "|zip:docs/\n:6\n"},

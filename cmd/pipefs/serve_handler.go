@@ -402,20 +402,6 @@ func (s *server) openVersion(ctx context.Context, l *layer, ver string) (*layer,
 	})
 }
 
-// escapeRef percent-encodes a version for the authority of an ocdbt or
-// icechunk sub-URL: every byte but letters, digits and -._~!$&'()*+,;=:@.
-func escapeRef(ver string) string {
-	var b strings.Builder
-	for i := 0; i < len(ver); i++ {
-		c := ver[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=:@", c) >= 0 {
-			b.WriteByte(c)
-		} else {
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	return b.String()
-}
 
 // openContainer opens the file that pipeline names as the directory its
 // detected format holds, or as the dataset it is (an image).
