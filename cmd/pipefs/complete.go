@@ -494,7 +494,6 @@ func (c *completer) versions(base, head, scheme, prefix string) ([]string, error
 	return out, nil
 }
 
-
 // fileBlob is an open vfs.File as a driver.Blob, for detection.
 type fileBlob struct{ f *vfs.File }
 

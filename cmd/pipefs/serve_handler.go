@@ -402,7 +402,6 @@ func (s *server) openVersion(ctx context.Context, l *layer, ver string) (*layer,
 	})
 }
 
-
 // openContainer opens the file that pipeline names as the directory its
 // detected format holds, or as the dataset it is (an image).
 func (s *server) openContainer(ctx context.Context, pipeline string) (*layer, error) {
