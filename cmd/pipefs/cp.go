@@ -73,7 +73,7 @@ it from the start, and off a terminal writes the byte count a few times a
 second; --no-progress shows nothing. -v prints each file copied on a
 line of its own (above the bar).`,
 		Example: `  pipefs cp 'file:/data/a.zip|zip:data/inner.zip|zip:deep.zip' /tmp/
-  pipefs cp -R testdata/demo.zip /tmp/demo
+  pipefs cp -R testdata/demo.zip demo
   pipefs cp -R -v 'https://example.com/data/a.tar.gz' /tmp/
   pipefs cp --continue -P 'https://example.com/big.zip|zip:disk.img' disk.img
   pipefs cp 'testdata/demo.zip|zip:data/inner.zip' - | sha256sum`,
