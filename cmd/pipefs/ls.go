@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"slices"
 	"strconv"
@@ -39,8 +40,8 @@ others are listed; the exit status is then 1.
 -R lists every file and directory below URL, one path a line, relative
 to URL. -l adds the size, mode and modification time before each path
 (directories show "-" for the size, and a file without a recorded time
-"-" for the time); a symbolic link (a tar or zip symlink, an HDF5 soft or
-external link that is not followed) shows "l" in its mode and
+"-" for the time); a symbolic link (a local one, a tar or zip symlink, an HDF5
+soft or external link that is not followed) shows "l" in its mode and
 "name -> target".
 
 --deep lists the container files inside as the directories they hold: a
@@ -400,6 +401,9 @@ func linkTarget(info fs.FileInfo) string {
 	}
 	h := info.Sys()
 	if o, ok := h.(*vfs.Origin); ok {
+		if t := localLinkTarget(o.URL); t != "" {
+			return t
+		}
 		h = o.Header
 	}
 	switch l := h.(type) {
@@ -415,6 +419,24 @@ func linkTarget(info fs.FileInfo) string {
 		return l.Target()
 	}
 	return ""
+}
+
+// localLinkTarget returns what the local symbolic link that the pipeline
+// url names points at, read with os.Readlink, or "" when url names no
+// local path (a pipeline of one file: sub-URL) or no link.
+func localLinkTarget(url string) string {
+	p, err := vfs.Parse(url)
+	if err != nil || len(p) != 1 || !strings.EqualFold(p[0].Scheme, "file") || p[0].Key() == "." {
+		return ""
+	}
+	if h := p[0].Host(); h != "" && !strings.EqualFold(h, "localhost") {
+		return ""
+	}
+	t, err := os.Readlink("/" + p[0].Key())
+	if err != nil {
+		return ""
+	}
+	return t
 }
 
 // maxLinkTarget caps what zipLinkTarget reads of a zip symlink: a path,
