@@ -42,7 +42,8 @@ to URL. -l adds the size, mode and modification time before each path
 (directories show "-" for the size, and a file without a recorded time
 "-" for the time); a symbolic link (a local one, a tar or zip symlink, an HDF5
 soft or external link that is not followed) shows "l" in its mode and
-"name -> target".
+"name -> target". A URL that names a link that dangles or loops lists
+the link itself.
 
 --deep lists the container files inside as the directories they hold: a
 zip in a zip, a tar.gz (through gzip:|pipefs.tar:), an HDF5 file. With -R
@@ -123,10 +124,12 @@ type lsOptions struct {
 	deep                        deepFlags
 }
 
-// An lsArg is an argument of ls, opened.
+// An lsArg is an argument of ls, opened, or a symbolic link that does not
+// open, described by its entry (link).
 type lsArg struct {
-	arg string
-	loc *location
+	arg  string
+	loc  *location
+	link fs.FileInfo
 }
 
 // ls lists the locations that args name: the files first, then each
@@ -146,6 +149,13 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 		}
 		loc, err := g.openLocation(ctx, arg)
 		if err != nil {
+			// A link that dangles or loops is listed itself, as ls does.
+			if p, perr := g.pipeline(arg); perr == nil {
+				if info, _ := g.unfollowedLink(ctx, p, err); info != nil {
+					files = append(files, lsArg{arg: arg, link: info})
+					continue
+				}
+			}
 			if len(args) == 1 {
 				return err
 			}
@@ -155,9 +165,9 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 		}
 		defer loc.Close()
 		if loc.file != nil {
-			files = append(files, lsArg{arg, loc})
+			files = append(files, lsArg{arg: arg, loc: loc})
 		} else {
-			dirs = append(dirs, lsArg{arg, loc})
+			dirs = append(dirs, lsArg{arg: arg, loc: loc})
 		}
 	}
 	if len(args) > 1 {
@@ -167,13 +177,17 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 		slices.SortStableFunc(dirs, byArg)
 	}
 	for _, f := range files {
-		info, err := f.loc.file.Stat()
-		if err != nil {
-			l.fail(err)
-			continue
+		info := f.link
+		if info == nil {
+			if info, err = f.loc.file.Stat(); err != nil {
+				l.fail(err)
+				continue
+			}
 		}
 		name := displayName(f.arg, l.tty)
 		switch {
+		case o.urls && f.link != nil:
+			name = f.link.Sys().(*vfs.Origin).URL
 		case o.urls:
 			name = f.loc.file.URL()
 		case l.zero:

@@ -12,7 +12,7 @@ import (
 // TestLsLocalSymlinks: ls -l shows the symbolic links of a local directory
 // as "name -> target", the targets as os.Readlink reads them, dangling
 // links and loops included; stat describes such a link itself, and a tar
-// symlink in a loop.
+// symlink in a loop; ls -l lists such links given as arguments.
 func TestLsLocalSymlinks(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte("x\n"), 0o644); err != nil {
@@ -38,6 +38,15 @@ func TestLsLocalSymlinks(t *testing.T) {
 		t.Errorf("ls -l shows a target for a regular file:\n%s", out)
 	}
 
+	// Given as arguments, links that dangle or loop are listed
+	// themselves, as ls -l lists them.
+	out = mustRun(t, "ls", "-l", filepath.Join(dir, "dangling"), filepath.Join(dir, "loopA"))
+	for _, name := range []string{"dangling", "loopA"} {
+		if !strings.Contains(out, "  "+filepath.Join(dir, name)+" -> "+links[name]+"\n") {
+			t.Errorf("ls -l of the link %s:\n%s", name, out)
+		}
+	}
+
 	for _, name := range []string{"dangling", "loopA"} {
 		out := mustRun(t, "stat", filepath.Join(dir, name))
 		if !strings.Contains(out, "Type:     symbolic link\nTarget:   "+links[name]+"\n") {
@@ -61,5 +70,9 @@ func TestLsLocalSymlinks(t *testing.T) {
 	out = mustRun(t, "stat", tfile+"|pipefs.tar:a")
 	if !strings.Contains(out, "Type:     symbolic link\nTarget:   b\n") {
 		t.Errorf("stat of a tar symlink in a loop:\n%s", out)
+	}
+	out = mustRun(t, "ls", "-l", tfile+"|pipefs.tar:a")
+	if !strings.HasSuffix(out, "  "+tfile+"|pipefs.tar:a -> b\n") {
+		t.Errorf("ls -l of a tar symlink in a loop:\n%s", out)
 	}
 }

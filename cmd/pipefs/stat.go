@@ -321,15 +321,21 @@ func (g *globals) stat(ctx context.Context, pipeline string) (fs.FileInfo, strin
 		info, err := f.Stat()
 		return info, "", err
 	}
-	// A dangling link, one that leaves its tree, a loop: the open fails,
-	// and the link is described itself.
-	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, driver.ErrUnsafePath) && !errors.Is(err, syscall.ELOOP) && !errors.Is(err, vfs.ErrCorrupt) {
-		return nil, "", err
-	}
-	if info, target := g.lstat(ctx, pipeline); info != nil {
+	if info, target := g.unfollowedLink(ctx, pipeline, err); info != nil {
 		return info, target, nil
 	}
 	return nil, "", err
+}
+
+// unfollowedLink returns, when err is the error of opening pipeline and
+// pipeline names a symbolic link that cannot be followed, the link's
+// entry and the target of a zip symlink (see lstat); nil otherwise. A
+// link cannot be followed when it dangles, leaves its tree or loops.
+func (g *globals) unfollowedLink(ctx context.Context, pipeline string, err error) (fs.FileInfo, string) {
+	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, driver.ErrUnsafePath) && !errors.Is(err, syscall.ELOOP) && !errors.Is(err, vfs.ErrCorrupt) {
+		return nil, ""
+	}
+	return g.lstat(ctx, pipeline)
 }
 
 // lstat returns the entry of the symbolic link that pipeline names, as
