@@ -184,7 +184,7 @@ func headerFields(h any) []field {
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		fv := v.Field(i)
-		if !sf.IsExported() || fv.IsZero() || fv.Kind() == reflect.Slice && fv.Len() == 0 {
+		if !sf.IsExported() || isPadding(t, sf) || fv.IsZero() || fv.Kind() == reflect.Slice && fv.Len() == 0 {
 			continue
 		}
 		s := fieldText(fv.Interface())
@@ -232,6 +232,9 @@ func fieldText(x any) string {
 		return x.String()
 	}
 	v := reflect.ValueOf(x)
+	if t, ok := timespecTime(v); ok {
+		return t.Format(time.RFC3339)
+	}
 	k := v.Kind()
 	if k == reflect.Slice || k == reflect.Array {
 		k = v.Type().Elem().Kind() // [2 3] stays as it is
