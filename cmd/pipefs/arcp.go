@@ -117,7 +117,8 @@ func (g *globals) arcpURIs(ctx context.Context, arg string, noHash bool) (*arcpI
 		return nil, err
 	}
 	var r arcp.Resolver
-	id, err := r.Add(ctx, fsys, &arcp.Options{VFS: g.options(), NoHash: noHash})
+	opened := func(f *vfs.File) { g.count(f) } // --stats counts the hashing too
+	id, err := r.Add(ctx, fsys, &arcp.Options{VFS: g.options(), NoHash: noHash, Opened: opened})
 	if err != nil {
 		return nil, err
 	}
