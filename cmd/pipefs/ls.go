@@ -125,11 +125,12 @@ type lsOptions struct {
 }
 
 // An lsArg is an argument of ls, opened, or a symbolic link that does not
-// open, described by its entry (link).
+// open, described by its entry (link) and, for a zip symlink, its target.
 type lsArg struct {
-	arg  string
-	loc  *location
-	link fs.FileInfo
+	arg    string
+	loc    *location
+	link   fs.FileInfo
+	target string
 }
 
 // ls lists the locations that args name: the files first, then each
@@ -151,8 +152,8 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 		if err != nil {
 			// A link that dangles or loops is listed itself, as ls does.
 			if p, perr := g.pipeline(arg); perr == nil {
-				if info, _ := g.unfollowedLink(ctx, p, err); info != nil {
-					files = append(files, lsArg{arg: arg, link: info})
+				if info, target := g.unfollowedLink(ctx, p, err); info != nil {
+					files = append(files, lsArg{arg: arg, link: info, target: target})
 					continue
 				}
 			}
@@ -192,6 +193,9 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 			name = f.loc.file.URL()
 		case l.zero:
 			name = f.arg
+		}
+		if f.target != "" && l.long {
+			name += " -> " + displayName(f.target, l.tty && !l.zero)
 		}
 		l.add(nil, name, info)
 	}
