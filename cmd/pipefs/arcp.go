@@ -116,8 +116,13 @@ func (g *globals) arcpURIs(ctx context.Context, arg string, noHash bool) (*arcpI
 	if err != nil {
 		return nil, err
 	}
+	if last := p[len(p)-1]; last.IsDir() && !info.IsDir() {
+		// As opening it does, and as a resolver resolves its URI.
+		return nil, fmt.Errorf("%s names a file: %w; leave out the trailing \"/\"", p, vfs.ErrNotDir)
+	}
 	var r arcp.Resolver
-	id, err := r.Add(ctx, fsys, &arcp.Options{VFS: g.options(), NoHash: noHash})
+	opened := func(f *vfs.File) { g.count(f) } // --stats counts the hashing too
+	id, err := r.Add(ctx, fsys, &arcp.Options{VFS: g.options(), NoHash: noHash, Opened: opened})
 	if err != nil {
 		return nil, err
 	}

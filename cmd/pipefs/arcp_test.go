@@ -171,6 +171,7 @@ func TestArcpErrors(t *testing.T) {
 		{[]string{"arcp", "a", "b"}, exitUsage, "accepts 1 arg(s)"},
 		{[]string{"arcp", "--bogus", path}, exitUsage, "unknown flag"},
 		{[]string{"arcp", path + "|zip:missing.txt"}, exitError, "does not exist"},
+		{[]string{"arcp", path + "|zip:f.txt/"}, exitError, "not a directory"},
 		{[]string{"arcp", filepath.Dir(path)}, exitError, "names no member of a container"},
 		{[]string{"arcp", path + "|zip:f.txt.gz|gzip:"}, exitError, "names no member of a container"},
 		{[]string{"arcp", path + "|zip:f.txt|gzip:"}, exitError, "not a gzip stream"},

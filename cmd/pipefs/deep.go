@@ -23,18 +23,25 @@ const defaultDepth = 8
 type deepFlags struct {
 	on    bool
 	depth int
+	cmd   *cobra.Command // the command the flags belong to
 }
 
 func (d *deepFlags) add(cmd *cobra.Command) {
+	d.cmd = cmd
 	cmd.Flags().BoolVar(&d.on, "deep", false, "list container files (zip, tar, tar.gz, HDF5, ...) as the directories they hold")
 	cmd.Flags().IntVar(&d.depth, "depth", defaultDepth, "with --deep, open containers nested at most `N` deep")
 }
 
 // deepener returns what opens the containers of a deep listing, nil when
-// --deep is off, or a usage error for a negative --depth.
+// --deep is off, or a usage error for a negative --depth or one without
+// --deep.
 func (g *globals) deepener(ctx context.Context, d deepFlags) (*deepener, error) {
 	if d.depth < 0 {
 		return nil, usageError{fmt.Errorf("--depth %d: want 0 or more", d.depth)}
+	}
+	if !d.on && d.cmd != nil && d.cmd.Flags().Changed("depth") {
+		// Not a bound on -R: say so rather than list everything.
+		return nil, usageError{errors.New("--depth goes with --deep: it bounds how many containers deep --deep opens")}
 	}
 	if !d.on {
 		return nil, nil

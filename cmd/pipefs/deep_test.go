@@ -341,6 +341,12 @@ func TestDeepBsdtar(t *testing.T) {
 	if r := runCLI(t, "ls", "--deep", "--depth", "-1", dir); r.code != exitUsage || !strings.Contains(r.stderr, "--depth -1") {
 		t.Errorf("ls --depth -1: exit %d, stderr %q; want a usage error", r.code, r.stderr)
 	}
+	// --depth is no bound on -R.
+	for _, cmd := range []string{"ls", "tree"} {
+		if r := runCLI(t, cmd, "--depth", "1", dir); r.code != exitUsage || !strings.Contains(r.stderr, "--depth goes with --deep") {
+			t.Errorf("%s --depth 1 without --deep: exit %d, stderr %q; want a usage error", cmd, r.code, r.stderr)
+		}
+	}
 }
 
 // TestDeepBroken lists a zip holding a broken zip: the broken one is

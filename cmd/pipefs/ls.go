@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"slices"
 	"strconv"
@@ -39,9 +40,10 @@ others are listed; the exit status is then 1.
 -R lists every file and directory below URL, one path a line, relative
 to URL. -l adds the size, mode and modification time before each path
 (directories show "-" for the size, and a file without a recorded time
-"-" for the time); a symbolic link (a tar or zip symlink, an HDF5 soft or
-external link that is not followed) shows "l" in its mode and
-"name -> target".
+"-" for the time); a symbolic link (a local one, a tar or zip symlink, an HDF5
+soft or external link that is not followed) shows "l" in its mode and
+"name -> target". A URL that names a link that dangles or loops lists
+the link itself.
 
 --deep lists the container files inside as the directories they hold: a
 zip in a zip, a tar.gz (through gzip:|pipefs.tar:), an HDF5 file. With -R
@@ -122,10 +124,13 @@ type lsOptions struct {
 	deep                        deepFlags
 }
 
-// An lsArg is an argument of ls, opened.
+// An lsArg is an argument of ls, opened, or a symbolic link that does not
+// open, described by its entry (link) and, for a zip symlink, its target.
 type lsArg struct {
-	arg string
-	loc *location
+	arg    string
+	loc    *location
+	link   fs.FileInfo
+	target string
 }
 
 // ls lists the locations that args name: the files first, then each
@@ -145,6 +150,13 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 		}
 		loc, err := g.openLocation(ctx, arg)
 		if err != nil {
+			// A link that dangles or loops is listed itself, as ls does.
+			if p, perr := g.pipeline(arg); perr == nil {
+				if info, target := g.unfollowedLink(ctx, p, err); info != nil {
+					files = append(files, lsArg{arg: arg, link: info, target: target})
+					continue
+				}
+			}
 			if len(args) == 1 {
 				return err
 			}
@@ -154,9 +166,9 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 		}
 		defer loc.Close()
 		if loc.file != nil {
-			files = append(files, lsArg{arg, loc})
+			files = append(files, lsArg{arg: arg, loc: loc})
 		} else {
-			dirs = append(dirs, lsArg{arg, loc})
+			dirs = append(dirs, lsArg{arg: arg, loc: loc})
 		}
 	}
 	if len(args) > 1 {
@@ -166,17 +178,24 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 		slices.SortStableFunc(dirs, byArg)
 	}
 	for _, f := range files {
-		info, err := f.loc.file.Stat()
-		if err != nil {
-			l.fail(err)
-			continue
+		info := f.link
+		if info == nil {
+			if info, err = f.loc.file.Stat(); err != nil {
+				l.fail(err)
+				continue
+			}
 		}
 		name := displayName(f.arg, l.tty)
 		switch {
+		case o.urls && f.link != nil:
+			name = f.link.Sys().(*vfs.Origin).URL
 		case o.urls:
 			name = f.loc.file.URL()
 		case l.zero:
 			name = f.arg
+		}
+		if f.target != "" && l.long {
+			name += " -> " + displayName(f.target, l.tty && !l.zero)
 		}
 		l.add(nil, name, info)
 	}
@@ -400,6 +419,9 @@ func linkTarget(info fs.FileInfo) string {
 	}
 	h := info.Sys()
 	if o, ok := h.(*vfs.Origin); ok {
+		if t := localLinkTarget(o.URL); t != "" {
+			return t
+		}
 		h = o.Header
 	}
 	switch l := h.(type) {
@@ -415,6 +437,24 @@ func linkTarget(info fs.FileInfo) string {
 		return l.Target()
 	}
 	return ""
+}
+
+// localLinkTarget returns what the local symbolic link that the pipeline
+// url names points at, read with os.Readlink, or "" when url names no
+// local path (a pipeline of one file: sub-URL) or no link.
+func localLinkTarget(url string) string {
+	p, err := vfs.Parse(url)
+	if err != nil || len(p) != 1 || !strings.EqualFold(p[0].Scheme, "file") || p[0].Key() == "." {
+		return ""
+	}
+	if h := p[0].Host(); h != "" && !strings.EqualFold(h, "localhost") {
+		return ""
+	}
+	t, err := os.Readlink("/" + p[0].Key())
+	if err != nil {
+		return ""
+	}
+	return t
 }
 
 // maxLinkTarget caps what zipLinkTarget reads of a zip symlink: a path,

@@ -178,8 +178,15 @@ func TestLsSymlinks(t *testing.T) {
 		t.Errorf("links not listed: %v", want)
 	}
 
+	// Given as an argument, a zip symlink, which pipefs does not follow,
+	// is listed itself, with its target.
+	out := mustRun(t, "ls", "-l", zfile+"|zip:d/up")
+	if !strings.HasSuffix(out, "  "+zfile+"|zip:d/up -> "+links["d/up"]+"\n") {
+		t.Errorf("ls -l of a zip symlink:\n%s", out)
+	}
+
 	// stat describes a zip symlink, which pipefs does not follow, itself.
-	out := mustRun(t, "stat", zfile+"|zip:d/up")
+	out = mustRun(t, "stat", zfile+"|zip:d/up")
 	if !strings.Contains(out, "Type:     symbolic link\nTarget:   "+links["d/up"]+"\n") {
 		t.Errorf("stat of a zip symlink:\n%s", out)
 	}

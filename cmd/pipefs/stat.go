@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,8 +34,8 @@ method, compressed size, CRC-32 and the like; for an HDF5 dataset its
 type, layout and filters). No format is detected: "file:/d/a.zip"
 describes the zip file itself. A time the file does not record is left
 out. A symbolic link that is not followed (an HDF5 external link, a soft
-link whose target does not exist, a zip symlink) is described itself,
-with its target.
+link whose target does not exist, a zip symlink, a local or tar link that
+dangles or loops) is described itself, with its target.
 
 --json writes one JSON object: name, size, mode, isDir, modTime, target,
 url, headerType and header. The header is typed: the object its type
@@ -183,7 +184,7 @@ func headerFields(h any) []field {
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		fv := v.Field(i)
-		if !sf.IsExported() || fv.IsZero() || fv.Kind() == reflect.Slice && fv.Len() == 0 {
+		if !sf.IsExported() || isPadding(t, sf) || fv.IsZero() || fv.Kind() == reflect.Slice && fv.Len() == 0 {
 			continue
 		}
 		s := fieldText(fv.Interface())
@@ -231,6 +232,9 @@ func fieldText(x any) string {
 		return x.String()
 	}
 	v := reflect.ValueOf(x)
+	if t, ok := timespecTime(v); ok {
+		return t.Format(time.RFC3339)
+	}
 	k := v.Kind()
 	if k == reflect.Slice || k == reflect.Array {
 		k = v.Type().Elem().Kind() // [2 3] stays as it is
@@ -308,7 +312,8 @@ func linkText(l hdf5adapter.Link) string {
 
 // stat describes the location that pipeline names. When it names a
 // symbolic link that cannot be followed (an HDF5 soft link whose target
-// does not exist, an external link, a zip symlink), stat describes the
+// does not exist, an external link, a zip symlink, a local or tar link
+// that dangles or loops), stat describes the
 // link itself, as its parent directory lists it, and returns the target
 // of a zip symlink, which its header does not hold.
 func (g *globals) stat(ctx context.Context, pipeline string) (fs.FileInfo, string, error) {
@@ -319,13 +324,21 @@ func (g *globals) stat(ctx context.Context, pipeline string) (fs.FileInfo, strin
 		info, err := f.Stat()
 		return info, "", err
 	}
-	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, driver.ErrUnsafePath) {
-		return nil, "", err
-	}
-	if info, target := g.lstat(ctx, pipeline); info != nil {
+	if info, target := g.unfollowedLink(ctx, pipeline, err); info != nil {
 		return info, target, nil
 	}
 	return nil, "", err
+}
+
+// unfollowedLink returns, when err is the error of opening pipeline and
+// pipeline names a symbolic link that cannot be followed, the link's
+// entry and the target of a zip symlink (see lstat); nil otherwise. A
+// link cannot be followed when it dangles, leaves its tree or loops.
+func (g *globals) unfollowedLink(ctx context.Context, pipeline string, err error) (fs.FileInfo, string) {
+	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, driver.ErrUnsafePath) && !errors.Is(err, syscall.ELOOP) && !errors.Is(err, vfs.ErrCorrupt) {
+		return nil, ""
+	}
+	return g.lstat(ctx, pipeline)
 }
 
 // lstat returns the entry of the symbolic link that pipeline names, as
@@ -333,8 +346,8 @@ func (g *globals) stat(ctx context.Context, pipeline string) (fs.FileInfo, strin
 // when it names none.
 func (g *globals) lstat(ctx context.Context, pipeline string) (fs.FileInfo, string) {
 	p, err := vfs.Parse(pipeline)
-	if err != nil || len(p) < 2 {
-		return nil, ""
+	if err != nil || len(p) < 2 && !strings.EqualFold(p[0].Scheme, "file") {
+		return nil, "" // a remote root's parent is no directory to list
 	}
 	last := p[len(p)-1]
 	if last.IsDir() || last.HasQuery {

@@ -30,6 +30,12 @@ func headerJSON(h any) (json.RawMessage, error) {
 		}{x}
 	case *zip.FileHeader:
 		h = currentZipHeader(x)
+	default:
+		if isSyscall(reflect.TypeOf(h)) {
+			// A local file's stat_t: its times as times, without
+			// padding (see plainValue).
+			h = plainValue(reflect.ValueOf(h), 0)
+		}
 	}
 	b, err := marshalJSON(h)
 	if err != nil {
@@ -183,11 +189,14 @@ func plainValue(v reflect.Value, depth int) any {
 		if t, ok := v.Interface().(time.Time); ok {
 			return t
 		}
+		if t, ok := timespecTime(v); ok {
+			return t
+		}
 		var obj object
 		t := v.Type()
 		for i := range t.NumField() {
 			sf := t.Field(i)
-			if !sf.IsExported() {
+			if !sf.IsExported() || isPadding(t, sf) {
 				continue
 			}
 			name := sf.Name
@@ -201,6 +210,38 @@ func plainValue(v reflect.Value, depth int) any {
 		return obj
 	}
 	return v.Interface()
+}
+
+// isSyscall reports whether t, or what it points to, is a type of package
+// syscall, such as the syscall.Stat_t of a local file.
+func isSyscall(t reflect.Type) bool {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t != nil && t.PkgPath() == "syscall"
+}
+
+// isPadding reports whether sf, a field of the struct t, is the padding
+// of a syscall struct ("X__unused"), which holds nothing.
+func isPadding(t reflect.Type, sf reflect.StructField) bool {
+	return t.PkgPath() == "syscall" && strings.HasPrefix(sf.Name, "X_")
+}
+
+// timespecTime returns the time that v holds when it is a
+// syscall.Timespec (a time of a local file's stat_t), in UTC.
+func timespecTime(v reflect.Value) (time.Time, bool) {
+	if v.Kind() != reflect.Struct {
+		return time.Time{}, false
+	}
+	t := v.Type()
+	if t.PkgPath() != "syscall" || t.Name() != "Timespec" {
+		return time.Time{}, false
+	}
+	sec, nsec := v.FieldByName("Sec"), v.FieldByName("Nsec")
+	if !sec.IsValid() || !nsec.IsValid() || !sec.CanInt() || !nsec.CanInt() {
+		return time.Time{}, false
+	}
+	return time.Unix(sec.Int(), nsec.Int()).UTC(), true
 }
 
 // finite returns f, or the string that names it when it is not finite,

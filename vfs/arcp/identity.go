@@ -115,6 +115,10 @@ type Options struct {
 	// NoHash leaves out the ni authority, so that the container's bytes
 	// are not read.
 	NoHash bool
+	// Opened, when set, is called with the container file that hashing
+	// opens, before it is read, so that a program can count what reading
+	// it costs (vfs.File.Stats). The file is closed once hashed.
+	Opened func(*vfs.File)
 }
 
 func (o *Options) vfs() *vfs.Options {
@@ -146,7 +150,7 @@ func Identify(ctx context.Context, root vfs.Pipeline, o *Options) (*Identity, er
 	id.UUID = LocationAuthority(id.Container.String())
 	id.Name = NameAuthority(containerName(id.Container))
 	if hash && (o == nil || !o.NoHash) {
-		sum, err := hashFile(ctx, id.Container, o.vfs())
+		sum, err := hashFile(ctx, id.Container, o)
 		if err != nil {
 			return nil, err
 		}
@@ -174,12 +178,15 @@ func containerName(p vfs.Pipeline) string {
 }
 
 // hashFile returns the SHA-256 of the bytes of the file that p names.
-func hashFile(ctx context.Context, p vfs.Pipeline, o *vfs.Options) ([]byte, error) {
-	f, err := vfs.OpenPipelineFile(ctx, p, o)
+func hashFile(ctx context.Context, p vfs.Pipeline, o *Options) ([]byte, error) {
+	f, err := vfs.OpenPipelineFile(ctx, p, o.vfs())
 	if err != nil {
 		return nil, fmt.Errorf("arcp: hashing the container: %w", err)
 	}
 	defer f.Close()
+	if o != nil && o.Opened != nil {
+		o.Opened(f)
+	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return nil, fmt.Errorf("arcp: hashing the container %s: %w", p, err)

@@ -527,3 +527,26 @@ func BenchmarkResolverOpen(b *testing.B) {
 		f.Close()
 	}
 }
+
+// TestIdentifyOpened: Options.Opened is given the container file that
+// hashing opens, once, and not called when nothing is hashed.
+func TestIdentifyOpened(t *testing.T) {
+	path, outer, _ := archives(t)
+	root := vfs.MustParse("file:" + path + "|zip:")
+	var files []*vfs.File
+	o := &arcp.Options{Opened: func(f *vfs.File) { files = append(files, f) }}
+	if _, err := arcp.Identify(t.Context(), root, o); err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 || files[0].Size() != int64(len(outer)) {
+		t.Fatalf("Opened called with %d files, want the container", len(files))
+	}
+	files = nil
+	o.NoHash = true
+	if _, err := arcp.Identify(t.Context(), root, o); err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 0 {
+		t.Errorf("Opened called %d times with NoHash", len(files))
+	}
+}
