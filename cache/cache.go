@@ -362,7 +362,10 @@ func (b *Blob) readahead(off, n int64) int64 {
 // format says they need (a central directory, a member and its local
 // header, a chunk), so that each costs one request and no byte more.
 //
-// Two exceptions fetch more: a range that ends less than 64 KiB before
+// A range that ends in held bytes and misses at most a block before them
+// is left to the reads inside it, which fetch that part exactly, in one
+// request, if they need it. Two exceptions fetch more: a range that ends
+// less than 64 KiB before
 // held bytes or the object's end is fetched up to them, and a range that
 // starts where the last one ended (members read in order) is fetched with
 // readahead, which doubles, up to MaxReadahead, each time such a sequence
@@ -397,6 +400,15 @@ func (b *Blob) Prefetch(ctx context.Context, off, n int64) error {
 				return err
 			}
 			continue
+		}
+		if hi < off+n && hi-lo <= cfg.BlockSize {
+			// The range ends in held bytes and misses at most a block
+			// before them, as the last bytes of an archive held by a
+			// first read that began a little after them: a read that
+			// needs the missing part fetches it whole, in the one
+			// request this would make, and when the range was a guess
+			// (where end records may be), nothing needs it.
+			return nil
 		}
 		hi = min(hi, lo+cfg.MaxRequest)
 		end := hi
