@@ -364,13 +364,14 @@ func (b *Blob) readahead(off, n int64) int64 {
 //
 // A range that ends in held bytes and misses at most a block before them
 // is left to the reads inside it, which fetch that part exactly, in one
-// request, if they need it. Two exceptions fetch more: a range that ends
-// less than 64 KiB before
-// held bytes or the object's end is fetched up to them, and a range that
-// starts where the last one ended (members read in order) is fetched with
-// readahead, which doubles, up to MaxReadahead, each time such a sequence
-// needs a fetch. At most MaxReadahead bytes of the range are fetched at
-// once; reads fetch the rest of a larger region as they reach it.
+// request, if they need it. Two cases fetch more, to save requests: a
+// range that ends less than 64 KiB before held bytes or the object's end
+// is fetched up to them, and a range that starts where the last one ended
+// (members read in order) is fetched with readahead, which doubles from
+// BlockSize up to MaxReadahead each time such a sequence needs a fetch
+// (and runs on to held bytes less than a readahead further). At most
+// MaxReadahead bytes of the range are fetched at once; reads fetch the
+// rest of a larger region as they reach it.
 func (b *Blob) Prefetch(ctx context.Context, off, n int64) error {
 	off = max(off, 0)
 	n = min(n, b.size-off)
@@ -411,15 +412,18 @@ func (b *Blob) Prefetch(ctx context.Context, off, n int64) error {
 			return nil
 		}
 		hi = min(hi, lo+cfg.MaxRequest)
-		end := hi
+		end, fill := hi, int64(gapFill)
 		if seq {
 			b.mu.Lock()
 			b.pra = min(max(2*b.pra, cfg.BlockSize), cfg.MaxReadahead)
 			end = max(end, hi+b.pra)
+			// The next fetch of the sequence would take a gap this
+			// small whole: take it now.
+			fill = max(fill, b.pra)
 			b.mu.Unlock()
 		}
 		next := b.nextHeld(hi)
-		if next-end < gapFill {
+		if next-end < fill {
 			end = next
 		}
 		end = max(hi, min(end, next, lo+cfg.MaxRequest))
