@@ -367,9 +367,10 @@ func (b *Blob) readahead(off, n int64) int64 {
 // request, if they need it. Two cases fetch more, to save requests: a
 // range that ends less than 64 KiB before held bytes or the object's end
 // is fetched up to them, and a range that starts where the last one ended
-// (members read in order) is fetched with readahead, which doubles from
-// BlockSize up to MaxReadahead each time such a sequence needs a fetch
-// (and runs on to held bytes less than a readahead further). At most
+// (members read in order), when it is smaller than the readahead, is
+// fetched with readahead, which doubles from BlockSize up to MaxReadahead
+// each time such a sequence needs a fetch (and runs on to held bytes less
+// than a readahead further). At most
 // MaxReadahead bytes of the range are fetched at once; reads fetch the
 // rest of a larger region as they reach it.
 func (b *Blob) Prefetch(ctx context.Context, off, n int64) error {
@@ -415,11 +416,16 @@ func (b *Blob) Prefetch(ctx context.Context, off, n int64) error {
 		end, fill := hi, int64(gapFill)
 		if seq {
 			b.mu.Lock()
-			b.pra = min(max(2*b.pra, cfg.BlockSize), cfg.MaxReadahead)
-			end = max(end, hi+b.pra)
-			// The next fetch of the sequence would take a gap this
-			// small whole: take it now.
-			fill = max(fill, b.pra)
+			// Only a range smaller than the readahead is read ahead:
+			// a larger one (the data after its header) holds what
+			// its reader needs for a while.
+			if ra := min(max(2*b.pra, cfg.BlockSize), cfg.MaxReadahead); n < ra {
+				b.pra = ra
+				end = hi + ra
+				// The next fetch of the sequence would take a gap
+				// this small whole: take it now.
+				fill = max(fill, ra)
+			}
 			b.mu.Unlock()
 		}
 		next := b.nextHeld(hi)

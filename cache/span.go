@@ -23,6 +23,11 @@ import (
 // would make.
 const gapFill = 64 << 10
 
+// spanCost is what a span costs in the budget beyond its bytes: its
+// entries in the table and the vfs.Cache, so that many small spans (small
+// members, small chunks) stay bounded in memory too.
+const spanCost = 256
+
 // spanKey keys a span in the vfs.Cache.
 type spanKey struct {
 	c   *Cache
@@ -175,7 +180,7 @@ func (c *Cache) addSpan(obj string, off int64, data []byte) {
 	for _, r := range replaced {
 		c.vc.Remove(spanKey{c, obj, r.off})
 	}
-	if s != nil && !c.vc.Add(spanKey{c, obj, s.off}, s, int64(len(s.data))) {
+	if s != nil && !c.vc.Add(spanKey{c, obj, s.off}, s, int64(len(s.data))+spanCost) {
 		c.spans.drop(s) // larger than the budget
 	}
 }

@@ -205,3 +205,19 @@ func TestSpansShareTheBudget(t *testing.T) {
 		t.Errorf("the cache holds %d bytes, over its budget", got)
 	}
 }
+
+// A large range right after a small one (a member's data after its
+// header) is not read ahead: its end is where its reader stops.
+func TestLargeRangeAfterHeaderNotReadAhead(t *testing.T) {
+	b, _ := newBlob(t, 4<<20, Config{})
+	ctx := context.Background()
+	if err := b.Prefetch(ctx, 1000, 46); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Prefetch(ctx, 1046, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	if reqs, got := fetched(b); reqs != 2 || got != 46+1<<20 {
+		t.Errorf("%d requests, %d bytes; want 2, %d", reqs, got, 46+1<<20)
+	}
+}
