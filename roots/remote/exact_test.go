@@ -156,10 +156,15 @@ func TestFetchOnlyWhatIsNeeded(t *testing.T) {
 			shift([2]int64{innerL.dirStart, size(inner)}), shift(innerL.member("want.txt")))
 	}
 
+	// A directory of about 220 KB: the part that the first read does
+	// not hold is less than a block, which the directory's reads fetch.
+	mid := fstest.ZipBytes(manyFiles(3000), zip.Deflate)
+	midL := layout(t, mid)
+
 	small := map[string][]byte{"a.txt": []byte("alpha"), "b/c.txt": bytes.Repeat([]byte("small "), 900)}
 	smallZip := fstest.ZipBytes(small, zip.Deflate)
 
-	srv := fstest.NewHTTPServer(t, map[string][]byte{"many.zip": manyZip, "outer.zip": outer, "first.zip": first, "small.zip": smallZip})
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"many.zip": manyZip, "outer.zip": outer, "first.zip": first, "small.zip": smallZip, "mid.zip": mid})
 	member := "d07/file-005007.txt"
 
 	cases := []struct {
@@ -179,6 +184,17 @@ func TestFetchOnlyWhatIsNeeded(t *testing.T) {
 			}
 		},
 		need:     union(suffix(size(manyZip)), [2]int64{manyL.dirStart, size(manyZip)}),
+		requests: 2,
+		exact:    true,
+	}, {
+		name:     "list a zip with a 220 KB directory",
+		pipeline: "/mid.zip|zip:",
+		run: func(t *testing.T, fsys fs.FS) {
+			if err := fs.WalkDir(fsys, ".", func(string, fs.DirEntry, error) error { return nil }); err != nil {
+				t.Fatal(err)
+			}
+		},
+		need:     union(suffix(size(mid)), [2]int64{midL.dirStart, size(mid)}),
 		requests: 2,
 		exact:    true,
 	}, {
