@@ -185,8 +185,8 @@ func (c *Cache) addSpan(obj string, off int64, data []byte) {
 	}
 }
 
-// heldAt returns the bytes held at pos, in a pin or a span, and where they
-// start.
+// heldAt returns the bytes held at pos, in a pin, a span or a block, and
+// where they start.
 func (b *Blob) heldAt(pos int64) (int64, []byte, bool) {
 	b.mu.Lock()
 	for _, pn := range b.pins {
@@ -196,16 +196,19 @@ func (b *Blob) heldAt(pos int64) (int64, []byte, bool) {
 		}
 	}
 	b.mu.Unlock()
-	s := b.c.spans.at(b.key, pos)
-	if s == nil {
-		return 0, nil, false
+	if s := b.c.spans.at(b.key, pos); s != nil {
+		b.c.vc.Get(spanKey{b.c, b.key, s.off}) // mark it used
+		return s.off, s.data, true
 	}
-	b.c.vc.Get(spanKey{b.c, b.key, s.off}) // mark it used
-	return s.off, s.data, true
+	i := pos / b.c.cfg.BlockSize
+	if data, ok := b.c.get(blockKey{b.c, b.key, i}); ok && pos-i*b.c.cfg.BlockSize < int64(len(data)) {
+		return i * b.c.cfg.BlockSize, data, true
+	}
+	return 0, nil, false
 }
 
 // held copies into q (the bytes at off; q may be nil to copy nothing)
-// what pins and spans hold at either end of [off, off+n), and returns the
+// what pins, spans and blocks hold at either end of [off, off+n), and returns the
 // range [lo, hi) left to read (empty when they hold it all).
 func (b *Blob) held(q []byte, off, n int64) (lo, hi int64) {
 	lo, hi = off, off+n

@@ -221,3 +221,18 @@ func TestLargeRangeAfterHeaderNotReadAhead(t *testing.T) {
 		t.Errorf("%d requests, %d bytes; want 2, %d", reqs, got, 46+1<<20)
 	}
 }
+
+// Bytes already in blocks (a whole object put there, from a server that
+// ignored Range) are held: declaring and reading them fetches nothing.
+func TestPrefetchOfCachedBlocks(t *testing.T) {
+	b, src := newBlob(t, 1<<20, Config{BlockSize: 64 * kib})
+	ctx := context.Background()
+	b.Put(0, src.data)
+	if err := b.Prefetch(ctx, 1000, 300*kib); err != nil {
+		t.Fatal(err)
+	}
+	readBack(t, b, src, 1000, 300*kib, 7*kib)
+	if reqs, _ := fetched(b); reqs != 0 {
+		t.Errorf("%d requests for bytes in blocks, want 0", reqs)
+	}
+}
