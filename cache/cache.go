@@ -370,9 +370,9 @@ func (b *Blob) readahead(off, n int64) int64 {
 // (members read in order), when it is smaller than the readahead, is
 // fetched with readahead, which doubles from BlockSize up to MaxReadahead
 // each time such a sequence needs a fetch (and runs on to held bytes less
-// than a readahead further). At most
-// MaxReadahead bytes of the range are fetched at once; reads fetch the
-// rest of a larger region as they reach it.
+// than a readahead further). At most MaxReadahead bytes of the range are
+// fetched at once; reads fetch the rest of a larger region as they reach
+// it.
 func (b *Blob) Prefetch(ctx context.Context, off, n int64) error {
 	off = max(off, 0)
 	n = min(n, b.size-off)
