@@ -65,6 +65,8 @@ type Cache struct {
 
 	mu       sync.Mutex
 	inflight map[blockKey]*flight
+
+	spans spanTable // the exact extents declared with Blob.Prefetch
 }
 
 // blockKey keys a block in the vfs.Cache. It names the Cache too, so that
@@ -196,6 +198,8 @@ type Blob struct {
 	pins []pin // bytes known without a fetch, such as the suffix read at open
 	// regions are the last ranges given to Prefetch, [start, end).
 	regions [][2]int64
+	pnext   int64 // where a sequence of declared ranges would continue
+	pra     int64 // current readahead of declared ranges in bytes
 }
 
 type pin struct {
@@ -244,9 +248,10 @@ func (b *Blob) Put(off int64, data []byte) {
 	}
 }
 
-// ReadAt reads len(p) bytes at off, fetching the missing blocks. The parts
-// of the range that pinned bytes cover (at either end) are copied from the
-// pins, and only the rest is fetched.
+// ReadAt reads len(p) bytes at off. The parts of the range that pinned
+// bytes or spans hold (at either end) are copied from them, and only the
+// rest is fetched: exactly, up to the end of the declared range (Prefetch)
+// that holds it, or else in blocks.
 func (b *Blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, fmt.Errorf("cache: negative offset %d: %w", off, fs.ErrInvalid)
@@ -260,27 +265,8 @@ func (b *Blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	n := int(min(int64(len(p)), b.size-off))
 	q := p[:n]
 	ra := b.readahead(off, int64(n))
-	lo, hi := b.unpinned(q, off)
-	if lo >= hi {
-		b.stats.hits.Add(1)
-	} else {
-		bs := b.c.cfg.BlockSize
-		first, last := lo/bs, (hi-1)/bs
-		fetchLast := min(last+ra/bs, (b.size-1)/bs, b.regionEnd(lo)/bs)
-		fetchLast = max(fetchLast, last)
-		blocks, err := b.blocks(ctx, first, last, fetchLast)
-		if err != nil {
-			return 0, err
-		}
-		for i, blk := range blocks {
-			start := (first + int64(i)) * bs
-			from := max(lo, start) - start
-			to := min(hi, start+int64(len(blk))) - start
-			if from > int64(len(blk)) || to > int64(len(blk)) {
-				return 0, driver.Corruptf("cache: block %d of %s is short", first+int64(i), b.info.Name())
-			}
-			copy(q[max(start, lo)-off:], blk[from:to])
-		}
+	if err := b.read(ctx, q, off, ra); err != nil {
+		return 0, err
 	}
 	if n < len(p) {
 		return n, io.EOF
@@ -288,28 +274,48 @@ func (b *Blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	return n, nil
 }
 
-// unpinned copies into q (the bytes at off) what the pins hold at either
-// end of it, and returns the range [lo, hi) left to fetch (empty when the
-// pins hold it all).
-func (b *Blob) unpinned(q []byte, off int64) (lo, hi int64) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	lo, hi = off, off+int64(len(q))
-	for _, pn := range b.pins {
-		ps, pe := pn.off, pn.off+int64(len(pn.data))
-		switch {
-		case ps <= lo && hi <= pe:
-			copy(q[lo-off:hi-off], pn.data[lo-ps:])
-			return lo, lo
-		case lo < ps && ps < hi && hi <= pe:
-			copy(q[ps-off:hi-off], pn.data)
-			hi = ps
-		case ps <= lo && lo < pe && pe < hi:
-			copy(q[lo-off:pe-off], pn.data[lo-ps:])
-			lo = pe
+// read fills q, the bytes at off, with readahead ra.
+func (b *Blob) read(ctx context.Context, q []byte, off, ra int64) error {
+	for {
+		lo, hi := b.held(q, off, int64(len(q)))
+		if lo >= hi {
+			b.stats.hits.Add(1)
+			return nil
 		}
+		if f := b.c.spans.flightOver(b.key, lo, hi); f != nil {
+			if err := waitSpan(ctx, f); err != nil {
+				return err
+			}
+			continue
+		}
+		if end, ok := b.region(lo); ok && hi-lo <= b.c.cfg.MaxRequest {
+			return b.readSpan(ctx, q, off, lo, hi, end, ra)
+		}
+		return b.readBlocks(ctx, q, off, lo, hi, ra)
 	}
-	return lo, hi
+}
+
+// readBlocks reads [lo, hi) into q (the bytes at off) from blocks,
+// fetching the missing ones and ra bytes of readahead.
+func (b *Blob) readBlocks(ctx context.Context, q []byte, off, lo, hi, ra int64) error {
+	bs := b.c.cfg.BlockSize
+	first, last := lo/bs, (hi-1)/bs
+	fetchLast := min(last+ra/bs, (b.size-1)/bs, b.regionEnd(lo)/bs)
+	fetchLast = max(fetchLast, last)
+	blocks, err := b.blocks(ctx, first, last, fetchLast)
+	if err != nil {
+		return err
+	}
+	for i, blk := range blocks {
+		start := (first + int64(i)) * bs
+		from := max(lo, start) - start
+		to := min(hi, start+int64(len(blk))) - start
+		if from > int64(len(blk)) || to > int64(len(blk)) {
+			return driver.Corruptf("cache: block %d of %s is short", first+int64(i), b.info.Name())
+		}
+		copy(q[max(start, lo)-off:], blk[from:to])
+	}
+	return nil
 }
 
 // regionEnd returns the last byte that readahead from a read at off may
@@ -350,50 +356,86 @@ func (b *Blob) readahead(off, n int64) int64 {
 }
 
 // Prefetch fetches the bytes [off, off+n) that are neither pinned nor
-// cached, in as few requests as possible, and remembers the range as a
-// region that sequential readahead does not run past. At most
-// Config.MaxReadahead bytes are fetched at once; readahead fetches the rest
-// of a larger region as it is read. Archive readers call it with the ranges
-// they are about to read (a central directory, a member and its local
-// header) so that each costs one request.
+// held, exactly and in one request, and remembers the range as a region
+// that later reads inside it fetch exactly too and that sequential
+// readahead does not run past. Archive readers call it with the ranges the
+// format says they need (a central directory, a member and its local
+// header, a chunk), so that each costs one request and no byte more.
+//
+// A range that ends in held bytes and misses at most a block before them
+// is left to the reads inside it, which fetch that part exactly, in one
+// request, if they need it. Two cases fetch more, to save requests: a
+// range that ends less than 64 KiB before held bytes or the object's end
+// is fetched up to them, and a range that starts where the last one ended
+// (members read in order), when it is smaller than the readahead, is
+// fetched with readahead, which doubles from BlockSize up to MaxReadahead
+// each time such a sequence needs a fetch (and runs on to held bytes less
+// than a readahead further). At most MaxReadahead bytes of the range are
+// fetched at once; reads fetch the rest of a larger region as they reach
+// it.
 func (b *Blob) Prefetch(ctx context.Context, off, n int64) error {
 	off = max(off, 0)
 	n = min(n, b.size-off)
 	if n <= 0 {
 		return nil
 	}
+	cfg := b.c.cfg
 	b.mu.Lock()
 	if len(b.regions) >= 8 {
 		b.regions = append(b.regions[:0], b.regions[1:]...)
 	}
 	b.regions = append(b.regions, [2]int64{off, off + n})
+	seq := off > 0 && off == b.pnext
+	if !seq {
+		b.pra = 0
+	}
+	b.pnext = off + n
 	b.mu.Unlock()
-	n = min(n, b.c.cfg.MaxReadahead)
-	lo, hi := b.unpinnedRange(off, off+n)
-	if lo >= hi {
-		return nil
-	}
-	bs := b.c.cfg.BlockSize
-	_, err := b.blocks(ctx, lo/bs, (hi-1)/bs, (hi-1)/bs)
-	return err
-}
-
-// unpinnedRange is unpinned for [lo, hi) without copying.
-func (b *Blob) unpinnedRange(lo, hi int64) (int64, int64) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, pn := range b.pins {
-		ps, pe := pn.off, pn.off+int64(len(pn.data))
-		switch {
-		case ps <= lo && hi <= pe:
-			return lo, lo
-		case lo < ps && ps < hi && hi <= pe:
-			hi = ps
-		case ps <= lo && lo < pe && pe < hi:
-			lo = pe
+	n = min(n, cfg.MaxReadahead)
+	for {
+		lo, hi := b.held(nil, off, n)
+		if lo >= hi {
+			return nil
 		}
+		if f := b.c.spans.flightOver(b.key, lo, hi); f != nil {
+			if err := waitSpan(ctx, f); err != nil {
+				return err
+			}
+			continue
+		}
+		if hi < off+n && hi-lo <= cfg.BlockSize {
+			// The range ends in held bytes and misses at most a block
+			// before them, as the last bytes of an archive held by a
+			// first read that began a little after them: a read that
+			// needs the missing part fetches it whole, in the one
+			// request this would make, and when the range was a guess
+			// (where end records may be), nothing needs it.
+			return nil
+		}
+		hi = min(hi, lo+cfg.MaxRequest)
+		end, fill := hi, int64(gapFill)
+		if seq {
+			b.mu.Lock()
+			// Only a range smaller than the readahead is read ahead:
+			// a larger one (the data after its header) holds what
+			// its reader needs for a while.
+			if ra := min(max(2*b.pra, cfg.BlockSize), cfg.MaxReadahead); n < ra {
+				b.pra = ra
+				end = hi + ra
+				// The next fetch of the sequence would take a gap
+				// this small whole: take it now.
+				fill = max(fill, ra)
+			}
+			b.mu.Unlock()
+		}
+		next := b.nextHeld(hi)
+		if next-end < fill {
+			end = next
+		}
+		end = max(hi, min(end, next, lo+cfg.MaxRequest))
+		_, err := b.fetchSpan(ctx, lo, end)
+		return err
 	}
-	return lo, hi
 }
 
 // blocks returns blocks first..last, fetching the missing ones among

@@ -9,10 +9,22 @@
 // two vfs.Caches share no blocks; [New] makes one with a vfs.Cache of its
 // own. What the budget does not count: the bytes of a fetch still under way
 // (a flight), which enter the vfs.Cache when it ends, and the bytes pinned
-// to a Blob (Blob.Pin), which live as long as the Blob. A block is fetched once however many goroutines ask for it,
-// adjacent missing blocks are fetched by one range request, independent
-// runs of missing blocks are fetched in parallel, and readahead doubles on
-// sequential reads and stays off for random ones.
+// to a Blob (Blob.Pin), which live as long as the Blob. A block is fetched
+// once however many goroutines ask for it, adjacent missing blocks are
+// fetched by one range request, independent runs of missing blocks are
+// fetched in parallel, and readahead doubles on sequential reads and stays
+// off for random ones.
+//
+// Where a reader knows exactly which bytes it needs (a zip's central
+// directory from its end record, a member from its header, an HDF5 chunk
+// from its index), it declares them with Blob.Prefetch, and they are
+// fetched exactly, byte for byte, in one request: a span, held in the same
+// vfs.Cache and byte budget as the blocks and served to every later read
+// of the object (spans are keyed by object, like blocks). Reads inside a
+// declared range that is not all held fetch up to its end, never past it,
+// and never aligned. Declared ranges that follow one another (members read
+// in order) are read ahead, so that they cost a few requests, not one
+// each; see Blob.Prefetch for the rules.
 //
 // Keys name the object and its version (the canonical URL and the ETag or
 // generation), so a cached block never outlives the version it was read

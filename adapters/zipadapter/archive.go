@@ -308,13 +308,18 @@ const (
 type suffixGrower interface{ GrowSuffix(n int64) }
 
 // prefetch asks for the local header of the member of h and rec and,
-// unless headerOnly, the member's data with it: one request for both.
+// unless headerOnly, the member's data with it: one request for both. The
+// ranges are what the format says the reads need, so that a remote
+// archive fetches them exactly: the header alone is as long as the
+// central record says (its first 30 bytes are all dataOffset reads); with
+// the data, the header may have a longer extra field, so the range runs
+// on by headerSlack, but never into the next entry.
 func (a *Archive) prefetch(ctx context.Context, h *header, rec *record, headerOnly bool) error {
-	hdrLen := int64(localHeaderLen+len(h.name)+len(h.extra)) + headerSlack
+	hdrLen := int64(localHeaderLen + len(h.name) + len(h.extra))
 	n := hdrLen
 	if !headerOnly {
 		// The data, and a data descriptor, but not past the next entry.
-		n = hdrLen + int64(min(h.csize, 1<<62)) + 24
+		n = hdrLen + headerSlack + int64(min(h.csize, 1<<62)) + 24
 	}
 	n = min(n, rec.next-rec.hdr, a.size-rec.hdr)
 	return driver.Prefetch(ctx, a.blob, rec.hdr, n)

@@ -12,7 +12,9 @@
 // more; the suffix size adapts upwards per tree to what archives needed.
 // Later reads go through the block cache of the pipeline's vfs.Cache
 // (cache.For), which fetches aligned blocks, coalesces adjacent ones and
-// reads ahead on sequential reads. An archive reader that needed more than
+// reads ahead on sequential reads; the ranges archive readers declare
+// (driver.Prefetch: a central directory, a member, a chunk) it fetches
+// exactly, so that a remote archive costs the bytes its format needs. An archive reader that needed more than
 // the first read calls Blob.GrowSuffix: the tree, and later opens of the
 // same object with the same vfs.Cache (a small table keyed by the object's
 // URL, a resource of the vfs.Cache), then read that much first.
