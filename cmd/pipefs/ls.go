@@ -259,7 +259,7 @@ func (l *lister) list(fsys *vfs.FS) {
 			n.fsys.Close()
 			continue
 		}
-		l.add(fsys, l.name(e.Name(), fsys.URL(e.Name()), info.IsDir()), info)
+		l.add(fsys, l.name(e.Name(), l.url(fsys, e.Name()), info.IsDir()), info)
 	}
 }
 
@@ -291,7 +291,7 @@ func (l *lister) walk(fsys *vfs.FS, dir, prefix string, level int, dataset bool)
 			n.fsys.Close()
 			continue
 		}
-		l.add(fsys, l.name(prefix+name, fsys.URL(name), info.IsDir()), info)
+		l.add(fsys, l.name(prefix+name, l.url(fsys, name), info.IsDir()), info)
 		if info.IsDir() {
 			l.walk(fsys, name, prefix, level, dataset)
 		}
@@ -323,6 +323,15 @@ func (l *lister) addNest(name string, info fs.FileInfo, n *nest) {
 		timeOf(info),
 		shown + "  [" + n.format + "]",
 	})
+}
+
+// url is the canonical pipeline of the file name of fsys with --url, and
+// "" without, where the listing does not show it.
+func (l *lister) url(fsys *vfs.FS, name string) string {
+	if !l.urls {
+		return ""
+	}
+	return fsys.URL(name)
 }
 
 // name is what the listing shows for an entry, directories with a
