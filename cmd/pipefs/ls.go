@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -278,7 +277,10 @@ func (l *lister) walk(fsys *vfs.FS, dir, prefix string, level int, dataset bool)
 		if l.cmd.Context().Err() != nil {
 			return
 		}
-		name := path.Join(dir, e.Name())
+		name := e.Name() // a base name: joining it needs no path.Clean
+		if dir != "." {
+			name = dir + "/" + name
+		}
 		info, err := e.Info()
 		if err != nil {
 			l.fail(err)
