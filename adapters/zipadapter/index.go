@@ -242,7 +242,30 @@ func cleanName(name string, mode fs.FileMode) (clean string, isDir, ok bool) {
 	if strings.HasSuffix(name, "/") {
 		name, isDir = name[:len(name)-1], true
 	}
-	return name, isDir, name != "." && fs.ValidPath(name) && !strings.ContainsAny(name, "\x00\\")
+	return name, isDir, exposable(name)
+}
+
+// exposable reports whether name is an fs.ValidPath name other than "."
+// with no NUL byte and no backslash, in one pass over its bytes.
+func exposable(name string) bool {
+	ascii := true
+	elem := 0 // where the current element starts
+	for i := 0; i <= len(name); i++ {
+		if i == len(name) || name[i] == '/' {
+			if e := name[elem:i]; e == "" || e == "." || e == ".." {
+				return false
+			}
+			elem = i + 1
+			continue
+		}
+		switch c := name[i]; {
+		case c == 0 || c == '\\':
+			return false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return ascii || utf8.ValidString(name)
 }
 
 // lookup finds name, an fs.ValidPath name other than ".".
