@@ -30,6 +30,7 @@ type Archive struct {
 	dir     string           // the central directory's bytes
 	recs    []record         // its records, in order
 	ents    []entry          // grouped by parent directory, sorted by name in each group
+	names   string           // the base names of ents, in their order
 	dirs    map[string]int32 // directory name ("." for the root) to group
 	kids    []int32          // group d is ents[kids[d]:kids[d+1]]
 	hidden  []int32          // the records no name reaches, in order

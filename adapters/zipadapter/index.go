@@ -12,9 +12,12 @@ import (
 	"github.com/pipefs/pipefs/vfs/driver"
 )
 
-// The index of an archive is compact: every name is a substring of the
-// central directory's bytes (an implied directory's name is a prefix of a
-// member's), an entry is 16 bytes that hold no pointer (the garbage
+// The index of an archive is compact: the base names are copied, once,
+// into one string in the order of the entries, so that a listing reads
+// them from a few cache lines in turn instead of one line of the central
+// directory per member; directory names are substrings of the central
+// directory's bytes (an implied directory's name is a prefix of a
+// member's); an entry is 16 bytes that hold no pointer (the garbage
 // collector does not scan the index), and what a listing does not need
 // (sizes, modes, times, the *zip.FileHeader) is decoded from the record
 // when it is asked for. Entries are grouped by parent directory, each
@@ -24,14 +27,14 @@ import (
 // An entry is one name of the tree: a member, or a directory that the
 // names of members imply.
 type entry struct {
-	off uint32 // its base name is Archive.dir[off:off+len]
+	off uint32 // its base name is Archive.names[off:off+len]
 	len uint16
 	rec int32 // index of the member's record; -1 for an implied directory
 	sub int32 // for a directory, its group in Archive.kids; -1 for a file
 }
 
 // base returns the base name of e.
-func (a *Archive) base(e *entry) string { return a.dir[e.off : e.off+uint32(e.len)] }
+func (a *Archive) base(e *entry) string { return a.names[e.off : e.off+uint32(e.len)] }
 
 // newEntry returns the entry of the name a.dir[off:off+len(name)].
 func newEntry(name string, off int, rec, sub int32) entry {
@@ -52,6 +55,8 @@ func (a *Archive) index() {
 	// usually have.
 	cands := make([]cand, 0, len(a.recs)+len(a.recs)/16+16)
 	a.dirs = map[string]int32{".": 0}
+	// Until the names are copied below, entries point into the directory.
+	a.names = a.dir
 	hidden := make([]bool, len(a.recs))
 
 	// intern returns the group of directory name, a.dir[off:off+len(name)],
@@ -86,18 +91,18 @@ func (a *Archive) index() {
 		return id
 	}
 	for i := range a.recs {
-		h := a.header(int32(i))
-		name, isDir, ok := cleanName(h.name, fileMode(&h))
+		raw, creator, attrs := a.rawName(int32(i))
+		name, isDir, ok := cleanName(raw, fileMode(&header{name: raw, creator: creator, attrs: attrs}))
 		if !ok {
 			hidden[i] = true
 			if name != "" { // "" and "./" name the root itself
-				a.omitted = append(a.omitted, driver.Omission{Name: h.name, Offset: a.recs[i].hdr, Reason: "not a valid io/fs name"})
+				a.omitted = append(a.omitted, driver.Omission{Name: raw, Offset: a.recs[i].hdr, Reason: "not a valid io/fs name"})
 			}
 			continue
 		}
 		// The clean name is the raw name less a prefix.
-		off := a.recs[i].pos + dirHeaderLen + len(h.name) - len(name)
-		if strings.HasSuffix(h.name, "/") {
+		off := a.recs[i].pos + dirHeaderLen + len(raw) - len(name)
+		if strings.HasSuffix(raw, "/") {
 			off--
 		}
 		parent := int32(0)
@@ -152,11 +157,30 @@ func (a *Archive) index() {
 	}
 	a.kids[len(a.dirs)] = w
 	a.ents = slices.Clip(ents[:w])
+	a.copyNames()
 	for i, h := range hidden {
 		if h {
 			a.hidden = append(a.hidden, int32(i))
 		}
 	}
+}
+
+// copyNames copies the base names of the entries, in their order, into
+// one string, and points the entries at it.
+func (a *Archive) copyNames() {
+	n := 0
+	for i := range a.ents {
+		n += int(a.ents[i].len)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i := range a.ents {
+		e := &a.ents[i]
+		off := b.Len()
+		b.WriteString(a.base(e))
+		e.off = uint32(off)
+	}
+	a.names = b.String()
 }
 
 // resolve returns the entry that a name with several entries resolves to,
@@ -189,6 +213,14 @@ func (a *Archive) header(i int32) header {
 	return h
 }
 
+// rawName returns the name of record i as the record has it, and the two
+// fields its mode is made of, without decoding the rest: readDirectory
+// checked the record.
+func (a *Archive) rawName(i int32) (name string, creator uint16, attrs uint32) {
+	b := a.dir[a.recs[i].pos:]
+	return b[dirHeaderLen : dirHeaderLen+int(le16(b, 28))], le16(b, 4), le32(b, 38)
+}
+
 // fileMode is archive/zip's FileHeader.Mode of h.
 func fileMode(h *header) fs.FileMode {
 	fh := zip.FileHeader{Name: h.name, CreatorVersion: h.creator, ExternalAttrs: h.attrs}
@@ -210,7 +242,30 @@ func cleanName(name string, mode fs.FileMode) (clean string, isDir, ok bool) {
 	if strings.HasSuffix(name, "/") {
 		name, isDir = name[:len(name)-1], true
 	}
-	return name, isDir, name != "." && fs.ValidPath(name) && !strings.ContainsAny(name, "\x00\\")
+	return name, isDir, exposable(name)
+}
+
+// exposable reports whether name is an fs.ValidPath name other than "."
+// with no NUL byte and no backslash, in one pass over its bytes.
+func exposable(name string) bool {
+	ascii := true
+	elem := 0 // where the current element starts
+	for i := 0; i <= len(name); i++ {
+		if i == len(name) || name[i] == '/' {
+			if e := name[elem:i]; e == "" || e == "." || e == ".." {
+				return false
+			}
+			elem = i + 1
+			continue
+		}
+		switch c := name[i]; {
+		case c == 0 || c == '\\':
+			return false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return ascii || utf8.ValidString(name)
 }
 
 // lookup finds name, an fs.ValidPath name other than ".".

@@ -293,3 +293,35 @@ func TestLargeDirectory(t *testing.T) {
 		}
 	}
 }
+
+// exposableRef is what exposable computes, in the terms of its
+// documentation.
+func exposableRef(name string) bool {
+	return name != "." && fs.ValidPath(name) && !strings.ContainsAny(name, "\x00\\")
+}
+
+// TestExposable checks exposable against the definition on names at the
+// edges of each rule.
+func TestExposable(t *testing.T) {
+	for _, name := range []string{
+		"", ".", "..", "/", "a", "a/b", "a/", "/a", "a//b", "./a", "a/.", "a/..", "a/./b", "a/../b",
+		"...", ".a", "a.", "..a/b", "a/..b", "a\x00b", "a\\b", "\\", "\x00", "a:b", "C:/x",
+		"é", "a/é/b", "\xff", "a/\xff", "\xc3", "\xc3\xa9\xc3", "\xed\xa0\x80", "\u2028", "a\x7fb",
+	} {
+		if got, want := exposable(name), exposableRef(name); got != want {
+			t.Errorf("exposable(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// FuzzExposable checks exposable against the definition on any name.
+func FuzzExposable(f *testing.F) {
+	for _, s := range []string{"a/b", "./a", "a/../b", "a\\b", "é/\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if got, want := exposable(name), exposableRef(name); got != want {
+			t.Errorf("exposable(%q) = %v, want %v", name, got, want)
+		}
+	})
+}

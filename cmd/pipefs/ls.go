@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -278,7 +277,7 @@ func (l *lister) list(fsys *vfs.FS) {
 			n.fsys.Close()
 			continue
 		}
-		l.add(fsys, l.name(e.Name(), fsys.URL(e.Name()), info.IsDir()), info)
+		l.add(fsys, l.name(e.Name(), l.url(fsys, e.Name()), info.IsDir()), info)
 	}
 }
 
@@ -297,7 +296,10 @@ func (l *lister) walk(fsys *vfs.FS, dir, prefix string, level int, dataset bool)
 		if l.cmd.Context().Err() != nil {
 			return
 		}
-		name := path.Join(dir, e.Name())
+		name := e.Name() // a base name: joining it needs no path.Clean
+		if dir != "." {
+			name = dir + "/" + name
+		}
 		info, err := e.Info()
 		if err != nil {
 			l.fail(err)
@@ -310,7 +312,7 @@ func (l *lister) walk(fsys *vfs.FS, dir, prefix string, level int, dataset bool)
 			n.fsys.Close()
 			continue
 		}
-		l.add(fsys, l.name(prefix+name, fsys.URL(name), info.IsDir()), info)
+		l.add(fsys, l.name(prefix+name, l.url(fsys, name), info.IsDir()), info)
 		if info.IsDir() {
 			l.walk(fsys, name, prefix, level, dataset)
 		}
@@ -342,6 +344,15 @@ func (l *lister) addNest(name string, info fs.FileInfo, n *nest) {
 		timeOf(info),
 		shown + "  [" + n.format + "]",
 	})
+}
+
+// url is the canonical pipeline of the file name of fsys with --url, and
+// "" without, where the listing does not show it.
+func (l *lister) url(fsys *vfs.FS, name string) string {
+	if !l.urls {
+		return ""
+	}
+	return fsys.URL(name)
 }
 
 // name is what the listing shows for an entry, directories with a

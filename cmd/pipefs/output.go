@@ -52,3 +52,12 @@ func (o *output) Flush() error {
 
 // terminal reports whether the output is a terminal.
 func (o *output) terminal() bool { return o.buf == nil }
+
+// WriteString writes s with no copy to a []byte first, as io.WriteString
+// would make for each line of a listing.
+func (o *output) WriteString(s string) (int, error) {
+	if o.buf == nil {
+		return io.WriteString(o.w, s)
+	}
+	return o.buf.WriteString(s)
+}
