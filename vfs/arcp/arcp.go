@@ -173,8 +173,9 @@ func New(authority, name string, dir bool) (*URI, error) {
 // the path with its dot segments removed (RFC 3986 section 5.2.4, so ".."
 // stops at the root), without its leading and trailing "/", then
 // percent-decoded; "." for an empty path or "/". A path that still does
-// not give a valid fs name (an empty segment, as in "/a//b", or a segment
-// that decodes to "..", as "%2E%2E" does) is an error matching
+// not give a valid fs name (an empty segment, as in "/a//b", a segment
+// that decodes to "..", as "%2E%2E" does, or a malformed escape in a URI
+// that Parse did not make) is an error matching
 // fs.ErrInvalid: it never names another file. An escaped slash ("%2F")
 // separates names like a literal one.
 func (u *URI) Name() (string, error) {
