@@ -3,6 +3,8 @@ package vfs
 import (
 	"fmt"
 	"strings"
+
+	"github.com/pipefs/pipefs/internal/rfc3986"
 )
 
 // Resolve resolves ref against the absolute pipeline p, following SPEC
@@ -120,10 +122,10 @@ func resolveSubURL(u SubURL, r reference) (SubURL, string) {
 	case r.hasAuthority:
 		if noHost {
 			t.HasAuthority, t.Authority = true, ""
-			t.Path = removeDotSegments(r.authority + r.path)
+			t.Path = rfc3986.RemoveDotSegments(r.authority + r.path)
 		} else {
 			t.HasAuthority, t.Authority = true, r.authority
-			t.Path = removeDotSegments(r.path)
+			t.Path = rfc3986.RemoveDotSegments(r.path)
 		}
 		t.HasQuery, t.Query = r.hasQuery, r.query
 	case r.path == "":
@@ -132,9 +134,9 @@ func resolveSubURL(u SubURL, r reference) (SubURL, string) {
 		}
 	default:
 		if strings.HasPrefix(r.path, "/") {
-			t.Path = removeDotSegments(r.path)
+			t.Path = rfc3986.RemoveDotSegments(r.path)
 		} else {
-			t.Path = removeDotSegments(merge(u.Path, r.path, baseAuthority))
+			t.Path = rfc3986.RemoveDotSegments(rfc3986.Merge(u.Path, r.path, baseAuthority))
 		}
 		t.HasQuery, t.Query = r.hasQuery, r.query
 	}
@@ -147,56 +149,4 @@ func resolveSubURL(u SubURL, r reference) (SubURL, string) {
 		t.Path = "%40" + t.Path[1:]
 	}
 	return t, ""
-}
-
-// merge merges a relative-path reference with a base path (RFC 3986
-// section 5.2.3).
-func merge(base, ref string, hasAuthority bool) string {
-	if hasAuthority && base == "" {
-		return "/" + ref
-	}
-	i := strings.LastIndexByte(base, '/')
-	return base[:i+1] + ref
-}
-
-// removeDotSegments removes "." and ".." segments (RFC 3986 section 5.2.4),
-// clamping ".." at the root. A relative path stays relative.
-func removeDotSegments(p string) string {
-	if p == "" {
-		return ""
-	}
-	if !strings.HasPrefix(p, "/") {
-		return removeDotSegments("/" + p)[1:]
-	}
-	var out []string // output segments, each with its leading "/"
-	in := p
-	for in != "" {
-		switch {
-		case strings.HasPrefix(in, "/./"):
-			in = in[2:]
-		case in == "/.":
-			in = "/"
-		case strings.HasPrefix(in, "/../"):
-			in = in[3:]
-			if len(out) > 0 {
-				out = out[:len(out)-1]
-			}
-		case in == "/..":
-			in = "/"
-			if len(out) > 0 {
-				out = out[:len(out)-1]
-			}
-		default:
-			// in starts with "/": move its first segment to the output.
-			j := strings.IndexByte(in[1:], '/')
-			if j < 0 {
-				out = append(out, in)
-				in = ""
-			} else {
-				out = append(out, in[:j+1])
-				in = in[j+1:]
-			}
-		}
-	}
-	return strings.Join(out, "")
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -55,10 +54,7 @@ container's ("container"), and the URIs by kind ("uuid", "ni", "name").`,
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				return enc.Encode(ids)
+				return printJSON(w, ids)
 			}
 			for _, u := range []string{ids.UUID, ids.NI, ids.Name} {
 				if u != "" {

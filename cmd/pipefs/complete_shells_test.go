@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pipefs/pipefs/fstest"
 )
@@ -37,7 +36,7 @@ type shellCase struct {
 // the adapters after a "|". Each completed line is then run, and its
 // output read from the screen.
 func TestCompleteShells(t *testing.T) {
-	tmux := fstest.NeedTool(t, "tmux")
+	fstest.NeedTool(t, "tmux")
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "pipefs"), ".")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -114,16 +113,22 @@ func TestCompleteShells(t *testing.T) {
 	for _, sh := range shells {
 		t.Run(sh.name, func(t *testing.T) {
 			dir := t.TempDir()
-			p := startPane(t, tmux, sh.setup(t, dir))
+			term := newTerminal(t, 250, 40, sh.setup(t, dir)...)
+			term.waitFor(t, "the prompt", func(screen string) bool { return strings.Contains(screen, "$") })
 			for _, c := range sh.cases {
 				t.Run(c.name, func(t *testing.T) {
-					p.clear(t)
+					// Empty the command line and the screen.
+					term.press(t, "C-u")
+					term.typeLine(t, "clear")
+					term.waitFor(t, "a clear screen", func(screen string) bool {
+						return strings.TrimSpace(screen) == "$"
+					})
 					for _, s := range c.steps {
-						p.send(t, s.keys)
+						term.typeText(t, s.keys)
 						for range s.tabs {
-							p.send(t, "\t")
+							term.typeText(t, "\t")
 						}
-						p.waitFor(t, fmt.Sprintf("the line %q and the list %q", s.line, s.list), func(screen string) bool {
+						term.waitFor(t, fmt.Sprintf("the line %q and the list %q", s.line, s.list), func(screen string) bool {
 							if promptLine(screen) != s.line {
 								return false
 							}
@@ -135,8 +140,8 @@ func TestCompleteShells(t *testing.T) {
 							return true
 						})
 					}
-					p.send(t, "\r")
-					p.waitFor(t, fmt.Sprintf("the output %q", c.out), func(screen string) bool {
+					term.typeText(t, "\r")
+					term.waitFor(t, fmt.Sprintf("the output %q", c.out), func(screen string) bool {
 						lines := strings.Split(screen, "\n")
 						for i, l := range lines {
 							if strings.TrimRight(l, " ") == c.out && i > 0 && strings.HasPrefix(lines[i-1], "$ pipefs cat ") {
@@ -159,71 +164,6 @@ func writeRC(t *testing.T, name, format string, args ...any) {
 	}
 	if err := os.WriteFile(name, fmt.Appendf(nil, format, args...), 0o644); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// A pane is a tmux pane running a shell, on a server of its own.
-type pane struct {
-	tmux, socket string
-}
-
-// startPane starts a tmux server whose one pane runs argv, and waits for
-// its prompt.
-func startPane(t *testing.T, tmux string, argv []string) *pane {
-	t.Helper()
-	p := &pane{tmux: tmux, socket: fmt.Sprintf("pipefs-complete-%d-%d", os.Getpid(), time.Now().UnixNano())}
-	p.run(t, append([]string{"new-session", "-d", "-x", "250", "-y", "40", "-s", "t"}, argv...)...)
-	t.Cleanup(func() { exec.Command(tmux, "-L", p.socket, "kill-server").Run() })
-	p.waitFor(t, "the prompt", func(screen string) bool { return strings.Contains(screen, "$") })
-	return p
-}
-
-func (p *pane) run(t *testing.T, args ...string) string {
-	t.Helper()
-	out, err := exec.Command(p.tmux, append([]string{"-L", p.socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("tmux %q: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
-
-// send types keys literally.
-func (p *pane) send(t *testing.T, keys string) {
-	t.Helper()
-	if keys != "" {
-		p.run(t, "send-keys", "-t", "t", "-l", keys)
-	}
-}
-
-// clear empties the command line and the screen.
-func (p *pane) clear(t *testing.T) {
-	t.Helper()
-	p.run(t, "send-keys", "-t", "t", "C-u", "clear", "Enter")
-	p.waitFor(t, "a clear screen", func(screen string) bool {
-		return strings.TrimSpace(screen) == "$"
-	})
-}
-
-// screen returns what the pane shows, wrapped lines joined.
-func (p *pane) screen(t *testing.T) string {
-	t.Helper()
-	return p.run(t, "capture-pane", "-p", "-J", "-t", "t")
-}
-
-// waitFor waits until ok accepts the screen; after 20 seconds the test
-// fails, showing the screen.
-func (p *pane) waitFor(t *testing.T, what string, ok func(screen string) bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		screen := p.screen(t)
-		if ok(screen) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s; the screen shows:\n%s", what, screen)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 

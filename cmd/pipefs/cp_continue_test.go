@@ -125,24 +125,31 @@ func TestCpContinueHTTP(t *testing.T) {
 				t.Errorf("cp --continue replaced a complete copy")
 			}
 
-			// A shorter file is resumed at its length.
+			// resume runs cp --continue over half a copy, what: it
+			// fetches only the half missing.
 			half := int64(size / 2)
+			resume := func(what string) {
+				t.Helper()
+				srv.Reset()
+				code, stderr := cpChild(t, "cp", "--continue", "-v", tc.url, dest)
+				if code != 0 || !strings.Contains(stderr, "resumed at 1572864") {
+					t.Errorf("cp --continue of %s: exit %d, stderr:\n%s", what, code, stderr)
+				}
+				checkFile(t, dest, tc.data)
+				if n := srv.Requests(); n != tc.resumeRequests {
+					t.Errorf("cp --continue of %s made %d requests, want %d:\n%s", what, n, tc.resumeRequests, srv.LogString())
+				}
+				if got, most := srv.Bytes(), size-half+tc.openBytes; got > most {
+					t.Errorf("cp --continue of %s fetched %d bytes, want at most %d (the half missing and the open's read):\n%s",
+						what, got, most, srv.LogString())
+				}
+			}
+
+			// A shorter file is resumed at its length.
 			if err := os.Truncate(dest, half); err != nil {
 				t.Fatal(err)
 			}
-			srv.Reset()
-			code, stderr = cpChild(t, "cp", "--continue", "-v", tc.url, dest)
-			if code != 0 || !strings.Contains(stderr, "resumed at 1572864") {
-				t.Errorf("cp --continue of half a copy: exit %d, stderr:\n%s", code, stderr)
-			}
-			checkFile(t, dest, tc.data)
-			if n := srv.Requests(); n != tc.resumeRequests {
-				t.Errorf("cp --continue of half a copy made %d requests, want %d:\n%s", n, tc.resumeRequests, srv.LogString())
-			}
-			if got, most := srv.Bytes(), size-half+tc.openBytes; got > most {
-				t.Errorf("cp --continue of half a copy fetched %d bytes, want at most %d (the half missing and the open's read):\n%s",
-					got, most, srv.LogString())
-			}
+			resume("half a copy")
 
 			// An interrupted copy keeps its bytes and the record of its
 			// source; the next run resumes it.
@@ -151,15 +158,7 @@ func TestCpContinueHTTP(t *testing.T) {
 			if err := os.WriteFile(dest+partialSuffix, tc.data[:half], 0o600); err != nil {
 				t.Fatal(err)
 			}
-			srv.Reset()
-			code, stderr = cpChild(t, "cp", "--continue", "-v", tc.url, dest)
-			if code != 0 || !strings.Contains(stderr, "resumed at 1572864") {
-				t.Errorf("cp --continue of an interrupted copy: exit %d, stderr:\n%s", code, stderr)
-			}
-			checkFile(t, dest, tc.data)
-			if n := srv.Requests(); n != tc.resumeRequests {
-				t.Errorf("cp --continue of an interrupted copy made %d requests, want %d:\n%s", n, tc.resumeRequests, srv.LogString())
-			}
+			resume("an interrupted copy")
 			for _, name := range []string{dest + partialSuffix, dest + sourceSuffix} {
 				if _, err := os.Lstat(name); err == nil {
 					t.Errorf("%s is left after the copy completed", name)

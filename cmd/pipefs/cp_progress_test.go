@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -83,68 +82,6 @@ func slowServer(t *testing.T, files map[string]func() io.ReadSeeker) string {
 	return srv.URL
 }
 
-// A cpPane is a tmux session running a shell, on a server of its own.
-type cpPane struct {
-	t      *testing.T
-	tmux   string
-	socket string
-}
-
-func newPane(t *testing.T) *cpPane {
-	tmux, err := exec.LookPath("tmux")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("tmux is missing; .ci/run installs it")
-		}
-		t.Skip("no tmux")
-	}
-	p := &cpPane{t: t, tmux: tmux, socket: fmt.Sprintf("pipefs-cp-%d", os.Getpid())}
-	p.run("new-session", "-d", "-x", "120", "-y", "40", "-s", "t", "/bin/sh")
-	t.Cleanup(func() { exec.Command(tmux, "-L", p.socket, "kill-server").Run() })
-	return p
-}
-
-func (p *cpPane) run(args ...string) string {
-	p.t.Helper()
-	out, err := exec.Command(p.tmux, append([]string{"-L", p.socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
-	if err != nil {
-		p.t.Fatalf("tmux %q: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
-
-// start types the pipefs command line args (quoted for the shell) in a
-// cleared pane; the shell then prints "EXIT=status" and signals "done".
-func (p *cpPane) start(args ...string) {
-	p.t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	words := []string{vfs.DiskCacheEnv + "=off", runMainEnv + "=1", exe}
-	for _, a := range args {
-		words = append(words, shellQuote(a))
-	}
-	line := fmt.Sprintf("clear; %s; echo EXIT=$?; tmux -L %s wait-for -S done", strings.Join(words, " "), p.socket)
-	p.run("send-keys", "-t", "t", line, "Enter")
-}
-
-// screen returns what the pane shows.
-func (p *cpPane) screen() string { return p.run("capture-pane", "-p", "-J", "-t", "t") }
-
-// waitFor returns the screen once it matches re, failing after a minute.
-func (p *cpPane) waitFor(re *regexp.Regexp) string {
-	p.t.Helper()
-	for range 1200 {
-		if s := p.screen(); re.MatchString(s) {
-			return s
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	p.t.Fatalf("the screen never showed %s:\n%s", re, p.screen())
-	return ""
-}
-
 // barLine matches a progress bar as it goes: percent, bytes copied and to
 // copy, rate, and the time spent and left.
 var barLine = regexp.MustCompile(`(?m)^ *\d+% \|[█ ]+\| \([0-9.]+( [KMGT]?i?B)?/[0-9.]+ [KMGT]?i?B, [0-9.]+ [KMGT]?i?B/s\) \[[0-9hms.]+:[0-9hms.]+\] *$`)
@@ -179,20 +116,25 @@ func TestCpProgressTerminal(t *testing.T) {
 		"a.zip":    func() io.ReadSeeker { return bytes.NewReader(zipData) },
 	})
 	dir := t.TempDir()
-	p := newPane(t)
-	done := func() string {
+	term := newTerminal(t, 120, 40)
+	// start runs pipefs with args in the cleared terminal, off the disk
+	// cache; the shell then prints "EXIT=status".
+	start := func(t *testing.T, args ...string) {
 		t.Helper()
-		p.run("wait-for", "done")
-		return p.screen()
+		term.start(t, vfs.DiskCacheEnv+"=off "+cliLine(t, args...)+"; echo EXIT=$?")
+	}
+	waitForBar := func(t *testing.T) string {
+		t.Helper()
+		return term.waitFor(t, "a progress bar", barLine.MatchString)
 	}
 
 	t.Run("bar", func(t *testing.T) {
-		p.start("cp", url+"/big.bin", filepath.Join(dir, "big.bin"))
-		bar := p.waitFor(barLine)
+		start(t, "cp", url+"/big.bin", filepath.Join(dir, "big.bin"))
+		bar := waitForBar(t)
 		if !barLine.MatchString(bar) {
 			t.Errorf("no bar on the screen:\n%s", bar)
 		}
-		screen := done()
+		screen := term.wait(t)
 		lines := screenLines(screen)
 		if len(lines) != 2 || !finalBar.MatchString(lines[0]) || lines[1] != "EXIT=0" {
 			t.Errorf("after the copy the screen shows:\n%s\nwant the full bar on a line, then EXIT=0", screen)
@@ -204,8 +146,8 @@ func TestCpProgressTerminal(t *testing.T) {
 
 	t.Run("verbose", func(t *testing.T) {
 		dest := filepath.Join(dir, "tree")
-		p.start("cp", "-R", "-v", url+"/a.zip|zip:", dest)
-		screen := done()
+		start(t, "cp", "-R", "-v", url+"/a.zip|zip:", dest)
+		screen := term.wait(t)
 		var copied int
 		for _, line := range screenLines(screen) {
 			switch {
@@ -228,9 +170,9 @@ func TestCpProgressTerminal(t *testing.T) {
 	})
 
 	t.Run("error", func(t *testing.T) {
-		p.start("cp", url+"/"+changing, filepath.Join(dir, changing))
-		p.waitFor(barLine)
-		screen := done()
+		start(t, "cp", url+"/"+changing, filepath.Join(dir, changing))
+		waitForBar(t)
+		screen := term.wait(t)
 		lines := screenLines(screen)
 		if len(lines) != 2 || !strings.HasPrefix(lines[0], "pipefs: ") || !strings.Contains(lines[0], "modified") || lines[1] != "EXIT=1" {
 			t.Errorf("after a failed copy the screen shows:\n%s\nwant the error on a clean line, then EXIT=1", screen)
@@ -239,10 +181,10 @@ func TestCpProgressTerminal(t *testing.T) {
 
 	t.Run("interrupt", func(t *testing.T) {
 		dest := filepath.Join(dir, "huge.bin")
-		p.start("cp", url+"/huge.bin", dest)
-		p.waitFor(barLine)
-		p.run("send-keys", "-t", "t", "C-c")
-		screen := done()
+		start(t, "cp", url+"/huge.bin", dest)
+		waitForBar(t)
+		term.press(t, "C-c")
+		screen := term.wait(t)
 		lines := screenLines(screen)
 		if len(lines) != 2 || lines[0] != "pipefs: stopped: interrupt signal received" || lines[1] != "EXIT=130" {
 			t.Errorf("after Ctrl-C the screen shows:\n%s\nwant the message on a clean line, then EXIT=130", screen)

@@ -2,10 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -289,31 +287,15 @@ func TestExplainLocal(t *testing.T) {
 // and reads the screen back: the rows are aligned, with no tabs and no
 // trailing spaces.
 func TestExplainTerminalTable(t *testing.T) {
-	tmux := fstest.NeedTool(t, "tmux")
+	term := newTerminal(t, 200, 20)
 	srv := fstest.NewHTTPServer(t, map[string][]byte{
 		"site.zip": fstest.ZipBytes(map[string][]byte{"a.txt": []byte("hello")}, 0),
 	})
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	socket := fmt.Sprintf("pipefs-explain-%d", os.Getpid())
-	run := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command(tmux, append([]string{"-L", socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %q: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
-	run("new-session", "-d", "-x", "200", "-y", "20", "-s", "t", "/bin/sh")
-	t.Cleanup(func() { exec.Command(tmux, "-L", socket, "kill-server").Run() })
-	run("send-keys", "-t", "t", fmt.Sprintf("clear; %s=1 %s explain --read '%s/site.zip'; tmux -L %s wait-for -S done",
-		runMainEnv, exe, srv.URL(), socket), "Enter")
-	run("wait-for", "done")
+	term.start(t, cliLine(t, "explain", "--read", srv.URL()+"/site.zip"))
+	screen := term.wait(t)
 
 	var table []string
-	for _, l := range strings.Split(run("capture-pane", "-p", "-t", "t", "-J", "-S", "0"), "\n") {
+	for _, l := range strings.Split(screen, "\n") {
 		if strings.HasPrefix(l, "#") && strings.Contains(l, "SUB-URL") || len(table) > 0 {
 			table = append(table, strings.TrimRight(l, " ")) // the pane pads lines
 		}

@@ -356,8 +356,20 @@ func dirPipeline(fsys *vfs.FS, name string) (vfs.Pipeline, error) {
 // openStore opens directory name of l as the versioned store it holds,
 // or returns nil when it holds none.
 func (s *server) openStore(ctx context.Context, l *layer, name string) (*layer, error) {
-	found, err := remember(l, "store\x00"+name, nil, func() (storeFormat, error) {
-		u, ok, err := s.reg.DetectDir(ctx, driver.SubTree(array.FSTree(l.fsys.WithContext(ctx)), name), false)
+	p, err := s.detectDir(ctx, l, "store\x00"+name, name, false)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	return s.openPipeline(ctx, p)
+}
+
+// detectDir detects the format of directory name of l: with dataset, an
+// array or group; without, a versioned store. It returns the pipeline
+// that opens the directory in that format, or nil when it holds none. l
+// remembers the result under key.
+func (s *server) detectDir(ctx context.Context, l *layer, key, name string, dataset bool) (vfs.Pipeline, error) {
+	found, err := remember(l, key, nil, func() (storeFormat, error) {
+		u, ok, err := s.reg.DetectDir(ctx, driver.SubTree(array.FSTree(l.fsys.WithContext(ctx)), name), dataset)
 		return storeFormat{u, ok}, err
 	})
 	if err != nil || !found.ok {
@@ -367,7 +379,11 @@ func (s *server) openStore(ctx context.Context, l *layer, name string) (*layer, 
 	if err != nil {
 		return nil, err
 	}
-	p = p.Append(found.u)
+	return p.Append(found.u), nil
+}
+
+// openPipeline opens the directory that p names as a layer.
+func (s *server) openPipeline(ctx context.Context, p vfs.Pipeline) (*layer, error) {
 	return s.layers.get(ctx, "fs\x00"+p.String(), func(ctx context.Context) (*layer, error) {
 		fsys, err := vfs.OpenPipelineFS(ctx, p, s.opts)
 		if err != nil {
@@ -393,13 +409,7 @@ func (s *server) openVersion(ctx context.Context, l *layer, ver string) (*layer,
 	if err != nil {
 		return nil, &httpError{status: http.StatusBadRequest, msg: fmt.Sprintf("version %q", ver), err: err}
 	}
-	return s.layers.get(ctx, "fs\x00"+q.String(), func(ctx context.Context) (*layer, error) {
-		fsys, err := vfs.OpenPipelineFS(ctx, q, s.opts)
-		if err != nil {
-			return nil, err
-		}
-		return &layer{fsys: fsys, closer: fsys}, nil
-	})
+	return s.openPipeline(ctx, q)
 }
 
 // openContainer opens the file that pipeline names as the directory its
@@ -428,18 +438,10 @@ func (s *server) openContainer(ctx context.Context, pipeline string) (*layer, er
 // openDataset opens directory name of l, whose info is given, as the
 // array or group it holds, or returns nil when it holds none.
 func (s *server) openDataset(ctx context.Context, l *layer, name string, info fs.FileInfo) (*layer, error) {
-	found, err := remember(l, fmt.Sprintf("dataset\x00%s\x00%d", name, info.ModTime().UnixNano()), nil, func() (storeFormat, error) {
-		u, ok, err := s.reg.DetectDir(ctx, driver.SubTree(array.FSTree(l.fsys.WithContext(ctx)), name), true)
-		return storeFormat{u, ok}, err
-	})
-	if err != nil || !found.ok {
+	p, err := s.detectDir(ctx, l, fmt.Sprintf("dataset\x00%s\x00%d", name, info.ModTime().UnixNano()), name, true)
+	if err != nil || p == nil {
 		return nil, err
 	}
-	p, err := dirPipeline(l.fsys, name)
-	if err != nil {
-		return nil, err
-	}
-	p = p.Append(found.u)
 	return s.layers.get(ctx, "fs\x00"+p.String(), func(ctx context.Context) (*layer, error) {
 		fsys, err := vfs.OpenPipelineFS(ctx, p, s.opts)
 		if err != nil {

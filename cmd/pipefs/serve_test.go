@@ -308,6 +308,14 @@ func serverAt(t *testing.T, pipeline string, o *vfs.Options) *server {
 	return s
 }
 
+// remoteNestServer serves the test nest's outer.zip on an HTTP server, and
+// the directory it holds, with a cache of its own.
+func remoteNestServer(t *testing.T) (*fstest.HTTPServer, *server) {
+	t.Helper()
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"outer.zip": nestZip(t)})
+	return srv, serverAt(t, srv.URL()+"/outer.zip", &vfs.Options{Cache: vfs.NewCache(0)})
+}
+
 // fetch serves one request from 127.0.0.1 and returns the response.
 func fetch(t *testing.T, h http.Handler, target string) *http.Response {
 	t.Helper()
@@ -695,15 +703,7 @@ func TestServeVersions(t *testing.T) {
 // TestServeRemote browses the test nest on an HTTP server, twice: the
 // second time, every layer and page is cached and costs no request.
 func TestServeRemote(t *testing.T) {
-	srv := fstest.NewHTTPServer(t, map[string][]byte{"outer.zip": nestZip(t)})
-	o := &vfs.Options{Cache: vfs.NewCache(0)}
-	fsys, err := vfs.OpenFS(t.Context(), srv.URL()+"/outer.zip", o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fsys.Close()
-	s := newServer(fsys, o, nil, true)
-	defer s.Close()
+	srv, s := remoteNestServer(t)
 	targets := []string{
 		"/", "/?format=json", "/inner.tar.gz/", "/inner.tar.gz/data.zarr/", "/inner.tar.gz/data.zarr/grad/",
 		"/inner.tar.gz/data.zarr/grad/?preview=png", "/inner.tar.gz/data.zarr/grad/?format=json",
@@ -808,15 +808,7 @@ func TestLooksLikeVersion(t *testing.T) {
 // TestServeCanceledOpen cancels the request that opens a layer while
 // another waits for it: the other opens the layer itself.
 func TestServeCanceledOpen(t *testing.T) {
-	srv := fstest.NewHTTPServer(t, map[string][]byte{"outer.zip": nestZip(t)})
-	o := &vfs.Options{Cache: vfs.NewCache(0)}
-	fsys, err := vfs.OpenFS(t.Context(), srv.URL()+"/outer.zip", o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fsys.Close()
-	s := newServer(fsys, o, nil, true)
-	defer s.Close()
+	srv, s := remoteNestServer(t)
 	srv.SetLatency(200 * time.Millisecond)
 
 	ctx, cancel := context.WithCancel(t.Context())
@@ -839,7 +831,7 @@ func TestServeCanceledOpen(t *testing.T) {
 	go func() { second <- fetch(t, s, "/inner.tar.gz/?format=json") }()
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		s.layers.mu.Lock()
-		l := s.layers.byKey["file\x00"+fsys.URL("inner.tar.gz")]
+		l := s.layers.byKey["file\x00"+s.root.fsys.URL("inner.tar.gz")]
 		waiting := l != nil && l.refs == 2
 		s.layers.mu.Unlock()
 		if waiting {

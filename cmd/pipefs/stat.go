@@ -2,7 +2,6 @@ package main
 
 import (
 	"archive/zip"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -62,10 +61,7 @@ legacy 32-bit and MS-DOS fields of a zip header.`,
 				s.Target = target
 			}
 			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				return enc.Encode(s)
+				return printJSON(cmd.OutOrStdout(), s)
 			}
 			s.print(cmd.OutOrStdout(), isTerminal(cmd.OutOrStdout()))
 			return nil
@@ -377,16 +373,4 @@ func (g *globals) lstat(ctx context.Context, pipeline string) (fs.FileInfo, stri
 		}
 	}
 	return nil, ""
-}
-
-// marshalJSON is json.Marshal without the escaping of "<", ">" and "&",
-// which NumPy type strings hold.
-func marshalJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }

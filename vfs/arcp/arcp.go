@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"strings"
+
+	"github.com/pipefs/pipefs/internal/rfc3986"
 )
 
 // ErrSyntax is matched (with errors.Is) by every error that [Parse],
@@ -86,6 +89,8 @@ type URI struct {
 //   - Only URIs are accepted, not IRIs: non-ASCII text must be
 //     percent-encoded as UTF-8.
 func Parse(s string) (*URI, error) {
+	// Not url.Parse: it rejects the escapes a reg-name may hold and does
+	// not keep the text as written (see package rfc3986).
 	fail := func(msg string) (*URI, error) { return nil, &SyntaxError{Input: s, Msg: msg} }
 	const scheme = "arcp://"
 	if len(s) < len(scheme) || !strings.EqualFold(s[:len(scheme)], scheme) {
@@ -156,7 +161,7 @@ func New(authority, name string, dir bool) (*URI, error) {
 	}
 	u := &URI{Authority: authority, Path: "/"}
 	if name != "." {
-		u.Path += escape(name, "/")
+		u.Path += rfc3986.Escape(name, func(c byte) bool { return rfc3986.IsPchar(c) || c == '/' })
 		if dir {
 			u.Path += "/"
 		}
@@ -168,19 +173,20 @@ func New(authority, name string, dir bool) (*URI, error) {
 // the path with its dot segments removed (RFC 3986 section 5.2.4, so ".."
 // stops at the root), without its leading and trailing "/", then
 // percent-decoded; "." for an empty path or "/". A path that still does
-// not give a valid fs name (an empty segment, as in "/a//b", or a segment
-// that decodes to "..", as "%2E%2E" does) is an error matching
+// not give a valid fs name (an empty segment, as in "/a//b", a segment
+// that decodes to "..", as "%2E%2E" does, or a malformed escape in a URI
+// that Parse did not make) is an error matching
 // fs.ErrInvalid: it never names another file. An escaped slash ("%2F")
 // separates names like a literal one.
 func (u *URI) Name() (string, error) {
-	p := removeDotSegments(u.Path)
+	p := rfc3986.RemoveDotSegments(u.Path)
 	p = strings.TrimPrefix(p, "/")
 	p = strings.TrimSuffix(p, "/")
 	if p == "" {
 		return ".", nil
 	}
-	name := unescape(p)
-	if !fs.ValidPath(name) {
+	name, err := url.PathUnescape(p)
+	if err != nil || !fs.ValidPath(name) {
 		return "", &SyntaxError{Input: u.String(), Msg: fmt.Sprintf("path %q does not name a file inside the archive", u.Path)}
 	}
 	return name, nil
@@ -280,26 +286,14 @@ func checkGenericAuthority(a string) string {
 	return ""
 }
 
-// isUnreserved reports whether c is an RFC 3986 unreserved character.
-func isUnreserved(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-		c == '-' || c == '.' || c == '_' || c == '~'
-}
-
 func allUnreserved(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if !isUnreserved(s[i]) {
+		if !rfc3986.IsUnreserved(s[i]) {
 			return false
 		}
 	}
 	return true
 }
-
-// isSubDelim reports whether c is an RFC 3986 sub-delim.
-func isSubDelim(c byte) bool { return strings.IndexByte("!$&'()*+,;=", c) >= 0 }
-
-// isPchar reports whether c may appear unescaped in a path segment.
-func isPchar(c byte) bool { return isUnreserved(c) || isSubDelim(c) || c == ':' || c == '@' }
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
@@ -316,30 +310,12 @@ func checkChars(s, extra string) string {
 				return fmt.Sprintf("bad percent escape at byte %d (a %% is written %%25)", i)
 			}
 			i += 2
-		case isPchar(c) || strings.IndexByte(extra, c) >= 0:
+		case rfc3986.IsPchar(c) || strings.IndexByte(extra, c) >= 0:
 		default:
 			return fmt.Sprintf("character %q at byte %d must be percent-encoded", c, i)
 		}
 	}
 	return ""
-}
-
-// escape percent-encodes every byte of s that is not a pchar or in keep,
-// with upper-case hex digits.
-func escape(s, keep string) string {
-	const hexDigits = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if isPchar(c) || strings.IndexByte(keep, c) >= 0 {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hexDigits[c>>4])
-		b.WriteByte(hexDigits[c&15])
-	}
-	return b.String()
 }
 
 func unhex(c byte) byte {
@@ -350,23 +326,6 @@ func unhex(c byte) byte {
 		return c - 'a' + 10
 	}
 	return c - 'A' + 10
-}
-
-// unescape decodes the %HH escapes of s, which checkChars accepted.
-func unescape(s string) string {
-	if strings.IndexByte(s, '%') < 0 {
-		return s
-	}
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
-			i += 2
-			continue
-		}
-		b = append(b, s[i])
-	}
-	return string(b)
 }
 
 // AuthorityKey returns the form under which two authorities are compared:
@@ -405,7 +364,7 @@ func normalizeEscapes(s string) string {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c == '%' && i+2 < len(s) {
-			if d := unhex(s[i+1])<<4 | unhex(s[i+2]); isUnreserved(d) {
+			if d := unhex(s[i+1])<<4 | unhex(s[i+2]); rfc3986.IsUnreserved(d) {
 				b.WriteByte(d)
 			} else {
 				b.WriteString(strings.ToUpper(s[i : i+3]))
@@ -459,14 +418,5 @@ func NameAuthority(name string) string {
 	if name == "" {
 		return ""
 	}
-	var b strings.Builder
-	b.WriteString("name,")
-	for _, seg := range []byte(name) {
-		if isUnreserved(seg) || isSubDelim(seg) {
-			b.WriteByte(seg)
-			continue
-		}
-		fmt.Fprintf(&b, "%%%02X", seg)
-	}
-	return b.String()
+	return "name," + rfc3986.Escape(name, rfc3986.IsRegName)
 }

@@ -300,7 +300,7 @@ func TestName(t *testing.T) {
 			t.Errorf("URI{Path: %q}.Name() = %q, %v, want %q", tc.path, got, err, tc.want)
 		}
 	}
-	for _, p := range []string{"/a//b", "/%2E%2E/x", "/a/%2e%2e", "//x", "/a%2F%2Fb"} {
+	for _, p := range []string{"/a//b", "/%2E%2E/x", "/a/%2e%2e", "//x", "/a%2F%2Fb", "/a%zz", "/a%2"} {
 		u := &URI{Authority: "name,x", Path: p}
 		if got, err := u.Name(); !errors.Is(err, fs.ErrInvalid) {
 			t.Errorf("URI{Path: %q}.Name() = %q, %v, want an fs.ErrInvalid error", p, got, err)

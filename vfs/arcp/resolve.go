@@ -2,6 +2,8 @@ package arcp
 
 import (
 	"strings"
+
+	"github.com/pipefs/pipefs/internal/rfc3986"
 )
 
 // Resolve resolves the URI reference ref against u as RFC 3986 section
@@ -17,6 +19,11 @@ import (
 // same-origin advice). A reference with another scheme ("http://…") is an
 // error matching [ErrSyntax], since its target is no arcp URI.
 func (u *URI) Resolve(ref string) (*URI, error) {
+	// URL.ResolveReference of net/url gives the same targets, but
+	// url.Parse cannot read every arcp URI ("arcp://name,a%20b.zip/" is
+	// an "invalid URL escape"), re-encodes hosts, drops an empty fragment
+	// and accepts characters RFC 3986 forbids (see package rfc3986), so
+	// the reference is split and checked here.
 	r, err := parseReference(ref)
 	if err != nil {
 		return nil, err
@@ -31,10 +38,10 @@ func (u *URI) Resolve(ref string) (*URI, error) {
 		if err != nil {
 			return nil, err
 		}
-		v.Path = removeDotSegments(v.Path)
+		v.Path = rfc3986.RemoveDotSegments(v.Path)
 		return v, nil
 	case r.hasAuthority:
-		t.Authority, t.Path = r.authority, removeDotSegments(r.path)
+		t.Authority, t.Path = r.authority, rfc3986.RemoveDotSegments(r.path)
 		t.HasQuery, t.Query = r.hasQuery, r.query
 	case r.path == "":
 		t.Authority, t.Path = u.Authority, u.Path
@@ -46,9 +53,9 @@ func (u *URI) Resolve(ref string) (*URI, error) {
 	default:
 		t.Authority = u.Authority
 		if strings.HasPrefix(r.path, "/") {
-			t.Path = removeDotSegments(r.path)
+			t.Path = rfc3986.RemoveDotSegments(r.path)
 		} else {
-			t.Path = removeDotSegments(merge(u.Path, r.path))
+			t.Path = rfc3986.RemoveDotSegments(rfc3986.Merge(u.Path, r.path, true))
 		}
 		t.HasQuery, t.Query = r.hasQuery, r.query
 	}
@@ -122,53 +129,4 @@ func isScheme(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-// merge merges a relative-path reference with the path of a base that has
-// an authority (RFC 3986 section 5.2.3).
-func merge(base, ref string) string {
-	if base == "" {
-		return "/" + ref
-	}
-	i := strings.LastIndexByte(base, '/')
-	return base[:i+1] + ref
-}
-
-// removeDotSegments removes "." and ".." segments from an absolute or
-// empty path (RFC 3986 section 5.2.4); ".." at the root stays at the root.
-func removeDotSegments(p string) string {
-	var out []string // output segments, each with its leading "/"
-	in := p
-	for in != "" {
-		switch {
-		case strings.HasPrefix(in, "../"):
-			in = in[3:]
-		case strings.HasPrefix(in, "./"):
-			in = in[2:]
-		case strings.HasPrefix(in, "/./"):
-			in = in[2:]
-		case in == "/.":
-			in = "/"
-		case strings.HasPrefix(in, "/../"), in == "/..":
-			in = "/" + in[min(len(in), 4):]
-			if len(out) > 0 {
-				out = out[:len(out)-1]
-			}
-		case in == "." || in == "..":
-			in = ""
-		default:
-			j := strings.IndexByte(in[1:], '/')
-			if in[0] != '/' {
-				j = strings.IndexByte(in, '/') - 1
-			}
-			if j < 0 {
-				out = append(out, in)
-				in = ""
-			} else {
-				out = append(out, in[:j+1])
-				in = in[j+1:]
-			}
-		}
-	}
-	return strings.Join(out, "")
 }
