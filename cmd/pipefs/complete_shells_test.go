@@ -103,6 +103,12 @@ func TestCompleteShells(t *testing.T) {
 			list(1, `with\ space/a%7Cb%23c%3Fd%25e.txt`, `with\ space/file\ one.txt`)}},
 		{"fish", func(t *testing.T, dir string) []string {
 			fstest.NeedTool(t, "fish")
+			// fish fills generated_completions from the man pages in the
+			// background when the directory is missing, racing the test's
+			// clean-up: an existing one turns that off.
+			if err := os.MkdirAll(filepath.Join(dir, "fish", "generated_completions"), 0o755); err != nil {
+				t.Fatal(err)
+			}
 			writeRC(t, filepath.Join(dir, "fish", "config.fish"), "set -g fish_greeting\nset -g fish_autosuggestion_enabled 0\nfunction fish_prompt; echo -n '$ '; end\nset -gx PATH %s $PATH\npipefs completion fish | source\ncd %s\n", bin, work)
 			return []string{"env", "HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "XDG_DATA_HOME=" + dir, "fish", "--private", "-i"}
 		}, []shellCase{quoted, escaped(`odd\ \%25\%23\%3F.txt`), adapters, odd,

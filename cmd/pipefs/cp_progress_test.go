@@ -55,10 +55,13 @@ func (z *zeros) Seek(off int64, whence int) (int64, error) {
 }
 
 // A file of slowServer whose ETag changes for the reads from changesAt
-// on, as an object replaced during a copy.
+// on, as an object replaced during a copy. A plain remote file is read
+// in growing ranges (1 MiB, then about 1.25, 1.25, 1.5 and 3 MiB at a
+// time), so the request that starts at 5 MiB sees the new object, after
+// more than a second at slowServer's rate: the bar is showing by then.
 const (
 	changing  = "changing.bin"
-	changesAt = 6 << 20
+	changesAt = 5 << 20
 )
 
 // slowServer serves files at about 6 MB/s, with ranges and a strong
