@@ -1,8 +1,6 @@
 package main
 
 import (
-	"archive/tar"
-	"archive/zip"
 	"fmt"
 	"io"
 	"io/fs"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pipefs/pipefs/adapters/hdf5adapter"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -178,7 +175,16 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 		case l.zero:
 			name = f.arg
 		}
-		l.add(nil, name, info)
+		if l.long && info.Mode()&fs.ModeSymlink != 0 {
+			// A link argument: its target is read in its directory.
+			parent, entry := g.openParent(ctx, f.loc.file.URL())
+			l.add(parent, entry, name, info)
+			if parent != nil {
+				parent.Close()
+			}
+			continue
+		}
+		l.add(nil, "", name, info)
 	}
 	l.flush(w)
 	for i, d := range dirs {
@@ -259,7 +265,7 @@ func (l *lister) list(fsys *vfs.FS) {
 			n.fsys.Close()
 			continue
 		}
-		l.add(fsys, l.name(e.Name(), fsys.URL(e.Name()), info.IsDir()), info)
+		l.add(fsys, e.Name(), l.name(e.Name(), fsys.URL(e.Name()), info.IsDir()), info)
 	}
 }
 
@@ -291,7 +297,7 @@ func (l *lister) walk(fsys *vfs.FS, dir, prefix string, level int, dataset bool)
 			n.fsys.Close()
 			continue
 		}
-		l.add(fsys, l.name(prefix+name, fsys.URL(name), info.IsDir()), info)
+		l.add(fsys, name, l.name(prefix+name, fsys.URL(name), info.IsDir()), info)
 		if info.IsDir() {
 			l.walk(fsys, name, prefix, level, dataset)
 		}
@@ -348,19 +354,15 @@ func (l *lister) name(name, url string, dir bool) string {
 	return name + slash
 }
 
-// add adds the row of name, as it is to be shown, described by info; fsys
-// is the directory it is listed from, which holds the target of a zip
-// symlink (nil for an argument).
-func (l *lister) add(fsys *vfs.FS, name string, info fs.FileInfo) {
+// add adds the row of name, as it is to be shown, described by info;
+// entry is its name in fsys, the directory it is listed from, where the
+// target of a symbolic link is read (fsys is nil when there is none).
+func (l *lister) add(fsys *vfs.FS, entry, name string, info fs.FileInfo) {
 	if !l.long {
 		l.names = append(l.names, name)
 		return
 	}
-	t := linkTarget(info)
-	if t == "" && fsys != nil {
-		t = zipLinkTarget(fsys, info)
-	}
-	if t != "" {
+	if t := linkTarget(fsys, entry, info); t != "" {
 		name += " -> " + displayName(t, l.tty && !l.zero)
 	}
 	l.rows = append(l.rows, [4]string{
@@ -389,71 +391,6 @@ func timeOf(info fs.FileInfo) string {
 		return "-"
 	}
 	return t.Format(timeLayout)
-}
-
-// linkTarget returns what the symbolic link that info describes points
-// at, read from its header ("file:path" for an HDF5 external link), or ""
-// when info is no link or its header does not say.
-func linkTarget(info fs.FileInfo) string {
-	if info.Mode()&fs.ModeSymlink == 0 {
-		return ""
-	}
-	h := info.Sys()
-	if o, ok := h.(*vfs.Origin); ok {
-		h = o.Header
-	}
-	switch l := h.(type) {
-	case *tar.Header:
-		return l.Linkname
-	case *hdf5adapter.ExternalLink:
-		return l.File + ":" + l.Path
-	case *hdf5adapter.SoftLink:
-		return l.Path
-	case *hdf5adapter.CycleLink:
-		return l.Path
-	case interface{ Target() string }:
-		return l.Target()
-	}
-	return ""
-}
-
-// maxLinkTarget caps what zipLinkTarget reads of a zip symlink: a path,
-// as long as Linux allows (PATH_MAX).
-const maxLinkTarget = 4096
-
-// zipLinkTarget returns what the zip symlink that info describes points
-// at: the content of its member, read from the zip archive of fsys through
-// archive/zip, since pipefs does not open links. It returns "" when info
-// is no zip symlink or its content cannot be read.
-func zipLinkTarget(fsys *vfs.FS, info fs.FileInfo) string {
-	if info.Mode()&fs.ModeSymlink == 0 {
-		return ""
-	}
-	o, ok := info.Sys().(*vfs.Origin)
-	if !ok {
-		return ""
-	}
-	h, ok := o.Header.(*zip.FileHeader)
-	var r *zip.Reader
-	if !ok || !fsys.As(&r) {
-		return ""
-	}
-	for _, f := range r.File {
-		if f.Name != h.Name || f.CRC32 != h.CRC32 || f.Mode()&fs.ModeSymlink == 0 || f.UncompressedSize64 > maxLinkTarget {
-			continue
-		}
-		rc, err := f.Open()
-		if err != nil {
-			return ""
-		}
-		b, err := io.ReadAll(io.LimitReader(rc, maxLinkTarget+1))
-		rc.Close()
-		if err != nil || len(b) > maxLinkTarget {
-			return ""
-		}
-		return string(b)
-	}
-	return ""
 }
 
 // flush prints the rows: the size column right-aligned, the others left.
