@@ -34,6 +34,10 @@ func (f *FS) ReadLink(name string) (string, error) {
 	full := f.full(name)
 	if lr, ok := f.tree.(driver.LinkReader); ok {
 		target, err := lr.ReadLink(f.ctx, full)
+		if err == nil && len(target) > driver.MaxLinkTarget {
+			// The driver's bound, kept for a driver that forgets it.
+			err = driver.Corruptf("symbolic link target of %d bytes is longer than %d", len(target), driver.MaxLinkTarget)
+		}
 		if err != nil {
 			return "", f.fail("readlink", name, err)
 		}
