@@ -61,7 +61,9 @@
 // # FS and File
 //
 // [OpenFS] returns an [*FS] that implements fs.FS, fs.StatFS, fs.ReadDirFS,
-// fs.ReadFileFS and fs.SubFS. [Open] and [OpenFile] return a [*File]; a
+// fs.ReadFileFS, fs.SubFS and fs.ReadLinkFS (fs.ReadLink reads the target
+// of a symbolic link of any tree, fs.Lstat describes a link without
+// following it). [Open] and [OpenFile] return a [*File]; a
 // regular file implements io.Reader, io.ReaderAt, io.Seeker and io.WriterTo
 // (so io.Copy streams it, through a [Streamer] blob when the driver has
 // one), and ReadAt is safe for concurrent use; a directory implements

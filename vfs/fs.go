@@ -13,7 +13,8 @@ import (
 )
 
 // FS is the io/fs view of a directory location of a pipeline. It
-// implements fs.FS, fs.StatFS, fs.ReadDirFS, fs.ReadFileFS and fs.SubFS.
+// implements fs.FS, fs.StatFS, fs.ReadDirFS, fs.ReadFileFS, fs.SubFS and
+// fs.ReadLinkFS (see ReadLink and Lstat).
 //
 // An FS is safe for concurrent use. It carries the context its methods use
 // for I/O; WithContext returns a copy with another. Sub and WithContext

@@ -143,7 +143,10 @@
 // describes it as a link (fs.ModeSymlink) and opening it fails with an
 // error matching [driver.ErrUnsafePath] and fs.ErrInvalid. ReadDir lists
 // every link as a link: its Info describes the link itself (mode
-// fs.ModeSymlink, size the target's length), as os.Lstat does.
+// fs.ModeSymlink, size the target's length), as os.Lstat does, and so do
+// [Archive.Lstat] and [Archive.ReadLink] (fs.Lstat and fs.ReadLink of a
+// vfs.FS), which follow links in the parent directories of a name but not
+// a final one.
 //
 // Character and block devices and FIFOs are listed with their mode bits
 // (fs.ModeDevice, fs.ModeCharDevice, fs.ModeNamedPipe); opening one fails

@@ -233,6 +233,12 @@ func (a *Archive) openEntry(ctx context.Context, name string, e *entry) (driver.
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		return nil, fmt.Errorf("symbolic link: links in zip archives are not followed: %w (%w)", driver.ErrUnsafePath, fs.ErrInvalid)
 	}
+	return a.openData(ctx, name, e, fi)
+}
+
+// openData opens the data of the file entry e, described by fi: the
+// content of a member, or the target of a symbolic link (see ReadLink).
+func (a *Archive) openData(ctx context.Context, name string, e *entry, fi *fileInfo) (driver.Blob, error) {
 	h := a.header(e.rec)
 	if h.flags&1 != 0 {
 		return nil, fmt.Errorf("member is encrypted: %w", errors.ErrUnsupported)

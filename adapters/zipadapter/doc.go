@@ -95,7 +95,9 @@
 //
 // Symbolic links (entries whose mode says so) are listed and described
 // with fs.ModeSymlink, and never followed: opening one gives an error that
-// matches both [driver.ErrUnsafePath] and fs.ErrInvalid. Stat().Sys() of a
+// matches both [driver.ErrUnsafePath] and fs.ErrInvalid. [Archive.ReadLink]
+// (fs.ReadLink of a vfs.FS) reads a link's target, the bytes of its
+// member, at most driver.MaxLinkTarget of them. Stat().Sys() of a
 // member, link or explicit directory returns its *zip.FileHeader, as
 // archive/zip reads it, new at each call; it is nil for the root and for
 // implied directories.

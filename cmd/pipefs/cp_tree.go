@@ -1,13 +1,9 @@
 package main
 
 import (
-	"archive/tar"
-	"archive/zip"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -104,7 +100,6 @@ type treeCopy struct {
 	fsys   *vfs.FS
 	top    string       // what the tree's root is called below the root: "." or NAME
 	report func(error)  // reports the failure of one entry
-	links  linkReader   // reads the targets of zip links
 	dirs   []createdDir // directories to finish, parents first
 }
 
@@ -224,7 +219,7 @@ func describeKind(m fs.FileMode) string {
 // symlink makes dst a symbolic link like the entry name, when its target
 // stays inside the copy.
 func (t *treeCopy) symlink(url, name, dst string, info fs.FileInfo) error {
-	target, err := t.links.target(t.fsys, name, info)
+	target, err := fs.ReadLink(t.fsys, name)
 	if err != nil {
 		return fmt.Errorf("%s: reading the target of the symbolic link: %w", url, err)
 	}
@@ -249,65 +244,6 @@ func (t *treeCopy) symlink(url, name, dst string, info fs.FileInfo) error {
 		fmt.Fprintf(t.verbose, "%s -> %s -> %s\n", url, t.display(dst), target)
 	}
 	return nil
-}
-
-// A linkReader reads the targets of symbolic links: from the header of a
-// tar member, from the bytes of a zip member (which the zip: adapter
-// never follows nor opens) through the archive's *zip.Reader, or from a
-// local directory.
-type linkReader struct {
-	zr    *zip.Reader
-	files map[string]*zip.File
-}
-
-// maxZipLink bounds the bytes read for the target of a zip link: a
-// longer target is no path (PATH_MAX is 4096).
-const maxZipLink = 4096
-
-func (l *linkReader) target(fsys *vfs.FS, name string, info fs.FileInfo) (string, error) {
-	h := info.Sys()
-	if o, ok := h.(*vfs.Origin); ok {
-		h = o.Header
-	}
-	switch h := h.(type) {
-	case *tar.Header:
-		return h.Linkname, nil
-	case interface{ Target() string }:
-		return h.Target(), nil
-	case *zip.FileHeader:
-		if l.files == nil {
-			if !fsys.As(&l.zr) {
-				return "", fmt.Errorf("the archive cannot be read as a zip: %w", errors.ErrUnsupported)
-			}
-			l.files = make(map[string]*zip.File, len(l.zr.File))
-			for _, f := range l.zr.File {
-				l.files[f.Name] = f // the last of duplicates wins, as in the tree
-			}
-		}
-		f := l.files[h.Name]
-		if f == nil {
-			return "", fmt.Errorf("%w: no member %q", fs.ErrNotExist, h.Name)
-		}
-		rc, err := f.Open()
-		if err != nil {
-			return "", err
-		}
-		defer rc.Close()
-		b, err := io.ReadAll(io.LimitReader(rc, maxZipLink+1))
-		if err != nil {
-			return "", err
-		}
-		if len(b) > maxZipLink {
-			return "", fmt.Errorf("%w: the target is over %d bytes", errUnsafe, maxZipLink)
-		}
-		return string(b), nil
-	}
-	// A local directory: its tree is an *os.Root at the FS's root.
-	var local *os.Root
-	if p := fsys.Pipeline(); len(p) == 1 && p[0].Scheme == "file" && fsys.As(&local) {
-		return local.Readlink(name)
-	}
-	return "", fmt.Errorf("%w: the link's header (%T) does not give its target", errors.ErrUnsupported, h)
 }
 
 // reportOmittedEntries reports, as failures, the entries below the

@@ -1,19 +1,15 @@
 package main
 
 import (
-	"archive/tar"
-	"archive/zip"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pipefs/pipefs/adapters/hdf5adapter"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -196,7 +192,7 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 		if f.target != "" && l.long {
 			name += " -> " + displayName(f.target, l.tty && !l.zero)
 		}
-		l.add(nil, name, info)
+		l.add(nil, "", name, info)
 	}
 	l.flush(w)
 	for i, d := range dirs {
@@ -277,7 +273,7 @@ func (l *lister) list(fsys *vfs.FS) {
 			n.fsys.Close()
 			continue
 		}
-		l.add(fsys, l.name(e.Name(), l.url(fsys, e.Name()), info.IsDir()), info)
+		l.add(fsys, e.Name(), l.name(e.Name(), l.url(fsys, e.Name()), info.IsDir()), info)
 	}
 }
 
@@ -312,7 +308,7 @@ func (l *lister) walk(fsys *vfs.FS, dir, prefix string, level int, dataset bool)
 			n.fsys.Close()
 			continue
 		}
-		l.add(fsys, l.name(prefix+name, l.url(fsys, name), info.IsDir()), info)
+		l.add(fsys, name, l.name(prefix+name, l.url(fsys, name), info.IsDir()), info)
 		if info.IsDir() {
 			l.walk(fsys, name, prefix, level, dataset)
 		}
@@ -378,19 +374,15 @@ func (l *lister) name(name, url string, dir bool) string {
 	return name + slash
 }
 
-// add adds the row of name, as it is to be shown, described by info; fsys
-// is the directory it is listed from, which holds the target of a zip
-// symlink (nil for an argument).
-func (l *lister) add(fsys *vfs.FS, name string, info fs.FileInfo) {
+// add adds the row of name, as it is to be shown, described by info;
+// entry is its name in fsys, the directory it is listed from, where the
+// target of a symbolic link is read (fsys is nil when there is none).
+func (l *lister) add(fsys *vfs.FS, entry, name string, info fs.FileInfo) {
 	if !l.long {
 		l.names = append(l.names, name)
 		return
 	}
-	t := linkTarget(info)
-	if t == "" && fsys != nil {
-		t = zipLinkTarget(fsys, info)
-	}
-	if t != "" {
+	if t := linkTarget(fsys, entry, info); t != "" {
 		name += " -> " + displayName(t, l.tty && !l.zero)
 	}
 	l.rows = append(l.rows, [4]string{
@@ -419,92 +411,6 @@ func timeOf(info fs.FileInfo) string {
 		return "-"
 	}
 	return t.Format(timeLayout)
-}
-
-// linkTarget returns what the symbolic link that info describes points
-// at, read from its header ("file:path" for an HDF5 external link), or ""
-// when info is no link or its header does not say.
-func linkTarget(info fs.FileInfo) string {
-	if info.Mode()&fs.ModeSymlink == 0 {
-		return ""
-	}
-	h := info.Sys()
-	if o, ok := h.(*vfs.Origin); ok {
-		if t := localLinkTarget(o.URL); t != "" {
-			return t
-		}
-		h = o.Header
-	}
-	switch l := h.(type) {
-	case *tar.Header:
-		return l.Linkname
-	case *hdf5adapter.ExternalLink:
-		return l.File + ":" + l.Path
-	case *hdf5adapter.SoftLink:
-		return l.Path
-	case *hdf5adapter.CycleLink:
-		return l.Path
-	case interface{ Target() string }:
-		return l.Target()
-	}
-	return ""
-}
-
-// localLinkTarget returns what the local symbolic link that the pipeline
-// url names points at, read with os.Readlink, or "" when url names no
-// local path (a pipeline of one file: sub-URL) or no link.
-func localLinkTarget(url string) string {
-	p, err := vfs.Parse(url)
-	if err != nil || len(p) != 1 || !strings.EqualFold(p[0].Scheme, "file") || p[0].Key() == "." {
-		return ""
-	}
-	if h := p[0].Host(); h != "" && !strings.EqualFold(h, "localhost") {
-		return ""
-	}
-	t, err := os.Readlink("/" + p[0].Key())
-	if err != nil {
-		return ""
-	}
-	return t
-}
-
-// maxLinkTarget caps what zipLinkTarget reads of a zip symlink: a path,
-// as long as Linux allows (PATH_MAX).
-const maxLinkTarget = 4096
-
-// zipLinkTarget returns what the zip symlink that info describes points
-// at: the content of its member, read from the zip archive of fsys through
-// archive/zip, since pipefs does not open links. It returns "" when info
-// is no zip symlink or its content cannot be read.
-func zipLinkTarget(fsys *vfs.FS, info fs.FileInfo) string {
-	if info.Mode()&fs.ModeSymlink == 0 {
-		return ""
-	}
-	o, ok := info.Sys().(*vfs.Origin)
-	if !ok {
-		return ""
-	}
-	h, ok := o.Header.(*zip.FileHeader)
-	var r *zip.Reader
-	if !ok || !fsys.As(&r) {
-		return ""
-	}
-	for _, f := range r.File {
-		if f.Name != h.Name || f.CRC32 != h.CRC32 || f.Mode()&fs.ModeSymlink == 0 || f.UncompressedSize64 > maxLinkTarget {
-			continue
-		}
-		rc, err := f.Open()
-		if err != nil {
-			return ""
-		}
-		b, err := io.ReadAll(io.LimitReader(rc, maxLinkTarget+1))
-		rc.Close()
-		if err != nil || len(b) > maxLinkTarget {
-			return ""
-		}
-		return string(b)
-	}
-	return ""
 }
 
 // flush prints the rows: the size column right-aligned, the others left.

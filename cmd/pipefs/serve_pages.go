@@ -305,7 +305,7 @@ func (s *server) entry(ctx context.Context, t *target, info fs.FileInfo, detect 
 		}
 	case !info.Mode().IsRegular():
 		e.Kind = modeString(info.Mode())
-		if l := linkTarget(info); l != "" {
+		if l := linkTarget(fsys, child, info); l != "" {
 			e.Kind += " -> " + l
 		}
 	case array.NodeOf(info) != nil:

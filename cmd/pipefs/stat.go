@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"reflect"
 	"strings"
 	"syscall"
@@ -57,9 +56,7 @@ legacy 32-bit and MS-DOS fields of a zip header.`,
 				return err
 			}
 			s := describe(info)
-			if s.Target == "" {
-				s.Target = target
-			}
+			s.Target = target
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), s)
 			}
@@ -99,7 +96,6 @@ func describe(info fs.FileInfo) *statInfo {
 		Mode:    modeString(info.Mode()),
 		IsDir:   info.IsDir(),
 		ModTime: info.ModTime(),
-		Target:  linkTarget(info),
 	}
 	h := info.Sys()
 	if o, ok := h.(*vfs.Origin); ok {
@@ -309,16 +305,20 @@ func linkText(l hdf5adapter.Link) string {
 // stat describes the location that pipeline names. When it names a
 // symbolic link that cannot be followed (an HDF5 soft link whose target
 // does not exist, an external link, a zip symlink, a local or tar link
-// that dangles or loops), stat describes the
-// link itself, as its parent directory lists it, and returns the target
-// of a zip symlink, which its header does not hold.
+// that dangles or loops), stat describes the link itself, as its parent
+// directory lists it. When it names a symbolic link, it returns the
+// link's target too (fs.ReadLink).
 func (g *globals) stat(ctx context.Context, pipeline string) (fs.FileInfo, string, error) {
 	f, err := vfs.Open(ctx, pipeline, g.options())
 	if err == nil {
 		g.count(f)
 		defer f.Close()
 		info, err := f.Stat()
-		return info, "", err
+		if err != nil || info.Mode()&fs.ModeSymlink == 0 {
+			return info, "", err
+		}
+		_, target := g.lstat(ctx, pipeline)
+		return info, target, nil
 	}
 	if info, target := g.unfollowedLink(ctx, pipeline, err); info != nil {
 		return info, target, nil
@@ -328,7 +328,7 @@ func (g *globals) stat(ctx context.Context, pipeline string) (fs.FileInfo, strin
 
 // unfollowedLink returns, when err is the error of opening pipeline and
 // pipeline names a symbolic link that cannot be followed, the link's
-// entry and the target of a zip symlink (see lstat); nil otherwise. A
+// entry and its target (see lstat); nil otherwise. A
 // link cannot be followed when it dangles, leaves its tree or loops.
 func (g *globals) unfollowedLink(ctx context.Context, pipeline string, err error) (fs.FileInfo, string) {
 	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, driver.ErrUnsafePath) && !errors.Is(err, syscall.ELOOP) && !errors.Is(err, vfs.ErrCorrupt) {
@@ -337,40 +337,18 @@ func (g *globals) unfollowedLink(ctx context.Context, pipeline string, err error
 	return g.lstat(ctx, pipeline)
 }
 
-// lstat returns the entry of the symbolic link that pipeline names, as
-// its parent directory lists it, and the target of a zip symlink; nil
+// lstat returns the entry of the symbolic link that pipeline names, with
+// fs.Lstat in its parent directory, and its target, with fs.ReadLink; nil
 // when it names none.
 func (g *globals) lstat(ctx context.Context, pipeline string) (fs.FileInfo, string) {
-	p, err := vfs.Parse(pipeline)
-	if err != nil || len(p) < 2 && !strings.EqualFold(p[0].Scheme, "file") {
-		return nil, "" // a remote root's parent is no directory to list
-	}
-	last := p[len(p)-1]
-	if last.IsDir() || last.HasQuery {
-		return nil, ""
-	}
-	i := strings.LastIndexByte(last.Path, '/')
-	base, err := url.PathUnescape(last.Path[i+1:])
-	if err != nil || base == "" {
-		return nil, ""
-	}
-	last.Path = last.Path[:i+1]
-	fsys, err := vfs.OpenFS(ctx, p[:len(p)-1].Append(last).String(), g.options())
-	if err != nil {
+	fsys, name := g.openParent(ctx, pipeline)
+	if fsys == nil {
 		return nil, ""
 	}
 	defer fsys.Close()
-	ents, err := fsys.ReadDir(".")
-	if err != nil {
+	info, err := fs.Lstat(fsys, name)
+	if err != nil || info.Mode()&fs.ModeSymlink == 0 {
 		return nil, ""
 	}
-	for _, e := range ents {
-		if e.Name() != base || e.Type()&fs.ModeSymlink == 0 {
-			continue
-		}
-		if info, err := e.Info(); err == nil {
-			return info, zipLinkTarget(fsys, info)
-		}
-	}
-	return nil, ""
+	return info, linkTarget(fsys, name, info)
 }

@@ -29,11 +29,10 @@
 // parallel; sizes and offsets are 64-bit. Opened files keep the kernel's
 // page cache (FOPEN_KEEP_CACHE).
 //
-// The target of a symbolic link comes from fs.ReadLinkFS when the FS
-// implements it, else from the entry's header: a *tar.Header's Linkname
-// (following a hard link to a symbolic link), or the bytes of a zip
-// member whose mode says it is a link, read through the archive/zip
-// reader that vfs.FS.As reaches. Other links fail to read with EIO. The
+// The target of a symbolic link is what vfs.FS.ReadLink reads (a tar
+// member's link name, the bytes of a zip member, an HDF5 link's path); a
+// link whose tree cannot read it fails with EOPNOTSUPP, and one whose
+// target is too long with EIO. The
 // kernel resolves links as on any file system: a link whose target is
 // absolute, or climbs out of the mount, points outside it, as it would
 // once the archive were extracted.

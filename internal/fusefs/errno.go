@@ -13,7 +13,8 @@ import (
 // a vfs.FS or vfs.File: 0 for nil, EINTR for a cancelled or expired
 // context, EIO for corrupt data (vfs.ErrCorrupt, which matches
 // fs.ErrInvalid too), ESTALE for a remote object that changed
-// (vfs.ErrModified), ENOENT, EACCES, EISDIR and ENOTDIR for their
+// (vfs.ErrModified), EINVAL for a name that is no symbolic link
+// (vfs.ErrNotLink), ENOENT, EACCES, EISDIR and ENOTDIR for their
 // sentinels, EOPNOTSUPP for errors.ErrUnsupported, the errno itself when
 // the cause is a syscall.Errno, and EIO for anything else, limits
 // included.
@@ -28,6 +29,8 @@ func Errno(err error) syscall.Errno {
 		return syscall.EIO
 	case errors.Is(err, vfs.ErrModified):
 		return syscall.ESTALE
+	case errors.Is(err, vfs.ErrNotLink):
+		return syscall.EINVAL
 	case errors.Is(err, fs.ErrNotExist):
 		return syscall.ENOENT
 	case errors.Is(err, fs.ErrPermission), errors.Is(err, vfs.ErrUnsafePath):

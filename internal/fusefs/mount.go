@@ -1,7 +1,6 @@
 package fusefs
 
 import (
-	"archive/zip"
 	"errors"
 	"fmt"
 	"os"
@@ -44,10 +43,6 @@ type tree struct {
 	inos       map[uint64]struct{} // the inode numbers given out
 	logged     map[string]struct{} // the failures logged, by op and name
 	loggedFull bool                // the line saying no more are logged was written
-
-	zipOnce  sync.Once
-	zipFiles map[string]*zip.File // the members of the zip archive by name, for links
-	zipErr   error
 }
 
 // NewRoot returns the root node of a read-only file system that serves

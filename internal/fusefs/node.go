@@ -177,9 +177,10 @@ func (n *node) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
 	return fs.NewListDirStream(ents), 0
 }
 
-// Readlink returns the target of symbolic link n.
+// Readlink returns the target of symbolic link n, as fs.ReadLink reads
+// it from the FS.
 func (n *node) Readlink(ctx context.Context) ([]byte, syscall.Errno) {
-	target, err := n.t.readLink(n.name, n.info)
+	target, err := n.t.fsys.ReadLink(n.name)
 	if err != nil {
 		return nil, n.t.fail("readlink", n.name, err)
 	}

@@ -68,6 +68,9 @@
 //     Icechunk), for "pipefs log".
 //   - [Omitter]: a Tree that leaves out entries it cannot expose, and says
 //     which.
+//   - [LinkReader]: a Tree that has symbolic links and reads their
+//     targets; [Lstater]: a Tree that describes an entry without following
+//     a final link more cheaply than by listing its directory.
 //   - As(any) bool: a Tree or Blob that gives a caller a value of its own
 //     (an archive's header table, a remote root's SDK client) through
 //     vfs.FS.As and vfs.File.As.
@@ -213,3 +216,41 @@ type Omission struct {
 	Offset int64  // where its entry starts in the container; -1 if unknown
 	Reason string // why it is left out, for people
 }
+
+// A LinkReader is a Tree that holds symbolic links and reads their targets,
+// for vfs.FS.ReadLink and so fs.ReadLink.
+//
+// ReadLink returns the target of the symbolic link name, the entry itself
+// (a link in a parent directory is followed, a final one is not), as the
+// container stores it: not cleaned, not resolved, possibly absolute or
+// dangling. Name is an fs.ValidPath name. When name exists but is no
+// symbolic link, the error matches [ErrNotLink] and so fs.ErrInvalid, as
+// os.Readlink fails with EINVAL; when it does not exist, fs.ErrNotExist. A
+// target is a path: a driver reads at most [MaxLinkTarget] bytes of it,
+// and a longer one is an error matching [ErrCorrupt].
+type LinkReader interface {
+	ReadLink(ctx context.Context, name string) (string, error)
+}
+
+// An Lstater is a Tree that describes an entry without following it when
+// it is a symbolic link, for vfs.FS.Lstat, more cheaply than by listing
+// its parent directory (what the engine does for a Tree that is none).
+// Lstat of a name that is no link describes it as Stat does; a link in a
+// parent directory is followed. A Tree whose Stat never follows a final
+// link (a zip archive) implements it with Stat.
+type Lstater interface {
+	Lstat(ctx context.Context, name string) (fs.FileInfo, error)
+}
+
+// MaxLinkTarget is the longest target of a symbolic link that a
+// [LinkReader] returns, in bytes: Linux's PATH_MAX.
+const MaxLinkTarget = 4096
+
+// ErrNotLink is what a [LinkReader] returns, wrapped or not, for a name
+// that is not a symbolic link. It matches fs.ErrInvalid.
+var ErrNotLink error = notLinkError{}
+
+type notLinkError struct{}
+
+func (notLinkError) Error() string        { return "not a symbolic link" }
+func (notLinkError) Is(target error) bool { return target == fs.ErrInvalid }
