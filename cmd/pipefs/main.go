@@ -1,5 +1,5 @@
-// Command pipefs lists, reads and serves the files that URL pipelines name,
-// such as
+// Command pipefs lists, reads, copies, serves and mounts the files that URL
+// pipelines name, such as
 //
 //	pipefs ls -l 'file:/data/a.zip|zip:inner/b.zip|zip:docs/'
 //	pipefs cat 'file:/data/a.zip|zip:README.txt'
@@ -7,13 +7,20 @@
 //
 // The commands are:
 //
-//	resolve  print the canonical form of pipelines, or resolve relative ones
-//	ls       list a directory location (a container file is opened as one)
-//	tree     draw a directory location as a tree
-//	cat      copy file locations to standard output
-//	cp       copy file and directory locations to local files and directories
-//	stat     describe a location: size, mode, time, URL and archive header
-//	serve    serve a directory location over HTTP
+//	resolve     print the canonical form of pipelines, or resolve relative ones
+//	ls          list directory locations; --deep opens the containers inside
+//	tree        draw a directory location as a tree; --deep as ls
+//	cat         copy file locations to standard output
+//	cp          copy file and directory locations to local files and directories,
+//	            verified, resumable (--continue), with a progress bar on a terminal
+//	stat        describe a location: size, mode, time, URL and archive header
+//	serve       browse a directory location in a web browser, or fetch its files
+//	mount       mount a directory location read-only with FUSE
+//	explain     show what each layer of a pipeline is and what opening it cost
+//	arcp        print the arcp identifiers of a member of a container
+//	log         print the versions of a versioned store
+//	array       describe an array or group, or write its elements
+//	completion  print the script that completes pipelines in bash, zsh or fish
 //
 // A relative pipeline ("testdata/demo.zip|zip:README.txt") is resolved
 // against the current directory, so it means
