@@ -39,6 +39,15 @@ type Backend interface {
 	Key(name string) string
 }
 
+// A VersionShower is a Backend whose versions are encodings of its own
+// (several validators in one string, as httproot's): ShowVersion returns
+// the version as people know it (an ETag, a date), which the FileInfo of
+// the object reports as its Sys value. The encoded version stays what
+// reads are conditional on and what cache keys and fingerprints carry.
+type VersionShower interface {
+	ShowVersion(version string) string
+}
+
 // Response is the answer to Backend.Get.
 type Response struct {
 	Body    io.ReadCloser // the bytes from Start on; the caller closes it
@@ -162,6 +171,15 @@ func (t *Tree) Grow(n int64) {
 	}
 }
 
+// shownVersion returns version as the FileInfo of an object reports it:
+// as the backend shows it (see VersionShower), or as it is.
+func (t *Tree) shownVersion(version string) string {
+	if v, ok := t.b.(VersionShower); ok {
+		return v.ShowVersion(version)
+	}
+	return version
+}
+
 // Stat describes name. A name that is not an object but has entries under
 // it is a directory (when the backend can list).
 func (t *Tree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
@@ -170,7 +188,7 @@ func (t *Tree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
 	}
 	h, err := t.open(ctx, name)
 	if err == nil {
-		return &driver.FileInfo{FName: path.Base(name), FSize: h.size, FMode: 0o444, FModTime: h.mod, FSys: h.version}, nil
+		return &driver.FileInfo{FName: path.Base(name), FSize: h.size, FMode: 0o444, FModTime: h.mod, FSys: t.shownVersion(h.version)}, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
@@ -217,7 +235,7 @@ func (t *Tree) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 		}
 		return nil, err
 	}
-	info := &driver.FileInfo{FName: path.Base(name), FSize: h.size, FMode: 0o444, FModTime: h.mod, FSys: h.version}
+	info := &driver.FileInfo{FName: path.Base(name), FSize: h.size, FMode: 0o444, FModTime: h.mod, FSys: t.shownVersion(h.version)}
 	// The size is part of the key: without a version (a server with no
 	// validators) it is all that tells two versions apart.
 	key := t.b.Key(name) + "\x00" + h.version + "\x00" + strconv.FormatInt(h.size, 10)
