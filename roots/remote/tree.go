@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"path"
 	"strconv"
 	"sync"
@@ -74,9 +75,9 @@ type Options struct {
 const (
 	defaultSuffix = 64 << 10
 	maxSuffix     = 8 << 20
-	// maxWhole bounds the object that a server ignoring Range sends
-	// whole at open and that is kept, in the block cache, for later
-	// reads.
+	// maxWhole bounds the part of an object that a server ignoring
+	// Range sends whole that is spooled in memory rather than to a
+	// temporary file.
 	maxWhole = 64 << 20
 	// maxHeadBytes bounds the suffixes a tree keeps for objects it
 	// opened.
@@ -101,7 +102,38 @@ type Tree struct {
 	// probing a name again (format detection, then the adapter) costs
 	// no request. Like heads, it is the tree's view from its first look.
 	missing map[string]error
+
+	ignored atomic.Pointer[IgnoredRange] // the first server seen to ignore Range
 }
+
+// IgnoredRange describes the first object of a tree whose server sent the
+// whole object when a range was asked for.
+type IgnoredRange struct {
+	Key  string // the object's URL
+	Size int64  // the bytes sent, the whole object
+}
+
+// warnIgnoredRange reports a server that ignores Range. It is a variable
+// so that tests can see the warnings.
+var warnIgnoredRange = func(ir *IgnoredRange) {
+	slog.Warn("pipefs: the server ignores Range requests and sent the whole object; it is downloaded once and kept (in memory or a temporary file) while the pipeline is open",
+		"url", ir.Key, "bytes", ir.Size)
+}
+
+// noteIgnoredRange records that the server of key sent all size bytes of
+// it for a range, and warns the first time in the tree.
+func (t *Tree) noteIgnoredRange(key string, size int64) {
+	ir := &IgnoredRange{Key: key, Size: size}
+	if t.ignored.CompareAndSwap(nil, ir) {
+		warnIgnoredRange(ir)
+	}
+}
+
+// IgnoredRange returns the first object whose server sent it whole for a
+// range (it ignores Range), or nil when none did. Such an object is read
+// once, at open, and kept while the pipeline is open; the first one is
+// also logged, once per tree, with log/slog's default logger.
+func (t *Tree) IgnoredRange() *IgnoredRange { return t.ignored.Load() }
 
 // head is what opening an object learned.
 type head struct {
@@ -110,9 +142,32 @@ type head struct {
 	mod     time.Time
 	tailOff int64
 	tail    []byte // pinned to every blob of the object
-	// whole holds the whole object when the server sent it all and it
-	// is larger than the tail; the first blob puts it in the cache.
-	whole []byte
+	// spool holds the whole object when the server sent it all for a
+	// range; the head holds a reference while it is in the tree's memo.
+	spool *spool
+}
+
+// dropHeads clears the memo of opened objects, releasing their spools
+// (blobs still open keep theirs). t.mu is held.
+func (t *Tree) dropHeads() {
+	for _, h := range t.heads {
+		if h.spool != nil {
+			h.spool.release()
+		}
+	}
+	clear(t.heads)
+	t.headBytes = 0
+}
+
+// Close releases what the tree keeps of the objects it opened: the
+// memo, and with it the spools of objects that servers sent whole (their
+// temporary files are removed once the blobs reading them are closed too).
+// The tree can still be used; it learns the objects again.
+func (t *Tree) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.dropHeads()
+	return nil
 }
 
 // NewTree returns the tree of b. vc is the cache of the pipeline (nil means
@@ -240,20 +295,11 @@ func (t *Tree) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 	// validators) it is all that tells two versions apart.
 	key := t.b.Key(name) + "\x00" + h.version + "\x00" + strconv.FormatInt(h.size, 10)
 	src := &source{t: t, name: name, version: h.version, size: h.size}
+	if h.spool != nil && h.spool.acquire() {
+		src.spool = h.spool
+	}
 	blob := t.c.Blob(src, key, info, &t.stats)
 	blob.Pin(h.tailOff, h.tail)
-	t.mu.Lock()
-	whole := h.whole
-	h.whole = nil
-	if t.heads[name] == h {
-		// Only while the memo still counts it: a concurrent open may
-		// have cleared the memo and its count already.
-		t.headBytes -= int64(len(whole))
-	}
-	t.mu.Unlock()
-	if whole != nil {
-		blob.Put(0, whole)
-	}
 	return &Blob{Blob: blob, t: t, key: t.b.Key(name), src: src}, nil
 }
 
@@ -277,7 +323,8 @@ func (b *Blob) Fingerprint() string {
 }
 
 // Close releases the whole-object body a server that ignores Range left
-// open for the next sequential read, if any. The blob can still be read.
+// open for the next sequential read, if any, and the blob's reference to
+// the spooled object. The blob can still be read.
 func (b *Blob) Close() error {
 	b.src.close()
 	return nil
