@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -30,14 +31,26 @@ func membersZip(n, size int) (zipped []byte, files map[string][]byte) {
 	return fstest.ZipBytes(files, zip.Store), files
 }
 
-// spooled returns the temporary files that spool objects in dir.
+// spooled returns the temporary files in dir that spool objects and that
+// the process holds open (they are unlinked at creation), and fails the
+// test if any is left in dir by name.
 func spooled(t *testing.T, dir string) []string {
 	t.Helper()
-	m, err := filepath.Glob(filepath.Join(dir, "pipefs-remote-*"))
+	if left, err := filepath.Glob(filepath.Join(dir, "pipefs-remote-*")); err != nil || len(left) > 0 {
+		t.Errorf("temporary files in %s by name: %q, %v; want none", dir, left, err)
+	}
+	fds, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m
+	var open []string
+	for _, fd := range fds {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
+		if err == nil && strings.HasPrefix(target, filepath.Join(dir, "pipefs-remote-")) {
+			open = append(open, target)
+		}
+	}
+	return open
 }
 
 // stageCost returns the requests and bytes the stages of fsys counted.
@@ -101,13 +114,13 @@ func TestIgnoredRangeFetchesOnce(t *testing.T) {
 				t.Errorf("warnings:\n%s\nwant one naming the object and its size", w)
 			}
 			if got := spooled(t, tmp); (len(got) == 1) != tc.file || len(got) > 1 {
-				t.Errorf("temporary files while open: %q; want one: %v", got, tc.file)
+				t.Errorf("temporary files open while the pipeline is: %q; want one: %v", got, tc.file)
 			}
 			if err := fsys.Close(); err != nil {
 				t.Fatal(err)
 			}
 			if got := spooled(t, tmp); len(got) != 0 {
-				t.Errorf("temporary files left after Close: %q", got)
+				t.Errorf("temporary files still open after Close: %q", got)
 			}
 		})
 	}
@@ -146,6 +159,6 @@ func TestIgnoredRangeCancelled(t *testing.T) {
 		t.Fatalf("OpenFS error = %v, want context.Canceled", err)
 	}
 	if got := spooled(t, tmp); len(got) != 0 {
-		t.Errorf("temporary files left after a cancelled open: %q", got)
+		t.Errorf("temporary files still open after a cancelled open: %q", got)
 	}
 }

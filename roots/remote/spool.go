@@ -15,11 +15,14 @@ import (
 // temporary file. Every later read of the object is served from it, so
 // the object crosses the network once. It is reference-counted: the
 // tree's memo of the object, each blob of it and each reader of it hold a
-// reference, and the last release removes the file.
+// reference, and the last release closes the file (see unlinked).
 type spool struct {
 	size int64
 	mem  []byte   // the body, when it fitted in memory
-	f    *os.File // the body, when it did not; removed on the last release
+	f    *os.File // the body, when it did not; closed on the last release
+	// unlinked is set when f was removed at creation; otherwise the
+	// last release removes it.
+	unlinked bool
 
 	mu   sync.Mutex
 	refs int
@@ -42,7 +45,11 @@ func newSpool(body io.Reader, memLimit int64) (s *spool, n int64, err error) {
 	if err != nil {
 		return nil, n, fmt.Errorf("spooling a server's whole answer: %w", err)
 	}
-	s = &spool{f: f, refs: 1}
+	// Unlinked at once where the system allows it (the open file keeps
+	// its bytes), so that nothing is left behind by a process that exits
+	// or dies with the pipeline open; elsewhere removed on the last
+	// release.
+	s = &spool{f: f, unlinked: os.Remove(f.Name()) == nil, refs: 1}
 	if _, err = buf.WriteTo(f); err == nil {
 		var m int64
 		m, err = io.Copy(f, body)
@@ -68,7 +75,8 @@ func (s *spool) acquire() bool {
 	return true
 }
 
-// release drops a reference; the last one closes and removes the file.
+// release drops a reference; the last one closes the file, and removes
+// it unless it was unlinked at creation.
 func (s *spool) release() {
 	s.mu.Lock()
 	s.refs--
@@ -76,7 +84,9 @@ func (s *spool) release() {
 	s.mu.Unlock()
 	if last && s.f != nil {
 		s.f.Close()
-		os.Remove(s.f.Name())
+		if !s.unlinked {
+			os.Remove(s.f.Name())
+		}
 	}
 }
 

@@ -113,10 +113,9 @@ type IgnoredRange struct {
 	Size int64  // the bytes sent, the whole object
 }
 
-// warnIgnoredRange reports a server that ignores Range. It is a variable
-// so that tests can see the warnings.
-var warnIgnoredRange = func(ir *IgnoredRange) {
-	slog.Warn("pipefs: the server ignores Range requests and sent the whole object; it is downloaded once and kept (in memory or a temporary file) while the pipeline is open",
+// warnIgnoredRange reports a server that ignores Range.
+func warnIgnoredRange(ir *IgnoredRange) {
+	slog.Warn("the server ignores Range requests: the whole object is downloaded once and kept (in memory or a temporary file) while the pipeline is open",
 		"url", ir.Key, "bytes", ir.Size)
 }
 
