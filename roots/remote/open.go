@@ -167,7 +167,7 @@ func (t *Tree) readWhole(name string, resp *Response, want int64) (*head, error)
 	if resp.Size >= 0 {
 		t.noteIgnoredRange(key, resp.Size)
 	}
-	sp, got, err := newSpool(resp.Body, memLimit)
+	sp, got, err := newSpool(resp.Body, resp.Size, memLimit)
 	t.stats.AddBytes(got)
 	if err != nil {
 		return nil, bodyErr(key, err)

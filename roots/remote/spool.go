@@ -28,12 +28,15 @@ type spool struct {
 	refs int
 }
 
-// newSpool reads body to its end into a spool, keeping up to memLimit
-// bytes in memory and spilling to a temporary file past that. It returns
-// the spool with one reference, and the bytes read (also on error). A
-// failure removes what was spooled.
-func newSpool(body io.Reader, memLimit int64) (s *spool, n int64, err error) {
+// newSpool reads body, of size bytes (-1 when unknown), to its end into a
+// spool, keeping up to memLimit bytes in memory and spilling to a
+// temporary file past that. It returns the spool with one reference, and
+// the bytes read (also on error). A failure removes what was spooled.
+func newSpool(body io.Reader, size, memLimit int64) (s *spool, n int64, err error) {
 	var buf bytes.Buffer
+	if size >= 0 && size <= memLimit {
+		buf.Grow(int(size) + bytes.MinRead) // one allocation, not doublings
+	}
 	n, err = io.Copy(&buf, io.LimitReader(body, memLimit+1))
 	if err != nil {
 		return nil, n, err
