@@ -22,6 +22,20 @@ type Source interface {
 	ReadRange(ctx context.Context, off, n int64) (io.ReadCloser, error)
 }
 
+// A LocalReader is a reader that a Source returns for bytes it already
+// holds (an object a server sent whole, kept by the source): the cache
+// counts neither a request nor bytes fetched for it, only the misses.
+type LocalReader interface {
+	io.ReadCloser
+	Local()
+}
+
+// isLocal reports whether rc is a LocalReader.
+func isLocal(rc io.ReadCloser) bool {
+	_, ok := rc.(LocalReader)
+	return ok
+}
+
 // Config sets the sizes of a Cache. Zero fields mean their defaults.
 type Config struct {
 	// BlockSize is the unit of caching and fetching. Default 256 KiB:
@@ -567,8 +581,11 @@ func (b *Blob) fetchRun(ctx context.Context, first, last int64) (err error) {
 		}
 		c.mu.Unlock()
 	}()
-	b.stats.requests.Add(1)
 	rc, err := b.src.ReadRange(ctx, off, end-off)
+	local := isLocal(rc)
+	if !local {
+		b.stats.requests.Add(1)
+	}
 	if err != nil {
 		return err
 	}
@@ -576,7 +593,9 @@ func (b *Blob) fetchRun(ctx context.Context, first, last int64) (err error) {
 	for i := first; i <= last; i++ {
 		blk := make([]byte, min(bs, b.size-i*bs))
 		m, err := io.ReadFull(rc, blk)
-		b.stats.bytes.Add(int64(m))
+		if !local {
+			b.stats.bytes.Add(int64(m))
+		}
 		if err != nil {
 			if err == io.EOF || err == io.ErrUnexpectedEOF {
 				err = driver.Corruptf("%s: short body at %d: %v", b.info.Name(), i*bs+int64(m), io.ErrUnexpectedEOF)

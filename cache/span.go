@@ -288,15 +288,20 @@ func (b *Blob) fetchSpan(ctx context.Context, lo, hi int64) (data []byte, err er
 	// The flight ends after the span is cached, so that its waiters find
 	// it; and it ends even when the source panics.
 	defer c.spans.endFlight(b.key, f)
-	b.stats.requests.Add(1)
 	rc, err := b.src.ReadRange(ctx, lo, hi-lo)
+	local := isLocal(rc)
+	if !local {
+		b.stats.requests.Add(1)
+	}
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
 	data = make([]byte, hi-lo)
 	m, err := io.ReadFull(rc, data)
-	b.stats.bytes.Add(int64(m))
+	if !local {
+		b.stats.bytes.Add(int64(m))
+	}
 	if err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			err = driver.Corruptf("%s: short body at %d: %v", b.info.Name(), lo+int64(m), io.ErrUnexpectedEOF)

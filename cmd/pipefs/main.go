@@ -70,6 +70,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -108,6 +109,7 @@ func main() {
 		stopInt()
 		stopTerm()
 	}()
+	slog.SetDefault(slog.New(newWarnHandler(os.Stderr)))
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	if code == exitInterrupted && <-terminated {
 		code = exitTerminated

@@ -33,7 +33,9 @@
 //
 // A 412 answer, a changed validator or a changed size fail the read with an
 // error matching driver.ErrModified; bytes of two versions are never mixed,
-// and cache keys carry the validators and the size.
+// and cache keys carry the validators and the size. A file's FileInfo
+// reports, as its Sys value, the ETag, or the Last-Modified date when
+// there is no ETag (see Backend.ShowVersion).
 //
 // # Faults and odd servers
 //
@@ -46,10 +48,12 @@
 //
 // A server that answers a range request with 200 and the whole body is
 // remembered (per scheme, host and port, in the pipeline's vfs.Cache; see
-// Ranging): the bytes needed
-// are streamed from the start, and a whole body of up to 64 MiB that
-// arrives at open is kept in the block cache, so later reads of that file
-// cost nothing. A body without Content-Length is read to its end. A server
+// Ranging), and logged once per pipeline as a warning with log/slog's
+// default logger (see remote.Tree.IgnoredRange). The whole body that
+// arrives at open is kept, in memory up to a quarter of the cache's budget
+// (at most 64 MiB) and beyond that in a temporary file removed when the
+// pipeline is closed, and serves every later read: the file crosses the
+// network once. A body without Content-Length is read to its end. A server
 // that sends Content-Encoding: gzip despite Accept-Encoding: identity is
 // treated as one that ignores Range, and its body is decoded: the file is
 // the decoded bytes. Other content codings fail with errors.ErrUnsupported.

@@ -295,6 +295,20 @@ func versionOf(h http.Header) string {
 	return etag + "\x00" + lm
 }
 
+// ShowVersion returns the version that versionOf encoded as people know
+// it: the ETag, or the Last-Modified date when the server sent no ETag.
+// It is what the FileInfo of a file reports as its Sys value; the encoded
+// version stays in cache keys and fingerprints.
+func (b *Backend) ShowVersion(version string) string {
+	etag, lastMod := splitVersion(version)
+	if etag != "" {
+		return etag
+	}
+	return lastMod
+}
+
+var _ remote.VersionShower = (*Backend)(nil)
+
 func splitVersion(v string) (etag, lastMod string) {
 	etag, lastMod, _ = strings.Cut(v, "\x00")
 	return etag, lastMod

@@ -19,8 +19,16 @@
 // same object with the same vfs.Cache (a small table keyed by the object's
 // URL, a resource of the vfs.Cache), then read that much first.
 // A server that sends the whole object at open (it ignored Range, or gave
-// no size) has it read to the end; up to 64 MiB of it is put in the block
-// cache, so later reads cost nothing.
+// no size) has it read to the end once, into a spool that serves every
+// later read of the object: in memory up to a quarter of the cache's
+// budget (at most 64 MiB), beyond that in a temporary file (os.CreateTemp)
+// that is removed when the tree and the blobs of the object are closed.
+// The block cache counts no request and no bytes for what the spool
+// serves (cache.LocalReader), so the counts say the object was fetched
+// once. The first such answer is logged, once per tree, as a warning with
+// log/slog's default logger, and Tree.IgnoredRange reports it. A server
+// that honours Range at open but not later has the bytes needed streamed
+// from the start of its body, which is kept for the next sequential read.
 //
 // # Consistency
 //
@@ -45,7 +53,7 @@
 // # Statistics
 //
 // Tree.Stats counts the requests, bytes, block hits and misses of every
-// object of a tree; Tree.As reaches the backend. A
-// server that ignores Range is handled by streaming from the start to the
-// needed part.
+// object of a tree; Tree.As reaches the backend. A Backend that is a
+// VersionShower gives the version the FileInfo of an object reports (its
+// Sys value); the encoded version stays in cache keys and fingerprints.
 package remote

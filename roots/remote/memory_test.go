@@ -11,14 +11,13 @@ import (
 
 // The tail kept for an object, in the tree's heads and pinned to its
 // blobs, holds no more memory than its own bytes: not the whole body of a
-// server that ignored Range, which the block cache holds (copied) or
-// drops.
+// server that ignored Range, which the object's spool holds.
 func TestTailDoesNotKeepWholeBody(t *testing.T) {
 	for _, size := range []int{1 << 20, 400 << 10} {
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
 			f := &fake{data: data(size), version: "v1", whole: true}
-			// A 1 MiB budget keeps whole objects up to 256 KiB: the
-			// 400 KiB one is read whole and only its tail kept.
+			// A 1 MiB budget keeps whole objects up to 256 KiB in
+			// memory: the 400 KiB one is spooled to a file.
 			tr := NewTree(f, nil, Options{
 				Cache: cache.New(cache.Config{BlockSize: 4096, Budget: 1 << 20}),
 				Retry: Retry{MaxAttempts: 4, BaseDelay: time.Microsecond, MaxDelay: time.Millisecond},
@@ -30,6 +29,8 @@ func TestTailDoesNotKeepWholeBody(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer tr.Close()
+			defer b.(*Blob).Close()
 			h := tr.heads["obj"]
 			// A tail sliced from the end of the body it was read into
 			// has the spare capacity of that body; one of its own has

@@ -86,11 +86,13 @@ func (t *Tree) openFirst(ctx context.Context, name string) (*head, error) {
 		return nil, err
 	}
 	t.mu.Lock()
-	n := int64(len(h.tail) + len(h.whole))
+	n := int64(len(h.tail))
+	if h.spool != nil {
+		n += h.spool.memBytes()
+	}
 	if t.headBytes+n > maxHeadBytes || len(t.heads) >= 4096 {
 		// A bound; heads are cheap to learn again.
-		clear(t.heads)
-		t.headBytes = 0
+		t.dropHeads()
 	}
 	t.heads[name] = h
 	t.headBytes += n
@@ -99,8 +101,8 @@ func (t *Tree) openFirst(ctx context.Context, name string) (*head, error) {
 }
 
 // readHead reads the answer to the first read of name: the last want
-// bytes, or the whole object from a server that ignored Range (kept whole
-// when it is small enough for the cache), or a body of unknown size.
+// bytes, or the whole object from a server that ignored Range (spooled, see
+// readWhole), or a body of unknown size.
 func (t *Tree) readHead(name string, resp *Response, want int64) (*head, error) {
 	key := t.b.Key(name)
 	if resp.Size < 0 && resp.Start != 0 {
@@ -109,10 +111,8 @@ func (t *Tree) readHead(name string, resp *Response, want int64) (*head, error) 
 	if resp.Size >= 0 && resp.Start > resp.Size {
 		return nil, fmt.Errorf("%s: the answer starts at %d, past the size %d", key, resp.Start, resp.Size)
 	}
-	// Keep at most limit bytes; past it, only the last want.
-	limit := want
-	if resp.Start == 0 {
-		limit = max(want, min(maxWhole, t.c.Config().Budget/4))
+	if resp.Start == 0 && (resp.Size < 0 || resp.Size > want) {
+		return t.readWhole(name, resp, want)
 	}
 	var buf []byte
 	dropped := int64(0) // bytes read and not kept
@@ -120,7 +120,7 @@ func (t *Tree) readHead(name string, resp *Response, want int64) (*head, error) 
 	for {
 		m, err := resp.Body.Read(chunk)
 		buf = append(buf, chunk[:m]...)
-		if int64(len(buf)) > 2*limit {
+		if int64(len(buf)) > 2*want {
 			cut := int64(len(buf)) - want
 			dropped += cut
 			buf = append(buf[:0:0], buf[cut:]...)
@@ -133,34 +133,71 @@ func (t *Tree) readHead(name string, resp *Response, want int64) (*head, error) 
 		}
 		if err != nil {
 			t.stats.AddBytes(dropped + int64(len(buf)))
-			if err == io.ErrUnexpectedEOF || IsRetryable(err) {
-				return nil, Retryable(fmt.Errorf("reading %s: %w", key, err), 0)
-			}
-			return nil, fmt.Errorf("reading %s: %w", key, err)
+			return nil, bodyErr(key, err)
 		}
 	}
 	got := dropped + int64(len(buf))
 	t.stats.AddBytes(got)
 	size := resp.Size
-	if size < 0 {
-		size = got // the whole object, read to its end
-	} else if resp.Start+got < size {
+	if resp.Start+got < size {
 		return nil, Retryable(fmt.Errorf("reading %s: short body: %d of %d bytes: %w", key, got, size-resp.Start, io.ErrUnexpectedEOF), 0)
 	}
-	if int64(len(buf)) > limit {
+	if int64(len(buf)) > want {
 		buf = buf[int64(len(buf))-want:]
 	}
-	h := &head{size: size, version: resp.Version, mod: resp.ModTime}
-	start := size - int64(len(buf))
-	tailLen := min(int64(len(buf)), want)
-	h.tailOff = size - tailLen
 	// The tail is kept with the head and pinned to every blob of the
 	// object: it gets an array of its own, so that it does not keep alive
-	// the whole body (which the cache copies) or a larger buffer it was
-	// read into, memory that no bound counts.
-	h.tail = bytes.Clone(buf[int64(len(buf))-tailLen:])
-	if start == 0 && tailLen < int64(len(buf)) {
-		h.whole = buf // the tail too, so that every block is whole
+	// a larger buffer it was read into, memory that no bound counts.
+	tail := bytes.Clone(buf)
+	return &head{size: size, version: resp.Version, mod: resp.ModTime, tailOff: size - int64(len(tail)), tail: tail}, nil
+}
+
+// readWhole reads the answer of a server that sent the whole object for
+// the suffix asked for (it ignores Range, or gave no size) into a spool,
+// which serves every later read of the object: the object is fetched once.
+// Up to a quarter of the cache's budget (at most 64 MiB) is kept in memory,
+// the rest in a temporary file. The first such answer is reported once
+// per tree (see Tree.IgnoredRange).
+func (t *Tree) readWhole(name string, resp *Response, want int64) (*head, error) {
+	key := t.b.Key(name)
+	memLimit := min(maxWhole, t.c.Config().Budget/4)
+	if resp.Size > memLimit {
+		memLimit = 0 // straight to the file
 	}
-	return h, nil
+	if resp.Size >= 0 {
+		t.noteIgnoredRange(key, resp.Size)
+	}
+	sp, got, err := newSpool(resp.Body, resp.Size, memLimit)
+	t.stats.AddBytes(got)
+	if err != nil {
+		return nil, bodyErr(key, err)
+	}
+	size := resp.Size
+	switch {
+	case size < 0:
+		size = got // the whole object, read to its end
+		t.noteIgnoredRange(key, size)
+	case got < size:
+		sp.release()
+		return nil, Retryable(fmt.Errorf("reading %s: short body: %d of %d bytes: %w", key, got, size, io.ErrUnexpectedEOF), 0)
+	case got > size:
+		sp.release()
+		return nil, fmt.Errorf("%s: the body is longer than the %d-byte object: %w", key, size, driver.ErrCorrupt)
+	}
+	tailLen := min(size, want)
+	tail := make([]byte, tailLen)
+	if _, err := sp.ReadAt(tail, size-tailLen); err != nil && err != io.EOF {
+		sp.release()
+		return nil, fmt.Errorf("reading the spooled %s: %w", key, err)
+	}
+	return &head{size: size, version: resp.Version, mod: resp.ModTime, tailOff: size - tailLen, tail: tail, spool: sp}, nil
+}
+
+// bodyErr wraps an error reading the body of key, marked retryable when a
+// new request may do better.
+func bodyErr(key string, err error) error {
+	if err == io.ErrUnexpectedEOF || IsRetryable(err) {
+		return Retryable(fmt.Errorf("reading %s: %w", key, err), 0)
+	}
+	return fmt.Errorf("reading %s: %w", key, err)
 }

@@ -20,6 +20,7 @@ type source struct {
 
 	mu     sync.Mutex
 	parked *resumer // a whole-object body stopped where a range ended
+	spool  *spool   // the whole object, when the server sent it at open
 }
 
 // ReadRange returns the n bytes at off, resuming a body that is cut short.
@@ -29,9 +30,20 @@ type source struct {
 // again, so a sequential read costs the object once, not once per block.
 func (s *source) ReadRange(ctx context.Context, off, n int64) (io.ReadCloser, error) {
 	s.mu.Lock()
-	p := s.parked
+	p, sp := s.parked, s.spool
 	s.parked = nil
 	s.mu.Unlock()
+	if sp != nil {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if off < 0 || n < 0 || off+n > sp.size {
+			return nil, fmt.Errorf("%s: range %d+%d past the %d-byte object", s.t.b.Key(s.name), off, n, sp.size)
+		}
+		if r := sp.reader(off, n); r != nil {
+			return r, nil
+		}
+	}
 	if p != nil {
 		if p.off <= off && off-p.off <= maxParkedSkip {
 			p.ctx, p.end, p.parked = ctx, off, true
@@ -55,14 +67,17 @@ func (s *source) ReadRange(ctx context.Context, off, n int64) (io.ReadCloser, er
 // still continue it rather than ask again.
 const maxParkedSkip = 64 << 20
 
-// close releases a kept body.
+// close releases a kept body and the spool.
 func (s *source) close() {
 	s.mu.Lock()
-	p := s.parked
-	s.parked = nil
+	p, sp := s.parked, s.spool
+	s.parked, s.spool = nil, nil
 	s.mu.Unlock()
 	if p != nil {
 		p.body.Close()
+	}
+	if sp != nil {
+		sp.release()
 	}
 }
 
@@ -114,6 +129,9 @@ func (r *resumer) reopen(first bool) error {
 			return fmt.Errorf("%s: asked for bytes from %d, got from %d: %w", key, r.off, resp.Start, driver.ErrCorrupt)
 		}
 		r.whole = resp.Start < r.off || resp.Length < 0 || resp.Length > r.end-r.off
+		if r.whole && resp.Start == 0 && resp.Size >= 0 {
+			t.noteIgnoredRange(key, resp.Size)
+		}
 		if skip := r.off - resp.Start; skip > 0 {
 			// The server ignored the range: stream up to what is needed.
 			m, err := io.CopyN(io.Discard, resp.Body, skip)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"path"
 	"strconv"
 	"sync"
@@ -39,6 +40,15 @@ type Backend interface {
 	Key(name string) string
 }
 
+// A VersionShower is a Backend whose versions are encodings of its own
+// (several validators in one string, as httproot's): ShowVersion returns
+// the version as people know it (an ETag, a date), which the FileInfo of
+// the object reports as its Sys value. The encoded version stays what
+// reads are conditional on and what cache keys and fingerprints carry.
+type VersionShower interface {
+	ShowVersion(version string) string
+}
+
 // Response is the answer to Backend.Get.
 type Response struct {
 	Body    io.ReadCloser // the bytes from Start on; the caller closes it
@@ -65,9 +75,9 @@ type Options struct {
 const (
 	defaultSuffix = 64 << 10
 	maxSuffix     = 8 << 20
-	// maxWhole bounds the object that a server ignoring Range sends
-	// whole at open and that is kept, in the block cache, for later
-	// reads.
+	// maxWhole bounds the part of an object that a server ignoring
+	// Range sends whole that is spooled in memory rather than to a
+	// temporary file.
 	maxWhole = 64 << 20
 	// maxHeadBytes bounds the suffixes a tree keeps for objects it
 	// opened.
@@ -92,7 +102,37 @@ type Tree struct {
 	// probing a name again (format detection, then the adapter) costs
 	// no request. Like heads, it is the tree's view from its first look.
 	missing map[string]error
+
+	ignored atomic.Pointer[IgnoredRange] // the first server seen to ignore Range
 }
+
+// IgnoredRange describes the first object of a tree whose server sent the
+// whole object when a range was asked for.
+type IgnoredRange struct {
+	Key  string // the object's URL
+	Size int64  // the bytes sent, the whole object
+}
+
+// warnIgnoredRange reports a server that ignores Range.
+func warnIgnoredRange(ir *IgnoredRange) {
+	slog.Warn("the server ignores Range requests: the whole object is downloaded once and kept (in memory or a temporary file) while the pipeline is open",
+		"url", ir.Key, "bytes", ir.Size)
+}
+
+// noteIgnoredRange records that the server of key sent all size bytes of
+// it for a range, and warns the first time in the tree.
+func (t *Tree) noteIgnoredRange(key string, size int64) {
+	ir := &IgnoredRange{Key: key, Size: size}
+	if t.ignored.CompareAndSwap(nil, ir) {
+		warnIgnoredRange(ir)
+	}
+}
+
+// IgnoredRange returns the first object whose server sent it whole for a
+// range (it ignores Range), or nil when none did. Such an object is read
+// once, at open, and kept while the pipeline is open; the first one is
+// also logged, once per tree, with log/slog's default logger.
+func (t *Tree) IgnoredRange() *IgnoredRange { return t.ignored.Load() }
 
 // head is what opening an object learned.
 type head struct {
@@ -101,9 +141,32 @@ type head struct {
 	mod     time.Time
 	tailOff int64
 	tail    []byte // pinned to every blob of the object
-	// whole holds the whole object when the server sent it all and it
-	// is larger than the tail; the first blob puts it in the cache.
-	whole []byte
+	// spool holds the whole object when the server sent it all for a
+	// range; the head holds a reference while it is in the tree's memo.
+	spool *spool
+}
+
+// dropHeads clears the memo of opened objects, releasing their spools
+// (blobs still open keep theirs). t.mu is held.
+func (t *Tree) dropHeads() {
+	for _, h := range t.heads {
+		if h.spool != nil {
+			h.spool.release()
+		}
+	}
+	clear(t.heads)
+	t.headBytes = 0
+}
+
+// Close releases what the tree keeps of the objects it opened: the
+// memo, and with it the spools of objects that servers sent whole (their
+// temporary files are removed once the blobs reading them are closed too).
+// The tree can still be used; it learns the objects again.
+func (t *Tree) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.dropHeads()
+	return nil
 }
 
 // NewTree returns the tree of b. vc is the cache of the pipeline (nil means
@@ -162,6 +225,15 @@ func (t *Tree) Grow(n int64) {
 	}
 }
 
+// shownVersion returns version as the FileInfo of an object reports it:
+// as the backend shows it (see VersionShower), or as it is.
+func (t *Tree) shownVersion(version string) string {
+	if v, ok := t.b.(VersionShower); ok {
+		return v.ShowVersion(version)
+	}
+	return version
+}
+
 // Stat describes name. A name that is not an object but has entries under
 // it is a directory (when the backend can list).
 func (t *Tree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
@@ -170,7 +242,7 @@ func (t *Tree) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
 	}
 	h, err := t.open(ctx, name)
 	if err == nil {
-		return &driver.FileInfo{FName: path.Base(name), FSize: h.size, FMode: 0o444, FModTime: h.mod, FSys: h.version}, nil
+		return &driver.FileInfo{FName: path.Base(name), FSize: h.size, FMode: 0o444, FModTime: h.mod, FSys: t.shownVersion(h.version)}, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
@@ -217,25 +289,16 @@ func (t *Tree) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 		}
 		return nil, err
 	}
-	info := &driver.FileInfo{FName: path.Base(name), FSize: h.size, FMode: 0o444, FModTime: h.mod, FSys: h.version}
+	info := &driver.FileInfo{FName: path.Base(name), FSize: h.size, FMode: 0o444, FModTime: h.mod, FSys: t.shownVersion(h.version)}
 	// The size is part of the key: without a version (a server with no
 	// validators) it is all that tells two versions apart.
 	key := t.b.Key(name) + "\x00" + h.version + "\x00" + strconv.FormatInt(h.size, 10)
 	src := &source{t: t, name: name, version: h.version, size: h.size}
+	if h.spool != nil && h.spool.acquire() {
+		src.spool = h.spool
+	}
 	blob := t.c.Blob(src, key, info, &t.stats)
 	blob.Pin(h.tailOff, h.tail)
-	t.mu.Lock()
-	whole := h.whole
-	h.whole = nil
-	if t.heads[name] == h {
-		// Only while the memo still counts it: a concurrent open may
-		// have cleared the memo and its count already.
-		t.headBytes -= int64(len(whole))
-	}
-	t.mu.Unlock()
-	if whole != nil {
-		blob.Put(0, whole)
-	}
 	return &Blob{Blob: blob, t: t, key: t.b.Key(name), src: src}, nil
 }
 
@@ -259,7 +322,8 @@ func (b *Blob) Fingerprint() string {
 }
 
 // Close releases the whole-object body a server that ignores Range left
-// open for the next sequential read, if any. The blob can still be read.
+// open for the next sequential read, if any, and the blob's reference to
+// the spooled object. The blob can still be read.
 func (b *Blob) Close() error {
 	b.src.close()
 	return nil
