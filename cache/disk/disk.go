@@ -10,7 +10,10 @@
 // through vfs.Env.DiskIndex, which keys an index by the driver's kind
 // (scheme, encoding version, settings) and the input's vfs.Env.Key: its
 // canonical pipeline and the version of the object it is read from (ETag,
-// generation, or a local file's size, times, device and inode).
+// generation, or a local file's size, times, device and inode). Objects
+// of a store that are never rewritten (Icechunk snapshots and manifests,
+// OCDBT nodes) are kept through vfs.Env.DiskObject, keyed by the store's
+// pipeline and the object's name, with no version.
 //
 // # Contract
 //
