@@ -45,17 +45,21 @@ func TestDiskObject(t *testing.T) {
 			t.Errorf("%+v: a hit for another object", other)
 		}
 	}
+	if !env("file:/d/a.zip|zip:repo/", &vfs.Options{Disk: store}).DiskObject("kind v1", "snapshots/A").Enabled() {
+		t.Error("no place for a directory inside a local archive")
+	}
 	c := vfs.NewCache(0)
 	c.SetDisk(store)
 	if b, ok := env(url, &vfs.Options{Cache: c}).DiskObject("kind v1", "snapshots/A").Get(0); !ok || string(b) != "object A" {
 		t.Errorf("with the cache's store: Get = %q, %v", b, ok)
 	}
 	for what, off := range map[string]vfs.DiskObject{
-		"NoDisk":           env(url, &vfs.Options{Cache: c, NoDisk: true}).DiskObject("kind v1", "snapshots/A"),
-		"no store":         env(url, &vfs.Options{}).DiskObject("kind v1", "snapshots/A"),
-		"no URL":           env("", &vfs.Options{Disk: store}).DiskObject("kind v1", "snapshots/A"),
-		"the memory: root": env("memory:/repo/", &vfs.Options{Disk: store}).DiskObject("kind v1", "snapshots/A"),
-		"a nil Env":        (*vfs.Env)(nil).DiskObject("kind v1", "snapshots/A"),
+		"NoDisk":            env(url, &vfs.Options{Cache: c, NoDisk: true}).DiskObject("kind v1", "snapshots/A"),
+		"no store":          env(url, &vfs.Options{}).DiskObject("kind v1", "snapshots/A"),
+		"no URL":            env("", &vfs.Options{Disk: store}).DiskObject("kind v1", "snapshots/A"),
+		"the memory: root":  env("memory:/repo/", &vfs.Options{Disk: store}).DiskObject("kind v1", "snapshots/A"),
+		"a local directory": env("file:/d/repo/", &vfs.Options{Disk: store}).DiskObject("kind v1", "snapshots/A"),
+		"a nil Env":         (*vfs.Env)(nil).DiskObject("kind v1", "snapshots/A"),
 	} {
 		if off.Enabled() {
 			t.Errorf("%s: a place on disk", what)
