@@ -122,6 +122,26 @@ func TestDiskObjectCorrupt(t *testing.T) {
 			}
 			return out
 		}},
+		{"another object", func(keys []string, get func(string) []byte) map[string][]byte {
+			// Each key gets a valid object of its kind with another id,
+			// caught only by the id check.
+			out := map[string][]byte{}
+			for _, k := range keys {
+				other := "snapshots/1CECHNKREP0F1RSTCMT0"
+				if strings.Contains(k, "\x00manifests/") {
+					other = "manifests/RZ09HJ4CVB3KZWKAJFX0"
+				}
+				if strings.HasSuffix(k, other) {
+					t.Fatalf("the fixture's other object %s is the one kept", other)
+				}
+				b, err := os.ReadFile(fstest.Fixture(t, "icechunk/test-repo-v2/"+other))
+				if err != nil {
+					t.Fatal(err)
+				}
+				out[k] = b
+			}
+			return out
+		}},
 		{"truncated", func(keys []string, get func(string) []byte) map[string][]byte {
 			out := map[string][]byte{}
 			for _, k := range keys {
