@@ -21,7 +21,7 @@ const (
 	// ManifestRef
 	mrefObjectID, mrefExtents = 0, 1
 	// Manifest
-	manArrays, manLocationDict = 1, 2
+	manID, manArrays, manLocationDict = 0, 1, 2
 	// ArrayManifest
 	amNodeID, amRefs = 0, 1
 	// ChunkRef
@@ -261,6 +261,7 @@ func validNodePath(p string) bool {
 // manifest is a decoded manifest file: the flatbuffer, kept whole, and
 // the vector of its arrays.
 type manifest struct {
+	id     []byte // the manifest's id, nil if it has none
 	f      *fbuf
 	arrays vector
 	dict   []byte // location dictionary, nil if none
@@ -270,6 +271,7 @@ func parseManifest(name string, payload []byte) (*manifest, error) {
 	f := &fbuf{b: payload, name: name}
 	root := f.root()
 	m := &manifest{f: f}
+	m.id = f.structField(root, manID, sizeID12)
 	m.arrays, _ = f.vec(root, manArrays, 4)
 	m.dict, _ = f.bytes(root, manLocationDict)
 	if f.err != nil {

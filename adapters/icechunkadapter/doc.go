@@ -74,7 +74,16 @@
 //
 // A Tree is safe for concurrent use. It keeps the decoded snapshot, the
 // manifests it has read and the chunk index of every array it has listed
-// until it is closed; nothing is cached across Trees. Close releases the
+// until it is closed; nothing decoded is shared across Trees. Opened as
+// a pipeline with a store on disk (vfs.Options.Disk, vfs.Env.DiskObject),
+// the adapter keeps a copy of every snapshot and manifest file it reads,
+// keyed by the repository's pipeline and the file's name, so a later
+// process that opens the same repository reads them from disk: Icechunk
+// names them by random ids and never rewrites them. A copy is decoded
+// with every check above and must hold the id it is named by; one that
+// fails is a miss, read again and kept anew. The refs (refs/ in spec v1,
+// the repo file in spec v2) change with every commit and are never kept,
+// so a later process sees new commits. Close releases the
 // chunk files it opened (blobs handed out stop working) but never closes
 // the base tree, which the pipeline owns. Blobs of virtual chunks own
 // their target and close it when closed.

@@ -47,6 +47,7 @@ func NewAdapter(o *Options) *vfs.Adapter {
 			if oo.Pipeline == nil {
 				oo.Pipeline = env.Options
 			}
+			oo.env = env
 			t, err := Open(ctx, base, u.Version(), &oo)
 			if err != nil {
 				return driver.Location{}, err
@@ -104,6 +105,11 @@ type Options struct {
 	// Pipeline holds the limits and the registry used for the repository
 	// and for opening virtual chunk URLs. Nil means defaults.
 	Pipeline *vfs.Options
+
+	// env is the Env of the adapter that opened the repository, through
+	// which snapshots and manifests are kept on disk; nil when Open is
+	// called directly.
+	env *vfs.Env
 }
 
 // A VirtualChunk is a chunk stored outside the repository: bytes
@@ -182,7 +188,7 @@ type Chunk struct {
 // branch.main), "branch.NAME", "tag.NAME" or a snapshot id, as in
 // icechunk://REF/. o may be nil.
 func Log(ctx context.Context, base driver.Tree, ref string, o *vfs.Options) ([]Snapshot, error) {
-	r, err := openRepo(ctx, base, o)
+	r, err := openRepo(ctx, base, o, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +243,7 @@ func Open(ctx context.Context, base driver.Tree, ref string, o *Options) (*Tree,
 	if o != nil {
 		opts = *o
 	}
-	r, err := openRepo(ctx, base, opts.Pipeline)
+	r, err := openRepo(ctx, base, opts.Pipeline, opts.env)
 	if err != nil {
 		return nil, err
 	}
@@ -331,18 +337,20 @@ func (t *Tree) manifest(ctx context.Context, id id12) (*manifest, error) {
 		return e.m, nil
 	}
 	name := "manifests/" + id.String()
-	data, err := readFile(ctx, t.repo.base, name, maxStoredMetadata)
+	var m *manifest
+	err := t.repo.readImmutable(ctx, name, func(data []byte) error {
+		_, payload, err := decodeMetadata(name, data, fileManifest)
+		if err != nil {
+			return err
+		}
+		if m, err = parseManifest(name, payload); err != nil {
+			return err
+		}
+		return checkManifestID(name, m, id)
+	})
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, corruptf("snapshot %s refers to %s, which does not exist", t.snap.info.ID, name)
 	}
-	if err != nil {
-		return nil, err
-	}
-	_, payload, err := decodeMetadata(name, data, fileManifest)
-	if err != nil {
-		return nil, err
-	}
-	m, err := parseManifest(name, payload)
 	if err != nil {
 		return nil, err
 	}

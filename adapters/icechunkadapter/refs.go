@@ -27,14 +27,15 @@ type repo struct {
 	layout int
 	info   *repoInfo // v2 only
 	lim    vfs.Limits
+	env    *vfs.Env // of the adapter, for vfs.Env.DiskObject; nil if none
 }
 
 // openRepo detects the layout of the repository in base: a repo file
 // makes it v2 (even beside an unfinished migration's refs/), a
 // refs/branch.main/ref.json v1, and refs/branch.main/ZZZZZZZZ.json the
 // legacy pre-1.0 format, which is refused.
-func openRepo(ctx context.Context, base driver.Tree, o *vfs.Options) (*repo, error) {
-	r := &repo{base: base, lim: o.EffectiveLimits()}
+func openRepo(ctx context.Context, base driver.Tree, o *vfs.Options, env *vfs.Env) (*repo, error) {
+	r := &repo{base: base, lim: o.EffectiveLimits(), env: env}
 	data, err := readFile(ctx, base, "repo", maxStoredMetadata)
 	switch {
 	case err == nil:
@@ -220,23 +221,26 @@ func parseIDOrCorrupt(s string) (id12, error) {
 // readSnapshot reads and decodes snapshots/<id>.
 func (r *repo) readSnapshot(ctx context.Context, id id12, headerOnly bool) (*snapshot, error) {
 	name := "snapshots/" + id.String()
-	data, err := readFile(ctx, r.base, name, maxStoredMetadata)
+	var s *snapshot
+	err := r.readImmutable(ctx, name, func(data []byte) error {
+		_, payload, err := decodeMetadata(name, data, fileSnapshot)
+		if err != nil {
+			return err
+		}
+		s, err = parseSnapshot(name, payload, headerOnly, r.lim.MaxEntries, r.lim.MaxNameLength)
+		if err != nil {
+			return err
+		}
+		if s.info.ID != id.String() {
+			return corruptf("%s: holds snapshot %s", name, s.info.ID)
+		}
+		return nil
+	})
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("icechunk snapshot %s not found: %w", id, fs.ErrNotExist)
 	}
 	if err != nil {
 		return nil, err
-	}
-	_, payload, err := decodeMetadata(name, data, fileSnapshot)
-	if err != nil {
-		return nil, err
-	}
-	s, err := parseSnapshot(name, payload, headerOnly, r.lim.MaxEntries, r.lim.MaxNameLength)
-	if err != nil {
-		return nil, err
-	}
-	if s.info.ID != id.String() {
-		return nil, corruptf("%s: holds snapshot %s", name, s.info.ID)
 	}
 	return s, nil
 }

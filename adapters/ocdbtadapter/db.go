@@ -39,6 +39,7 @@ type db struct {
 	base driver.Tree
 	lim  vfs.Limits
 	man  *manifest
+	env  *vfs.Env // of the adapter, for vfs.Env.DiskObject; nil if none
 
 	mu     sync.Mutex
 	files  map[string]*dataHandle
@@ -55,7 +56,7 @@ type dataHandle struct {
 }
 
 // openDB reads and decodes the manifest of the database in base.
-func openDB(ctx context.Context, base driver.Tree, o *vfs.Options) (*db, error) {
+func openDB(ctx context.Context, base driver.Tree, o *vfs.Options, env *vfs.Env) (*db, error) {
 	b, err := readWhole(ctx, base, manifestName)
 	if err != nil {
 		return nil, err
@@ -64,7 +65,7 @@ func openDB(ctx context.Context, base driver.Tree, o *vfs.Options) (*db, error) 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", manifestName, err)
 	}
-	return &db{base: base, lim: o.EffectiveLimits(), man: m, files: make(map[string]*dataHandle)}, nil
+	return &db{base: base, lim: o.EffectiveLimits(), man: m, env: env, files: make(map[string]*dataHandle)}, nil
 }
 
 // readWhole reads a small file of base whole, refusing one larger than
@@ -180,15 +181,18 @@ func (d *db) btreeNode(ctx context.Context, r ref, height uint8) (*btreeNode, er
 		}
 		return n, nil
 	}
-	b, err := d.readRef(ctx, r)
+	var n *btreeNode
+	err := d.readNode(ctx, r, func(b []byte) error {
+		var err error
+		if n, err = decodeBtreeNode(b, r, height); err != nil {
+			return fmt.Errorf("%s at offset %d: %w", r.file.path, r.offset, err)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	n, err := decodeBtreeNode(b, r, height)
-	if err != nil {
-		return nil, fmt.Errorf("%s at offset %d: %w", r.file.path, r.offset, err)
-	}
-	d.cache.add(key, n, int64(len(b))*4)
+	d.cache.add(key, n, int64(r.length)*4)
 	return n, nil
 }
 
@@ -198,27 +202,39 @@ func (d *db) versionNode(ctx context.Context, vr versionNodeRef) (*versionNode, 
 	key := cacheKey{vr.node.file.path, vr.node.offset, vr.node.length, 'v'}
 	v, ok := d.cache.get(key)
 	if !ok {
-		b, err := d.readRef(ctx, vr.node)
+		var n *versionNode
+		err := d.readNode(ctx, vr.node, func(b []byte) error {
+			var err error
+			if n, err = decodeVersionNode(b, vr.node, d.man.arityLog2, vr.height); err != nil {
+				return fmt.Errorf("%s at offset %d: %w", vr.node.file.path, vr.node.offset, err)
+			}
+			return d.checkVersionNode(n, vr)
+		})
 		if err != nil {
 			return nil, err
 		}
-		n, err := decodeVersionNode(b, vr.node, d.man.arityLog2, vr.height)
-		if err != nil {
-			return nil, fmt.Errorf("%s at offset %d: %w", vr.node.file.path, vr.node.offset, err)
-		}
-		d.cache.add(key, n, int64(len(b))*4)
+		d.cache.add(key, n, int64(vr.node.length)*4)
 		v = n
 	}
 	n := v.(*versionNode)
+	if err := d.checkVersionNode(n, vr); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// checkVersionNode checks that the version-tree node n has the height and
+// holds the generations its parent's entry vr says.
+func (d *db) checkVersionNode(n *versionNode, vr versionNodeRef) error {
 	if n.height != vr.height {
-		return nil, driver.Corruptf("version-tree node at %s+%d: height %d, expected %d", vr.node.file.path, vr.node.offset, n.height, vr.height)
+		return driver.Corruptf("version-tree node at %s+%d: height %d, expected %d", vr.node.file.path, vr.node.offset, n.height, vr.height)
 	}
 	first, last := n.span()
 	if last != vr.gen || first < minGen(d.man.arityLog2, vr.height, vr.gen) {
-		return nil, driver.Corruptf("version-tree node at %s+%d holds generations %d..%d, its parent says %d..%d",
+		return driver.Corruptf("version-tree node at %s+%d holds generations %d..%d, its parent says %d..%d",
 			vr.node.file.path, vr.node.offset, first, last, minGen(d.man.arityLog2, vr.height, vr.gen), vr.gen)
 	}
-	return n, nil
+	return nil
 }
 
 // span returns the first and last generation numbers the node names.

@@ -67,7 +67,15 @@
 // Caching: the manifest is read once, when the tree is opened; later
 // commits are not seen (open again to see them). Decoded nodes are
 // immutable, so they are cached by (data file, offset, length) for the
-// life of the tree, in an LRU bounded to about 32 MiB.
+// life of the tree, in an LRU bounded to about 32 MiB. Opened as a
+// pipeline with a store on disk (vfs.Options.Disk, vfs.Env.DiskObject),
+// the tree also keeps the encoded bytes of every B+tree and version-tree
+// node it reads, keyed by the database's pipeline and the node's data
+// file, offset and length, so a later process that opens the same
+// database reads its nodes from disk: a data file is never rewritten. A
+// copy is checked like the data file's bytes (CRC-32C and all); one that
+// fails is a miss, read again and kept anew. The manifest, which every
+// commit rewrites, is never kept, so a later process sees new commits.
 //
 // Ownership: the tree does not own its base; the pipeline closes the base
 // after the tree. Data files are opened through the base on first use,

@@ -27,7 +27,7 @@ func init() {
 
 // openAdapter opens the ocdbt: sub-URL u over the directory base.
 func openAdapter(ctx context.Context, base driver.Tree, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
-	t, err := Open(ctx, base, u.Version(), env.Options)
+	t, err := open(ctx, base, u.Version(), env.Options, env)
 	if err != nil {
 		return driver.Location{}, err
 	}
@@ -55,11 +55,17 @@ func MatchDir(ctx context.Context, t driver.Tree) (bool, error) {
 // versions that do. base is not owned: closing the Tree leaves it open.
 // o may be nil.
 func Open(ctx context.Context, base driver.Tree, version string, o *vfs.Options) (*Tree, error) {
+	return open(ctx, base, version, o, nil)
+}
+
+// open is Open for the adapter whose Env is env, through which nodes are
+// kept on disk; env may be nil.
+func open(ctx context.Context, base driver.Tree, version string, o *vfs.Options, env *vfs.Env) (*Tree, error) {
 	q, err := parseVersion(version)
 	if err != nil {
 		return nil, err
 	}
-	d, err := openDB(ctx, base, o)
+	d, err := openDB(ctx, base, o, env)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +91,7 @@ func Open(ctx context.Context, base driver.Tree, version string, o *vfs.Options)
 // tree; more versions than o's Limits.MaxEntries is an error matching
 // driver.ErrLimit. o may be nil.
 func Log(ctx context.Context, base driver.Tree, o *vfs.Options) ([]Version, error) {
-	d, err := openDB(ctx, base, o)
+	d, err := openDB(ctx, base, o, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,10 @@
 // through vfs.Env.DiskIndex, which keys an index by the driver's kind
 // (scheme, encoding version, settings) and the input's vfs.Env.Key: its
 // canonical pipeline and the version of the object it is read from (ETag,
-// generation, or a local file's size, times, device and inode).
+// generation, or a local file's size, times, device and inode). Objects
+// of a store that are never rewritten (Icechunk snapshots and manifests,
+// OCDBT nodes) are kept through vfs.Env.DiskObject, keyed by the store's
+// pipeline and the object's name, with no version.
 //
 // # Contract
 //
@@ -28,6 +31,12 @@
 // the least recently used files (by modification time, which a load
 // refreshes) are removed until it is at 90% of the budget. Several
 // processes may share one directory; each keeps the bound as it writes.
+// A process lists the directory at its first write, then counts the bytes
+// it writes and lists again only when that count says the store may be
+// over its budget or once it has written 1/64 of the budget since its last
+// listing, so that many small writes (one per node of a database) do not
+// each list the directory. The store may thus exceed its budget by up to
+// 1/64 of it for each process writing to it at the same time.
 // A temporary file left by a crashed process is removed by a later trim
 // once it is an hour old.
 //
@@ -87,6 +96,12 @@ type Store struct {
 	hits   int64
 	misses int64
 	puts   int64
+
+	// What this process knows of the store's size (see wrote).
+	listed   bool  // the directory was listed once
+	est      int64 // bytes at the last listing, plus those written since
+	since    int64 // bytes written since the last listing
+	listings int64 // listings so far, for tests
 }
 
 // DefaultDir returns the default directory of the store:
@@ -246,7 +261,7 @@ func (s *Store) Put(key string, data []byte) error {
 		return fmt.Errorf("index cache: %w", err)
 	}
 	s.count(&s.puts)
-	s.Trim()
+	s.wrote(int64(headerSize + len(key) + len(data) + trailer))
 	return nil
 }
 
@@ -306,6 +321,9 @@ func (s *Store) Trim() {
 	for _, f := range list {
 		total += f.size
 	}
+	s.listings++
+	s.listed, s.since = true, 0
+	defer func() { s.est = total }()
 	if total <= s.budget {
 		return
 	}

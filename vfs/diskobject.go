@@ -1,0 +1,90 @@
+package vfs
+
+import (
+	"github.com/pipefs/pipefs/cache/disk"
+)
+
+// A DiskObject is where a driver keeps, on disk, a copy of one immutable
+// object of the store it reads, for later processes that open the same
+// store: an Icechunk snapshot or manifest, an OCDBT B+tree or version-tree
+// node. Env.DiskObject gives it. The zero value keeps nothing.
+//
+// Unlike a DiskIndex, a DiskObject names no version of what it copies:
+// it is only for objects that are never rewritten once written, because
+// their name is their identity (a content hash, a random id that a writer
+// never reuses, or a byte range of such a file). Anything that a writer
+// replaces in place must never be kept this way, since a later process
+// would read the old bytes as current: the refs of a store (Icechunk
+// refs/ and the spec v2 repo file that holds the branches and tags), an
+// OCDBT manifest.ocdbt, a Zarr zarr.json.
+//
+// Get returns bytes that Put kept, by this process or another. They are
+// untrusted input: the driver decodes them with every check it applies to
+// the store's own bytes, and also checks that they are the object asked
+// for (the id they hold); a failure is a miss, after which the driver
+// reads the object from the store and puts it again.
+type DiskObject struct {
+	s   *disk.Store
+	key string
+}
+
+// DiskObject returns the place of the object name of the store that the
+// driver env was given reads, as the driver encodes it: kind names the
+// driver and the object's kind ("icechunk snapshot", "ocdbt node"), name
+// the object within the store (a path, perhaps with a byte range). The
+// key is kind, the canonical pipeline of the driver's input (Env.URL) and
+// name, so a second process that opens the same store by the same
+// pipeline finds it.
+//
+// The place is the zero DiskObject, which keeps nothing, when the
+// pipeline has no store on disk (Options.Disk, Options.NoDisk,
+// Cache.Disk), when Env.URL is empty, when the input is in the memory:
+// root, whose objects do not outlive the process, and when it is a
+// directory of the file: root itself, which is read as fast as a copy
+// would be and which a copy would only duplicate on the same disk.
+func (env *Env) DiskObject(kind, name string) DiskObject {
+	if env == nil || env.URL == "" || env.Options == nil || env.Options.NoDisk {
+		return DiskObject{}
+	}
+	p, err := Parse(env.URL)
+	if err != nil || len(p) == 0 || p[0].Scheme == "memory" || (len(p) == 1 && p[0].Scheme == "file") {
+		return DiskObject{}
+	}
+	s := env.Options.Disk
+	if s == nil {
+		s = env.Cache.Disk()
+	}
+	if s == nil {
+		return DiskObject{}
+	}
+	return DiskObject{s: s, key: "object\x00" + kind + "\x00" + env.URL + "\x00" + name}
+}
+
+// Enabled reports whether d keeps anything.
+func (d DiskObject) Enabled() bool { return d.s != nil }
+
+// Get returns the kept copy of the object, if there is one of at most
+// limit bytes (0 means disk.MaxEntry).
+func (d DiskObject) Get(limit int64) ([]byte, bool) {
+	if d.s == nil {
+		return nil, false
+	}
+	return d.s.Get(d.key, limit)
+}
+
+// Put keeps data as the copy of the object, replacing any earlier one. A
+// failure is not reported: a later process reads the object from its
+// store again.
+func (d DiskObject) Put(data []byte) {
+	if d.s != nil {
+		d.s.Put(d.key, data)
+	}
+}
+
+// Remove drops the kept copy, as a driver does with one it could not
+// decode.
+func (d DiskObject) Remove() {
+	if d.s != nil {
+		d.s.Remove(d.key)
+	}
+}
