@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"testing"
 
 	_ "github.com/pipefs/pipefs/adapters/rangeadapter"
@@ -17,23 +16,13 @@ import (
 	"github.com/pipefs/pipefs/vfs"
 )
 
-// randomBytes returns n bytes from a fixed seed.
-func randomBytes(n int, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, seed))
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
-	return b
-}
-
 // TestConformanceZip runs the conformance kit on a zip archive embedded at
 // an offset of a larger file, cut out by byte-range:.
 func TestConformanceZip(t *testing.T) {
 	files := map[string][]byte{
 		"a.txt":        []byte("hello, world\n"),
 		"empty":        {},
-		"d/random.bin": randomBytes(70_000, 1),
+		"d/random.bin": fstest.RandomBytes(70_000, 1),
 		"d/e/text.txt": bytes.Repeat([]byte("some text that deflates\n"), 3000),
 	}
 	archive := fstest.ZipBytesFunc(files, func(name string) uint16 {
@@ -44,7 +33,7 @@ func TestConformanceZip(t *testing.T) {
 	})
 	// A zip finds its central directory from its end: junk on both
 	// sides makes the range the only way to read it.
-	head, tail := randomBytes(1000, 2), randomBytes(777, 3)
+	head, tail := fstest.RandomBytes(1000, 2), fstest.RandomBytes(777, 3)
 	blob := append(append(append([]byte{}, head...), archive...), tail...)
 	prefix := fstest.MapFiles(t, map[string][]byte{"blob.bin": blob})
 	rng := fmt.Sprintf("byte-range:%d-%d", len(head), len(head)+len(archive))
@@ -59,7 +48,7 @@ func TestConformanceZip(t *testing.T) {
 // ranges of a file: the whole file, its start, its middle, its end, one
 // byte and an empty range.
 func TestConformanceFile(t *testing.T) {
-	data := randomBytes(100_000, 4)
+	data := fstest.RandomBytes(100_000, 4)
 	prefix := fstest.MapFiles(t, map[string][]byte{"f.bin": data})
 	for _, r := range [][2]int{{0, len(data)}, {0, 4096}, {12345, 67890}, {len(data) - 1000, len(data)}, {500, 501}, {700, 700}} {
 		rng := fmt.Sprintf("byte-range:%d-%d", r[0], r[1])

@@ -3,7 +3,6 @@ package main
 import (
 	"archive/zip"
 	"bytes"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,16 +12,6 @@ import (
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/vfs"
 )
-
-// randomBytes returns n bytes that do not compress, the same for a seed.
-func randomBytes(n int, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, seed))
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
-	return b
-}
 
 // cpChild runs the CLI in a child process, with no index cache on disk
 // so that every run reads what a first one does, and returns its exit
@@ -76,8 +65,8 @@ func interruptedCopy(t *testing.T, srv *fstest.HTTPServer, url, dest string) {
 // bytes it lacks; a source that changed is copied again from the start.
 func TestCpContinueHTTP(t *testing.T) {
 	const size = 3 << 20
-	plain := randomBytes(size, 1)
-	member := randomBytes(size, 2)
+	plain := fstest.RandomBytes(size, 1)
+	member := fstest.RandomBytes(size, 2)
 	var zbuf bytes.Buffer
 	zw := zip.NewWriter(&zbuf)
 	w, err := zw.CreateHeader(&zip.FileHeader{Name: "data.bin", Method: zip.Store, Modified: modTime})
@@ -201,7 +190,7 @@ func TestCpContinueHTTP(t *testing.T) {
 		if err := os.WriteFile(dest+partialSuffix, plain[:size/2], 0o600); err != nil {
 			t.Fatal(err)
 		}
-		changed := randomBytes(size, 3)
+		changed := fstest.RandomBytes(size, 3)
 		srv.Set("plain.bin", changed)
 		srv.Reset()
 		code, stderr := cpChild(t, "cp", "--continue", "-v", url, dest)

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipefs/pipefs/fstest"
+
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -108,7 +110,7 @@ func TestCpProgressTerminal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.Write(randomBytes(size/4, uint64(i)))
+		w.Write(fstest.RandomBytes(size/4, uint64(i)))
 	}
 	zw.Close()
 	zipData := zbuf.Bytes()

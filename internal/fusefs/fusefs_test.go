@@ -108,13 +108,6 @@ func freshOptions() *vfs.Options {
 	return &vfs.Options{Cache: vfs.NewCache(256 << 20), NoDisk: true}
 }
 
-// randomBytes returns n bytes that do not compress.
-func randomBytes(n int, seed uint64) []byte {
-	b := make([]byte, n)
-	rand.NewChaCha8([32]byte{byte(seed), byte(seed >> 8)}).Read(b)
-	return b
-}
-
 // A member is one entry of a test archive.
 type member struct {
 	name string
@@ -131,7 +124,7 @@ func members() []member {
 		{name: "empty.txt", data: nil},
 		{name: "docs/", dir: true},
 		{name: "docs/guide.md", data: bytes.Repeat([]byte("# guide\nsome text\n"), 1000)},
-		{name: "docs/deep/er/still/file.bin", data: randomBytes(3<<20+17, 1)},
+		{name: "docs/deep/er/still/file.bin", data: fstest.RandomBytes(3<<20+17, 1)},
 		{name: "emptydir/", dir: true},
 		{name: "names/with space.txt", data: []byte("space")},
 		{name: "names/ünïcødé-日本.txt", data: []byte("unicode")},
@@ -354,7 +347,7 @@ func TestTree(t *testing.T) {
 // TestParallelReaders reads files of a mount from 16 goroutines at once,
 // each with its own descriptor, at offsets of its own.
 func TestParallelReaders(t *testing.T) {
-	big := randomBytes(8<<20, 2)
+	big := fstest.RandomBytes(8<<20, 2)
 	files := map[string][]byte{"big.bin": big, "text.txt": bytes.Repeat([]byte("parallel readers\n"), 40000)}
 	path := filepath.Join(t.TempDir(), "p.zip")
 	if err := os.WriteFile(path, fstest.ZipBytes(files, zip.Deflate), 0o644); err != nil {

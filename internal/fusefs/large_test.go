@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/pipefs/pipefs/fstest"
 )
 
 // sparseWriter writes to a file, leaving a hole where a write is all
@@ -77,7 +79,7 @@ func largeZip(t *testing.T, path string, size int64, tail []byte) {
 // near its end and across the 4 GiB boundary: sizes and offsets are 64-bit.
 func TestLargeMember(t *testing.T) {
 	const size = 4<<30 + 3<<20 + 12345
-	tail := randomBytes(2<<20, 3)
+	tail := fstest.RandomBytes(2<<20, 3)
 	path := filepath.Join(t.TempDir(), "large.zip")
 	largeZip(t, path, size, tail)
 	mnt, l := mountFile(t, path)

@@ -33,9 +33,9 @@ func remoteOptions() *vfs.Options {
 func TestRemoteRequests(t *testing.T) {
 	files := map[string][]byte{}
 	for i := range 200 {
-		files[fmt.Sprintf("dir%02d/member-%03d.bin", i%10, i)] = randomBytes(16<<10+i, uint64(100+i))
+		files[fmt.Sprintf("dir%02d/member-%03d.bin", i%10, i)] = fstest.RandomBytes(16<<10+i, uint64(100+i))
 	}
-	files["big/random.bin"] = randomBytes(600<<10, 4)
+	files["big/random.bin"] = fstest.RandomBytes(600<<10, 4)
 	srv := fstest.NewHTTPServer(t, map[string][]byte{"a.zip": fstest.ZipBytes(files, zip.Deflate)})
 	mnt, l := mountPipeline(t, srv.URL()+"/a.zip|zip:", remoteOptions())
 	ls := fstest.NeedTool(t, "ls")

@@ -26,18 +26,18 @@ var (
 func benchFixtures() map[string][]byte {
 	benchOnce.Do(func() {
 		var nested bytes.Buffer
-		inner := fstest.ZipBytes(map[string][]byte{"pad.bin": randomBytes(4<<20, 1), "want.txt": textBytes(20000, 2)}, zip.Deflate)
+		inner := fstest.ZipBytes(map[string][]byte{"pad.bin": fstest.RandomBytes(4<<20, 1), "want.txt": textBytes(20000, 2)}, zip.Deflate)
 		w := zip.NewWriter(&nested)
 		for _, m := range []struct {
 			name string
 			data []byte
-		}{{"a/pad.bin", randomBytes(8<<20, 3)}, {"a/inner.zip", inner}, {"z.txt", []byte("z")}} {
+		}{{"a/pad.bin", fstest.RandomBytes(8<<20, 3)}, {"a/inner.zip", inner}, {"z.txt", []byte("z")}} {
 			f, _ := w.CreateHeader(&zip.FileHeader{Name: m.name, Method: zip.Store})
 			f.Write(m.data)
 		}
 		w.Close()
 		benchFiles = map[string][]byte{
-			"many.zip":   fstest.ZipBytes(manyFiles(10000), zip.Deflate),
+			"many.zip":   fstest.ZipBytes(fstest.ManyFiles(10000), zip.Deflate),
 			"big.zip":    bigZip(),
 			"nested.zip": nested.Bytes(),
 			"zip64.zip":  zip64Fixture(200000),
@@ -53,7 +53,7 @@ func bigZip() []byte {
 	f, _ := w.CreateHeader(&zip.FileHeader{Name: "deflated.txt", Method: zip.Deflate})
 	f.Write(textBytes(32<<20, 4))
 	f, _ = w.CreateHeader(&zip.FileHeader{Name: "stored.bin", Method: zip.Store})
-	f.Write(randomBytes(64<<20, 5))
+	f.Write(fstest.RandomBytes(64<<20, 5))
 	w.Close()
 	return buf.Bytes()
 }
@@ -145,7 +145,7 @@ func BenchmarkList10000(b *testing.B) {
 
 func BenchmarkReadSmallMember(b *testing.B) {
 	name := "d07/file-005007.txt"
-	size := int64(len(manyFiles(10000)[name]))
+	size := int64(len(fstest.ManyFiles(10000)[name]))
 	benchRemote(b, "/many.zip|zip:", size, func(b *testing.B, fsys fs.FS) { readMember(b, fsys, name, size) })
 }
 

@@ -30,7 +30,7 @@ func readThrough(t *testing.T, srv *fstest.HTTPServer, c *vfs.Cache, pipeline, n
 // (the first read of the object, which every new tree makes). A new Cache
 // shares nothing: it costs what the first open did.
 func TestCachesShareNothing(t *testing.T) {
-	files := map[string][]byte{"a.txt": []byte("alpha"), "d/b.txt": textBytes(400<<10, 1), "d/c.bin": randomBytes(300<<10, 2)}
+	files := map[string][]byte{"a.txt": []byte("alpha"), "d/b.txt": textBytes(400<<10, 1), "d/c.bin": fstest.RandomBytes(300<<10, 2)}
 	srv := fstest.NewHTTPServer(t, map[string][]byte{"x.tar": tarOf(t, files), "x.tar.gz": tarGz(t, files)})
 	for _, pipeline := range []string{"/x.tar|pipefs.tar:", "/x.tar.gz|gzip:|pipefs.tar:"} {
 		t.Run(pipeline, func(t *testing.T) {
@@ -68,7 +68,7 @@ func tarOf(t testing.TB, files map[string][]byte) []byte {
 // object and the checkpoint index of a gzip stream together, and
 // SetBudget shrinks it.
 func TestCacheBudgetBoundsBlocksAndIndexes(t *testing.T) {
-	big := randomBytes(8<<20, 3)
+	big := fstest.RandomBytes(8<<20, 3)
 	text := textBytes(8<<20, 4)
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)

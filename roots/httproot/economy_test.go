@@ -15,22 +15,6 @@ import (
 	"github.com/pipefs/pipefs/vfs"
 )
 
-// manyFiles returns n small files in a few directories.
-func manyFiles(n int) map[string][]byte {
-	files := make(map[string][]byte, n)
-	for i := range n {
-		files[fmt.Sprintf("d%02d/file-%06d.txt", i%50, i)] = fmt.Appendf(nil, "file %d\n%s", i, bytes.Repeat([]byte{'x'}, i%300))
-	}
-	return files
-}
-
-// randomBytes returns n bytes that do not compress.
-func randomBytes(n int, seed uint64) []byte {
-	b := make([]byte, n)
-	rand.NewChaCha8([32]byte{byte(seed)}).Read(b)
-	return b
-}
-
 // textBytes returns n bytes that compress about 3:1.
 func textBytes(n int, seed uint64) []byte {
 	r := rand.New(rand.NewPCG(seed, 1))
@@ -74,9 +58,9 @@ func mustReadFile(t testing.TB, fsys fs.FS, name string, want []byte) {
 
 func TestRequestCounts(t *testing.T) {
 	small := map[string][]byte{"a.txt": []byte("alpha"), "b/c.txt": textBytes(5000, 1)}
-	many := manyFiles(10114)
-	big := map[string][]byte{"big.bin": randomBytes(5<<20, 2), "small.txt": []byte("small"), "text.txt": textBytes(3<<20, 3)}
-	innerFiles := map[string][]byte{"x.txt": []byte("inner x"), "pad.bin": randomBytes(3<<20, 4), "y.txt": textBytes(9000, 5)}
+	many := fstest.ManyFiles(10114)
+	big := map[string][]byte{"big.bin": fstest.RandomBytes(5<<20, 2), "small.txt": []byte("small"), "text.txt": textBytes(3<<20, 3)}
+	innerFiles := map[string][]byte{"x.txt": []byte("inner x"), "pad.bin": fstest.RandomBytes(3<<20, 4), "y.txt": textBytes(9000, 5)}
 	innerZip := fstest.ZipBytes(innerFiles, zip.Deflate)
 	smallInner := fstest.ZipBytes(map[string][]byte{"x.txt": []byte("inner x")}, zip.Deflate)
 	manyZip := fstest.ZipBytes(many, zip.Deflate)
@@ -85,7 +69,7 @@ func TestRequestCounts(t *testing.T) {
 		"many.zip":   manyZip,
 		"many2.zip":  manyZip,
 		"big.zip":    fstest.ZipBytesFunc(big, func(n string) uint16 { return map[bool]uint16{true: zip.Store, false: zip.Deflate}[n == "big.bin"] }),
-		"nested.zip": fstest.ZipBytes(map[string][]byte{"pad.bin": randomBytes(2<<20, 6), "in/inner.zip": innerZip, "in/small.zip": smallInner, "z.txt": []byte("z")}, zip.Store),
+		"nested.zip": fstest.ZipBytes(map[string][]byte{"pad.bin": fstest.RandomBytes(2<<20, 6), "in/inner.zip": innerZip, "in/small.zip": smallInner, "z.txt": []byte("z")}, zip.Store),
 		"plain.txt":  []byte("plain"),
 	})
 	ctx := context.Background()

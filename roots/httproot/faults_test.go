@@ -50,7 +50,7 @@ func readAll(t *testing.T, f *vfs.File) []byte {
 }
 
 func TestFaults(t *testing.T) {
-	data := randomBytes(200<<10, 9)
+	data := fstest.RandomBytes(200<<10, 9)
 	cases := []struct {
 		name  string
 		fault fstest.Fault
@@ -95,7 +95,7 @@ func TestFaults(t *testing.T) {
 }
 
 func TestNonRangingRemembered(t *testing.T) {
-	data := randomBytes(100<<10, 3)
+	data := fstest.RandomBytes(100<<10, 3)
 	srv := fstest.NewHTTPServer(t, map[string][]byte{"f.bin": data})
 	srv.Inject(fstest.Fault{Kind: fstest.FaultIgnoreRange, Times: -1})
 	f := openFile(t, srv.URL()+"/f.bin", fastOpts(5))
@@ -149,7 +149,7 @@ func TestRetryBound(t *testing.T) {
 	}
 
 	// Short bodies forever: the resumed requests share the bound.
-	data := randomBytes(200<<10, 4)
+	data := fstest.RandomBytes(200<<10, 4)
 	srv2 := fstest.NewHTTPServer(t, map[string][]byte{"f": data})
 	f := openFile(t, srv2.URL()+"/f", fastOpts(4))
 	srv2.Reset()
@@ -240,9 +240,9 @@ func TestCancelStopsRetries(t *testing.T) {
 }
 
 func TestModified(t *testing.T) {
-	v1 := randomBytes(300<<10, 1)
-	v2 := randomBytes(300<<10, 2)
-	v3 := randomBytes(200<<10, 3) // another size
+	v1 := fstest.RandomBytes(300<<10, 1)
+	v2 := fstest.RandomBytes(300<<10, 2)
+	v3 := fstest.RandomBytes(200<<10, 3) // another size
 	for _, tc := range []struct {
 		name  string
 		style fstest.ETagStyle
@@ -281,8 +281,8 @@ func TestModified(t *testing.T) {
 }
 
 func TestModifiedZipMember(t *testing.T) {
-	files := map[string][]byte{"a.bin": randomBytes(500<<10, 5), "b.txt": textBytes(300<<10, 6)}
-	files2 := map[string][]byte{"a.bin": randomBytes(500<<10, 7), "b.txt": textBytes(300<<10, 8)}
+	files := map[string][]byte{"a.bin": fstest.RandomBytes(500<<10, 5), "b.txt": textBytes(300<<10, 6)}
+	files2 := map[string][]byte{"a.bin": fstest.RandomBytes(500<<10, 7), "b.txt": textBytes(300<<10, 8)}
 	srv := fstest.NewHTTPServer(t, map[string][]byte{"x.zip": fstest.ZipBytes(files, zip.Store)})
 	fsys, err := vfs.OpenFS(context.Background(), srv.URL()+"/x.zip|zip:", fastOpts(3))
 	if err != nil {
@@ -300,8 +300,8 @@ func TestModifiedZipMember(t *testing.T) {
 // TestModifiedMidRead changes the object while a body is being sent: the
 // resumed request must fail, not mix the versions.
 func TestModifiedMidRead(t *testing.T) {
-	v1 := randomBytes(300<<10, 1)
-	v2 := randomBytes(300<<10, 2)
+	v1 := fstest.RandomBytes(300<<10, 1)
+	v2 := fstest.RandomBytes(300<<10, 2)
 	srv := fstest.NewHTTPServer(t, map[string][]byte{"f": v1})
 	f := openFile(t, srv.URL()+"/f", fastOpts(5))
 	srv.Inject(fstest.Fault{Kind: fstest.FaultShortBody, Cut: 5000, OnlyRange: true})
@@ -316,7 +316,7 @@ func TestModifiedMidRead(t *testing.T) {
 // TestFaultLoop reads random ranges while faults of every kind are
 // injected at random, and compares every byte with the truth.
 func TestFaultLoop(t *testing.T) {
-	files := map[string][]byte{"a.bin": randomBytes(400<<10, 11), "b.txt": textBytes(300<<10, 12), "c.txt": []byte("small")}
+	files := map[string][]byte{"a.bin": fstest.RandomBytes(400<<10, 11), "b.txt": textBytes(300<<10, 12), "c.txt": []byte("small")}
 	srv := fstest.NewHTTPServer(t, map[string][]byte{"x.zip": fstest.ZipBytesFunc(files, func(n string) uint16 {
 		if n == "a.bin" {
 			return zip.Store

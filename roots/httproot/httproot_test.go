@@ -69,7 +69,7 @@ func TestQuery(t *testing.T) {
 // TestRequestPaths checks what is sent: the suffix read at open, then
 // conditional ranges with the ETag seen at open.
 func TestRequestHeaders(t *testing.T) {
-	data := randomBytes(300<<10, 1)
+	data := fstest.RandomBytes(300<<10, 1)
 	srv := fstest.NewHTTPServer(t, map[string][]byte{"f": data})
 	f := openFile(t, srv.URL()+"/f", opts())
 	p := make([]byte, 10)
@@ -85,7 +85,7 @@ func TestRequestHeaders(t *testing.T) {
 
 // TestTreeStats checks the counts a tree keeps, and its As hook.
 func TestTreeStats(t *testing.T) {
-	data := randomBytes(300<<10, 1)
+	data := fstest.RandomBytes(300<<10, 1)
 	srv := fstest.NewHTTPServer(t, map[string][]byte{"f": data})
 	p, err := vfs.Parse(srv.URL() + "/f")
 	if err != nil {

@@ -26,7 +26,7 @@ import (
 func membersZip(n, size int) (zipped []byte, files map[string][]byte) {
 	files = map[string][]byte{"small.txt": []byte("7 bytes")}
 	for i := range n {
-		files[fmt.Sprintf("m%02d.bin", i)] = randomBytes(size, uint64(i+1))
+		files[fmt.Sprintf("m%02d.bin", i)] = fstest.RandomBytes(size, uint64(i+1))
 	}
 	return fstest.ZipBytes(files, zip.Store), files
 }

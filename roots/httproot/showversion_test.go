@@ -27,7 +27,7 @@ func TestShownVersion(t *testing.T) {
 		{"last-modified", fstest.NoETag, "Last-Modified", "Last-Modified"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			data := randomBytes(300<<10, 7)
+			data := fstest.RandomBytes(300<<10, 7)
 			srv := fstest.NewHTTPServer(t, map[string][]byte{"a.bin": data})
 			srv.SetETagStyle(tc.style)
 			resp, err := http.Head(srv.URL() + "/a.bin")

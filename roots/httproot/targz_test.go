@@ -34,7 +34,7 @@ func tarGz(t testing.TB, files map[string][]byte) []byte {
 // TestRequestCountsTarGz: a tar.gz has no index, so listing it reads the
 // whole compressed stream, in as few requests as readahead allows.
 func TestRequestCountsTarGz(t *testing.T) {
-	files := map[string][]byte{"a.txt": []byte("alpha"), "d/b.txt": textBytes(400<<10, 1), "d/c.bin": randomBytes(300<<10, 2)}
+	files := map[string][]byte{"a.txt": []byte("alpha"), "d/b.txt": textBytes(400<<10, 1), "d/c.bin": fstest.RandomBytes(300<<10, 2)}
 	tgz := tarGz(t, files)
 	srv := fstest.NewHTTPServer(t, map[string][]byte{"x.tar.gz": tgz, "small.tar.gz": tarGz(t, map[string][]byte{"a.txt": []byte("alpha")})})
 	ctx := context.Background()

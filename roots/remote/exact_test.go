@@ -5,9 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -91,20 +89,6 @@ func union(exts ...[2]int64) int64 {
 // suffix is the first read of every remote object: the last 64 KiB.
 func suffix(size int64) [2]int64 { return [2]int64{max(0, size-64<<10), size} }
 
-func manyFiles(n int) map[string][]byte {
-	files := make(map[string][]byte, n)
-	for i := range n {
-		files[fmt.Sprintf("d%02d/file-%06d.txt", i%50, i)] = fmt.Appendf(nil, "file %d\n%s", i, bytes.Repeat([]byte{'x'}, i%300))
-	}
-	return files
-}
-
-func randomBytes(n int, seed uint64) []byte {
-	b := make([]byte, n)
-	rand.NewChaCha8([32]byte{byte(seed)}).Read(b)
-	return b
-}
-
 // exactOptions gives each pipeline caches of its own, so that no count
 // depends on another case (the remote root's learned suffix sizes live in
 // the vfs.Cache).
@@ -130,7 +114,7 @@ func readAll(t *testing.T, fsys fs.FS, name string, want []byte) {
 // the first read of every remote object (its last 64 KiB, which finds the
 // end records).
 func TestFetchOnlyWhatIsNeeded(t *testing.T) {
-	many := manyFiles(10000)
+	many := fstest.ManyFiles(10000)
 	manyZip := fstest.ZipBytes(many, zip.Deflate)
 	manyL := layout(t, manyZip)
 	if d := int64(len(manyZip)) - manyL.dirStart; d < 650<<10 || d > 800<<10 {
@@ -138,14 +122,14 @@ func TestFetchOnlyWhatIsNeeded(t *testing.T) {
 	}
 
 	size := func(b []byte) int64 { return int64(len(b)) }
-	innerFiles := map[string][]byte{"pad.bin": randomBytes(1<<20, 1), "want.txt": bytes.Repeat([]byte("pipefs fetches what is needed\n"), 700)}
+	innerFiles := map[string][]byte{"pad.bin": fstest.RandomBytes(1<<20, 1), "want.txt": bytes.Repeat([]byte("pipefs fetches what is needed\n"), 700)}
 	inner := fstest.ZipBytes(innerFiles, zip.Deflate)
 	innerL := layout(t, inner)
 	// In outer.zip, inner.zip is the last member, as an archive added
 	// last: its end records lie in the first read of outer.zip. In
 	// first.zip it is the first member, so that what the inner
 	// archive's end records need is fetched on its own.
-	pad := randomBytes(2<<20, 2)
+	pad := fstest.RandomBytes(2<<20, 2)
 	outer := fstest.ZipBytes(map[string][]byte{"a/pad.bin": pad, "m.txt": []byte("m"), "z/inner.zip": inner}, zip.Store)
 	first := fstest.ZipBytes(map[string][]byte{"a/inner.zip": inner, "b/pad.bin": pad, "z.txt": []byte("z")}, zip.Store)
 	nested := func(data []byte, name string) int64 {
@@ -158,7 +142,7 @@ func TestFetchOnlyWhatIsNeeded(t *testing.T) {
 
 	// A directory of about 220 KB: the part that the first read does
 	// not hold is less than a block, which the directory's reads fetch.
-	mid := fstest.ZipBytes(manyFiles(3000), zip.Deflate)
+	mid := fstest.ZipBytes(fstest.ManyFiles(3000), zip.Deflate)
 	midL := layout(t, mid)
 
 	small := map[string][]byte{"a.txt": []byte("alpha"), "b/c.txt": bytes.Repeat([]byte("small "), 900)}
@@ -264,7 +248,7 @@ func TestFetchOnlyWhatIsNeeded(t *testing.T) {
 // the exact fetch of each member must not cost a request each, nor more
 // requests than fetching the aligned 256 KiB blocks they lie in would.
 func TestMembersInOrder(t *testing.T) {
-	files := manyFiles(3000)
+	files := fstest.ManyFiles(3000)
 	data := fstest.ZipBytes(files, zip.Deflate)
 	l := layout(t, data)
 	srv := fstest.NewHTTPServer(t, map[string][]byte{"m.zip": data})
