@@ -120,6 +120,7 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 	defer func() {
 		if err != nil {
 			r.res.close()
+			markDetected(err, p, r.p)
 		}
 	}()
 	if err := ctx.Err(); err != nil {
