@@ -1,6 +1,7 @@
 package vfs_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -35,5 +36,28 @@ func TestDetectedStageError(t *testing.T) {
 	_, err = vfs.OpenFile(ctx, member+"|gzip:", nil)
 	if !errors.Is(err, vfs.ErrCorrupt) || !errors.As(err, &se) || se.Index != 2 || se.Detected || strings.Contains(err.Error(), "detected") {
 		t.Errorf("OpenFile of a corrupt gzip member, gzip: written = %v; want ErrCorrupt at sub-URL 2, not detected", err)
+	}
+}
+
+// TestDetectedStageErrorRead: a read that fails in a sub-URL that format
+// detection appended, after the open, says so too.
+func TestDetectedStageErrorRead(t *testing.T) {
+	body := strings.Repeat("the member's bytes\n", 100)
+	data := fstest.ZipBytes(map[string][]byte{"m.txt": []byte(body)}, 0)
+	// Stored: change a byte of the data, so that its CRC-32 is wrong.
+	data = bytes.Replace(data, []byte("member's"), []byte("member_s"), 1)
+	prefix := fstest.MapFiles(t, map[string][]byte{"a.zip": data})
+	zipFile := vfs.MustParse("memory:/" + prefix + "/a.zip").String()
+
+	fsys, err := vfs.OpenFS(context.Background(), zipFile, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	_, err = fsys.ReadFile("m.txt")
+	var se *vfs.StageError
+	want := `sub-URL 1 "zip:m.txt" (detected, in ` + zipFile + `|zip:m.txt): `
+	if !errors.Is(err, vfs.ErrCorrupt) || !errors.As(err, &se) || !se.Detected || !strings.Contains(err.Error(), want) {
+		t.Errorf("ReadFile of a corrupt member of a detected zip = %v; want ErrCorrupt, detected, the message holding %q", err, want)
 	}
 }
