@@ -76,16 +76,26 @@ func (r *resources) close() error {
 // result is an opened pipeline: its resolved pipeline (detected adapters
 // written out), the final location, and what must be closed.
 type result struct {
-	p    Pipeline
-	loc  driver.Location
-	info fs.FileInfo // of the final location when already known
-	res  *resources
+	p       Pipeline
+	written int // how many sub-URLs of p the caller wrote; detection appended the rest
+	loc     driver.Location
+	info    fs.FileInfo // of the final location when already known
+	res     *resources
 	// versions are the fingerprints of the blobs adapters have read so
 	// far, oldest first, for Env.Key.
 	versions []string
 	// durable is set when a version came from a blob's Fingerprint and
 	// names bytes that outlive the process (see Env.DiskIndex).
 	durable bool
+}
+
+// detectedAt returns the index in r.p of the first sub-URL that format
+// detection appended, 0 when it appended none.
+func (r *result) detectedAt() int {
+	if len(r.p) > r.written {
+		return r.written
+	}
+	return 0
 }
 
 // clean returns the fs name of a Location path.
@@ -116,10 +126,11 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 	if len(p) > lim.MaxDepth {
 		return nil, stageErr(p, lim.MaxDepth, driver.Limitf("pipeline has %d sub-URLs, more than Limits.MaxDepth (%d)", len(p), lim.MaxDepth))
 	}
-	r := &result{p: p, res: &resources{trace: newTrace(reg, len(p))}}
+	r := &result{p: p, written: len(p), res: &resources{trace: newTrace(reg, len(p))}}
 	defer func() {
 		if err != nil {
 			r.res.close()
+			markDetected(err, p, r.p)
 		}
 	}()
 	if err := ctx.Err(); err != nil {

@@ -40,15 +40,38 @@ var (
 // A StageError reports which sub-URL of a pipeline failed. It unwraps to the
 // underlying error, so errors.Is(err, fs.ErrNotExist) and the like still
 // work.
+//
+// A sub-URL that format detection appended is not in the pipeline the
+// caller opened: Detected is then set, and Pipeline is the pipeline read,
+// up to and including the sub-URL, so that the message can show where it
+// is.
 type StageError struct {
-	Index int    // 0-based index of the sub-URL in the pipeline
-	URL   string // canonical text of the sub-URL
-	Err   error
+	Index    int    // 0-based index of the sub-URL in the pipeline
+	URL      string // canonical text of the sub-URL
+	Detected bool   // the sub-URL was appended by format detection
+	Pipeline string // with Detected: the pipeline read, up to the sub-URL
+	Err      error
 }
 
-// Error returns the message, naming the sub-URL by its index and text.
+// Error returns the message, naming the sub-URL by its index and text,
+// and for a detected one the pipeline that holds it:
+// `sub-URL 2 "gzip:" (detected, in file:/d/a.zip|zip:b.gz|gzip:): ...`.
 func (e *StageError) Error() string {
+	if e.Detected {
+		return fmt.Sprintf("sub-URL %d %q (detected, in %s): %v", e.Index, e.URL, e.Pipeline, e.Err)
+	}
 	return fmt.Sprintf("sub-URL %d %q: %v", e.Index, e.URL, e.Err)
+}
+
+// markDetected marks the StageError in err as detected when it names a
+// sub-URL of read, the pipeline that opening written resolved to, that
+// format detection appended to written.
+func markDetected(err error, written, read Pipeline) {
+	var se *StageError
+	if !errors.As(err, &se) || se.Index < len(written) || se.Index >= len(read) || se.URL != read[se.Index].String() {
+		return
+	}
+	se.Detected, se.Pipeline = true, read[:se.Index+1].String()
 }
 
 // Unwrap returns the underlying error.

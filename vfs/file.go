@@ -21,9 +21,12 @@ type File struct {
 	ctx  context.Context
 	name string   // the name it was opened by
 	p    Pipeline // the canonical pipeline
-	info fs.FileInfo
-	blob driver.Blob // nil for a directory
-	res  *resources
+	// detected is the index in p of the first sub-URL that format
+	// detection appended, 0 when it appended none.
+	detected int
+	info     fs.FileInfo
+	blob     driver.Blob // nil for a directory
+	res      *resources
 
 	closed atomic.Bool // set under mu; ReadAt reads it without
 	ra     readAheadState
@@ -88,9 +91,12 @@ func openLocation(ctx context.Context, p Pipeline, o *Options, want Kind) (*File
 	if r.loc.Blob != nil {
 		f := newFile(ctx, r.loc.Blob, fileName(r.p, r.info), r.p, r.info, r.res)
 		f.direct = o != nil && o.NoReadAhead
+		f.detected = r.detectedAt()
 		return f, nil
 	}
-	return newDir(ctx, r.loc.Tree, clean(r.loc.Path), lastName(r.p), r.p, r.info, r.res), nil
+	d := newDir(ctx, r.loc.Tree, clean(r.loc.Path), lastName(r.p), r.p, r.info, r.res)
+	d.detected = r.detectedAt()
+	return d, nil
 }
 
 // fileName is the name of the file that p names and info describes. The
@@ -152,7 +158,7 @@ func (f *File) err(op string, err error) error {
 // driverErr is the error of op on the file when its driver failed: it
 // names the file's sub-URL.
 func (f *File) driverErr(op string, err error) error {
-	return pathError(op, f.name, f.p, err)
+	return pathError(op, f.name, f.p, f.detected, err)
 }
 
 // ReadAt reads len(p) bytes at off, as io.ReaderAt. It is safe for

@@ -25,8 +25,11 @@ type FS struct {
 	tree driver.Tree
 	dir  string   // the directory in tree, "." for its root
 	p    Pipeline // the resolved pipeline naming dir
-	opts *Options
-	res  *resources
+	// detected is the index in p of the first sub-URL that format
+	// detection appended, 0 when it appended none.
+	detected int
+	opts     *Options
+	res      *resources
 }
 
 var (
@@ -56,7 +59,7 @@ func OpenPipelineFS(ctx context.Context, p Pipeline, o *Options) (*FS, error) {
 	if err != nil {
 		return nil, errorAt("open", p.String(), err)
 	}
-	return &FS{ctx: ctx, tree: r.loc.Tree, dir: clean(r.loc.Path), p: r.p, opts: o, res: r.res}, nil
+	return &FS{ctx: ctx, tree: r.loc.Tree, dir: clean(r.loc.Path), p: r.p, detected: r.detectedAt(), opts: o, res: r.res}, nil
 }
 
 // Pipeline returns the resolved pipeline that names the FS's root, with any
@@ -119,17 +122,21 @@ func (f *FS) full(name string) string {
 // fail builds the error of op on name: a *fs.PathError whose cause names
 // the sub-URL of name.
 func (f *FS) fail(op, name string, err error) error {
-	return pathError(op, name, f.urlOf(name), err)
+	return pathError(op, name, f.urlOf(name), f.detected, err)
 }
 
 // pathError builds the error of op on name, whose pipeline is p, when a
 // driver failed with err: a *fs.PathError whose cause is a StageError
 // naming the innermost sub-URL of p, unless err already names a stage or
-// is the context's.
-func pathError(op, name string, p Pipeline, err error) error {
+// is the context's. detected is the index in p of the first sub-URL that
+// format detection appended, 0 when none (see StageError.Detected).
+func pathError(op, name string, p Pipeline, detected int, err error) error {
 	err = unwrapPath(err)
 	if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 		err = stageErr(p, len(p)-1, err)
+		if detected > 0 && detected <= len(p) {
+			markDetected(err, p[:detected], p)
+		}
 	}
 	return &fs.PathError{Op: op, Path: name, Err: err}
 }
@@ -167,12 +174,16 @@ func (f *FS) OpenFile(name string) (*File, error) {
 	}
 	p := f.urlOf(name)
 	if info.IsDir() {
-		return newDir(f.ctx, f.tree, full, name, p, info, nil), nil
+		d := newDir(f.ctx, f.tree, full, name, p, info, nil)
+		d.detected = f.detected
+		return d, nil
 	}
 	if !info.Mode().IsRegular() {
 		// A link that is not followed, a device, a FIFO: it can be
 		// opened and described, as fs.FS requires, but not read.
-		return newFile(f.ctx, nil, name, p, info, nil), nil
+		file := newFile(f.ctx, nil, name, p, info, nil)
+		file.detected = f.detected
+		return file, nil
 	}
 	b, err := f.tree.OpenBlob(f.ctx, full)
 	if err != nil {
@@ -180,6 +191,7 @@ func (f *FS) OpenFile(name string) (*File, error) {
 	}
 	file := newFile(f.ctx, b, name, p, info, nil)
 	file.direct = f.opts != nil && f.opts.NoReadAhead
+	file.detected = f.detected
 	return file, nil
 }
 

@@ -38,9 +38,10 @@ func OpenPipelineDetect(ctx context.Context, p Pipeline, o *Options) (fsys *FS, 
 		return nil, nil, errorAt("open", p.String(), err)
 	}
 	if r.loc.Blob == nil {
-		return &FS{ctx: ctx, tree: r.loc.Tree, dir: clean(r.loc.Path), p: r.p, opts: o, res: r.res}, nil, nil
+		return &FS{ctx: ctx, tree: r.loc.Tree, dir: clean(r.loc.Path), p: r.p, detected: r.detectedAt(), opts: o, res: r.res}, nil, nil
 	}
 	f := newFile(ctx, r.loc.Blob, fileName(r.p, r.info), r.p, r.info, r.res)
+	f.detected = r.detectedAt()
 	f.direct = o != nil && o.NoReadAhead
 	return nil, f, nil
 }

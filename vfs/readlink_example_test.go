@@ -50,5 +50,5 @@ func ExampleFS_ReadLink() {
 	fmt.Println(errors.Is(err, fs.ErrInvalid), err)
 	// Output:
 	// latest -> notes.txt: Lstat Lrwxrwxrwx, Stat -rw-r--r--
-	// true readlink notes.txt: sub-URL 1 "pipefs.tar:notes.txt": not a symbolic link
+	// true readlink notes.txt: sub-URL 1 "pipefs.tar:notes.txt" (detected, in memory:/example-links/a.tar|pipefs.tar:notes.txt): not a symbolic link
 }

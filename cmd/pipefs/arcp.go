@@ -28,7 +28,8 @@ The container is that of the innermost archive sub-URL (zip:,
 pipefs.tar:, ocdbt:, icechunk:): for 'file:/d/a.zip|zip:dir/f.txt' it is
 file:/d/a.zip, and for a member of a zip inside it,
 'file:/d/a.zip|zip:inner.zip'. A container file given alone
-('file:/d/a.zip') names its root, printed with the path "/".
+('file:/d/a.zip') names its root, printed with the path "/". Other
+formats, such as HDF5 files and Zarr arrays, are no arcp containers.
 
 UUID is the name-based UUID v5 (RFC 9562) of the container's canonical
 pipeline in the URL namespace. DIGEST is the SHA-256 of the container's
@@ -69,6 +70,35 @@ container's ("container"), and the URIs by kind ("uuid", "ni", "name").`,
 	return cmd
 }
 
+// notContainer is the error of arcp for the argument arg, which names a
+// file or directory that detection reads through the sub-URLs added, none
+// of them an archive (arcp.Split failed with err): it names what the user
+// typed and the format found, not a pipeline the user did not write.
+func notContainer(arg string, added vfs.Pipeline, err error) error {
+	if len(added) == 0 {
+		return err
+	}
+	scheme := added[len(added)-1].Scheme
+	format := scheme + ":"
+	if s := vfs.SchemeSummary(scheme); s != "" {
+		format += " (" + s + ")"
+	}
+	return &notContainerError{
+		msg: fmt.Sprintf("%s is detected as %s, which is no arcp container: arcp names the members of zip:, pipefs.tar:, ocdbt: and icechunk: containers, such as 'a.zip|zip:dir/f.txt'", shellQuote(arg), format),
+		err: err,
+	}
+}
+
+// A notContainerError is the error of notContainer: its own message, and
+// the error of arcp.Split (fs.ErrInvalid) to errors.Is and errors.As.
+type notContainerError struct {
+	msg string
+	err error
+}
+
+func (e *notContainerError) Error() string { return e.msg }
+func (e *notContainerError) Unwrap() error { return e.err }
+
 // arcpIDs is what arcp prints.
 type arcpIDs struct {
 	URL       string `json:"url"`
@@ -96,10 +126,10 @@ func (g *globals) arcpURIs(ctx context.Context, arg string, noHash bool) (*arcpI
 			}
 			return nil, ferr
 		}
-		m, err = arcp.Split(fsys.Pipeline())
+		detected := fsys.Pipeline()
 		fsys.Close()
-		if err != nil {
-			return nil, err
+		if m, err = arcp.Split(detected); err != nil {
+			return nil, notContainer(arg, detected[len(p):], err)
 		}
 	}
 	fsys, err := vfs.OpenPipelineFS(ctx, m.Root, g.options())

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
+	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,8 +40,10 @@ to URL. -l adds the size, mode and modification time before each path
 (directories show "-" for the size, and a file without a recorded time
 "-" for the time); a symbolic link (a local one, a tar or zip symlink, an HDF5
 soft or external link that is not followed) shows "l" in its mode and
-"name -> target". A URL that names a link that dangles or loops lists
-the link itself.
+"name -> target". As coreutils ls -l does, ls -l lists a link that URL
+names itself ("URL -> target"), where ls without -l, and ls -l of the
+link with a trailing "/", list the directory it leads to. A URL that
+names a link that dangles or loops lists the link itself.
 
 --deep lists the container files inside as the directories they hold: a
 zip in a zip, a tar.gz (through gzip:|pipefs.tar:), an HDF5 file. With -R
@@ -143,6 +148,13 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if o.long {
+			// As coreutils ls -l lists a link it is given: itself.
+			if info, target := g.argLink(ctx, arg); info != nil {
+				files = append(files, lsArg{arg: arg, link: info, target: target})
+				continue
+			}
+		}
 		loc, err := g.openLocation(ctx, arg)
 		if err != nil {
 			// A link that dangles or loops is listed itself, as ls does.
@@ -225,6 +237,25 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 		return reportedError{}
 	}
 	return nil
+}
+
+// argLink returns the entry of the symbolic link that the argument arg
+// names, and its target, which ls -l lists instead of what the link leads
+// to, as coreutils ls -l does; nil when arg names no link, or ends in "/"
+// (or names "." or ".."), which asks for the directory it leads to.
+func (g *globals) argLink(ctx context.Context, arg string) (fs.FileInfo, string) {
+	if strings.HasSuffix(arg, "/") || strings.HasSuffix(arg, string(filepath.Separator)) {
+		return nil, ""
+	}
+	if base := path.Base(filepath.ToSlash(arg)); base == "." || base == ".." {
+		return nil, ""
+	}
+	pipeline, err := g.pipeline(arg)
+	if err != nil {
+		return nil, ""
+	}
+	// parseArg ends a local directory with "/", and a link to one.
+	return g.lstat(ctx, strings.TrimSuffix(pipeline, "/"))
 }
 
 // A lister collects the rows of a listing, to print them aligned.

@@ -70,6 +70,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -207,8 +208,13 @@ func (g *globals) pipeline(arg string) (string, error) {
 // directory is that file (vfs.FromPath), whatever characters it holds; the
 // adapters after it are read by vfs.ParseLoose. Otherwise arg is an
 // absolute pipeline or one relative to the current directory
-// ("testdata/demo.zip|zip:README.txt"), read by vfs.ResolveLoose.
+// ("testdata/demo.zip|zip:README.txt"), read by vfs.ResolveLoose. An
+// empty arg names nothing, as it names nothing to coreutils ls: the error
+// matches fs.ErrNotExist.
 func parseArg(arg string) (vfs.Pipeline, error) {
+	if arg == "" {
+		return nil, errEmptyArg
+	}
 	for end := len(arg); end > 0; end = strings.LastIndexByte(arg[:end], '|') {
 		name := arg[:end]
 		if _, err := os.Lstat(name); err != nil {
@@ -228,6 +234,9 @@ func parseArg(arg string) (vfs.Pipeline, error) {
 	}
 	return cwd().ResolveLoose(arg)
 }
+
+// errEmptyArg is the error of an empty argument.
+var errEmptyArg = fmt.Errorf("cannot access '': %w (an empty URL names nothing; write \".\" for the current directory)", fs.ErrNotExist)
 
 // cwd returns the current directory as a "file:" pipeline ending in "/",
 // or nil when it is unknown (then only absolute pipelines resolve).
