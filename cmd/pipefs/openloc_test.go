@@ -49,15 +49,20 @@ func TestOpenLocationOpensOnce(t *testing.T) {
 	}
 }
 
-// TestOpenLocationRemoteRequests checks that ls -l of a plain remote file
-// costs one request, as cat of it does.
+// TestOpenLocationRemoteRequests checks that ls -l of a plain remote file,
+// or of a member of a remote zip, costs one request, as cat of it does.
 func TestOpenLocationRemoteRequests(t *testing.T) {
-	srv := fstest.NewHTTPServer(t, map[string][]byte{"a.txt": []byte("a plain remote text file\n")})
+	srv := fstest.NewHTTPServer(t, map[string][]byte{
+		"a.txt": []byte("a plain remote text file\n"),
+		"a.zip": zipOf(t, entry{name: "m.txt", body: "a member"}),
+	})
 	for _, args := range [][]string{{"ls", "-l"}, {"cat"}, {"stat"}} {
-		srv.Reset()
-		mustRun(t, append(args, srv.URL()+"/a.txt")...)
-		if n := srv.Requests(); n != 1 {
-			t.Errorf("pipefs %s of a remote file: %d requests, want 1:\n%s", strings.Join(args, " "), n, srv.LogString())
+		for _, name := range []string{"/a.txt", "/a.zip|zip:m.txt"} {
+			srv.Reset()
+			mustRun(t, append(args, srv.URL()+name)...)
+			if n := srv.Requests(); n != 1 {
+				t.Errorf("pipefs %s of %s: %d requests, want 1:\n%s", strings.Join(args, " "), name, n, srv.LogString())
+			}
 		}
 	}
 }
