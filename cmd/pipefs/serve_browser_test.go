@@ -159,7 +159,7 @@ func TestServeBrowser(t *testing.T) {
 		t.Errorf("outer.zip/ shows the pipeline %q", got)
 	}
 	listing := text("#listing")
-	for _, want := range []string{"inner.tar.gz/", "picture.png/", "notes.txt", "site/", "gzip", "png", "directory", modTime.UTC().Format(timeLayoutUTC)} {
+	for _, want := range []string{"inner.tar.gz/", "picture.png/", "notes.txt", "site/", "gzip|tar", "png", "directory", modTime.UTC().Format(timeLayoutUTC)} {
 		if !strings.Contains(listing, want) {
 			t.Errorf("the listing of outer.zip lacks %q:\n%s", want, listing)
 		}

@@ -19,7 +19,6 @@ import (
 	"github.com/pipefs/pipefs/adapters/array"
 	"github.com/pipefs/pipefs/adapters/icechunkadapter"
 	"github.com/pipefs/pipefs/adapters/precomputedadapter"
-	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
 
@@ -316,10 +315,12 @@ func (s *server) entry(ctx context.Context, t *target, info fs.FileInfo, detect 
 		}
 		e.Raw, e.Href = e.Href, e.Href+"/"
 	case detect:
-		if f := s.sniff(fsys, child); f != "" {
-			e.Kind = f
-			e.Raw, e.Href = e.Href, e.Href+"/"
-			e.Label += "/"
+		if kind, folder := s.sniff(fsys, child); kind != "" {
+			e.Kind = kind
+			if folder {
+				e.Raw, e.Href = e.Href, e.Href+"/"
+				e.Label += "/"
+			}
 		}
 	}
 	return e
@@ -336,77 +337,6 @@ func (s *server) dirKind(ctx context.Context, fsys fs.FS, name string) string {
 		return l
 	}
 	return "directory"
-}
-
-// sniff returns the name of the file format that the start of file name
-// of fsys shows, or "". Only signatures at the start are tried (and
-// hints, such as a zip's first local header), so that a listing reads
-// one block of each file and never decodes a stream to its end.
-func (s *server) sniff(fsys fs.FS, name string) string {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	ra, ok := f.(interface {
-		ReadAt([]byte, int64) (int, error)
-	})
-	if !ok {
-		return ""
-	}
-	var cands []*formatSig
-	n := 0
-	for _, fm := range s.reg.Formats() {
-		if fm.Input != vfs.KindFile {
-			continue
-		}
-		cands = append(cands, &formatSig{fm.Name, fm.Offset, fm.Magic, fm.Tail, fm.Match, fm.Hint})
-		n = max(n, fm.Head, fm.Offset+len(fm.Magic), len(fm.Hint))
-	}
-	head := make([]byte, min(n, 64<<10))
-	k, _ := ra.ReadAt(head, 0)
-	head = head[:k]
-	for _, c := range cands {
-		if c.tail == 0 && c.matches(head) {
-			return c.name
-		}
-	}
-	for _, c := range cands {
-		if c.hint != "" && sigAt(head, 0, c.hint) {
-			return c.name
-		}
-	}
-	return ""
-}
-
-// formatSig is the part of a vfs.Format that sniff matches.
-type formatSig struct {
-	name   string
-	offset int
-	magic  string
-	tail   int
-	match  func(head, tail []byte, size int64) bool
-	hint   string
-}
-
-func (f *formatSig) matches(head []byte) bool {
-	if f.magic != "" {
-		return sigAt(head, f.offset, f.magic)
-	}
-	return f.match != nil && f.match(head, nil, int64(len(head)))
-}
-
-// sigAt reports whether b holds sig at off, '?' in sig matching any byte.
-func sigAt(b []byte, off int, sig string) bool {
-	if off+len(sig) > len(b) {
-		return false
-	}
-	for i := 0; i < len(sig); i++ {
-		if sig[i] != '?' && sig[i] != b[off+i] {
-			return false
-		}
-	}
-	return true
 }
 
 // nodeView describes the node of t as "pipefs array" does.

@@ -387,7 +387,7 @@ func TestServeNest(t *testing.T) {
 		t.Errorf("/outer.zip/: pipeline %q", p.Pipeline)
 	}
 	for name, want := range map[string]entryView{
-		"inner.tar.gz": {Kind: "gzip", Href: "/outer.zip/inner.tar.gz/", Raw: "/outer.zip/inner.tar.gz"},
+		"inner.tar.gz": {Kind: "gzip|tar", Href: "/outer.zip/inner.tar.gz/", Raw: "/outer.zip/inner.tar.gz"},
 		"picture.png":  {Kind: "png", Href: "/outer.zip/picture.png/", Raw: "/outer.zip/picture.png"},
 		"notes.txt":    {Kind: "file", Href: "/outer.zip/notes.txt"},
 		"site":         {Kind: "directory", Href: "/outer.zip/site/", Dir: true},
