@@ -36,7 +36,8 @@ commands, flags and pipelines, at every layer: local paths, the entries
 of an archive or a bucket, the adapters that fit what is before a "|"
 (detected from its bytes), and the versions of an OCDBT database or the
 branches and tags of an Icechunk repository. A name holding "%", "|",
-"#" or "?" is completed as %25, %7C, %23 or %3F. Each completion gives
+"#" or "?" is completed as %25, %7C, %23 or %3F, and a control
+character (a newline, a tab) as %0A, %09. Each completion gives
 up after 3 seconds (PIPEFS_COMPLETE_TIMEOUT, such as "500ms" or "10")
 and then offers nothing.
 
