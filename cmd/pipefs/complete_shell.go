@@ -183,7 +183,8 @@ complete -c %[1]s -f -a '(%[2]s)'
 // after an unclosed quote or the last unquoted word-break character, ":"
 // and "|" among them), quoted for where it goes. A lone candidate that
 // ends the argument gets a space, or, in a quote, the closing quote that
-// readline adds.
+// readline adds (or that it leaves out, after text that ends in the
+// quote character: then it is printed here).
 func newCompleteBashCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:    completeBashCmd + " WORDBREAKS LINE",
@@ -219,6 +220,11 @@ func newCompleteBashCmd(g *globals) *cobra.Command {
 				switch {
 				case pre.quote == 0 && final:
 					out[0] += " "
+				case pre.quote != 0 && final && strings.HasSuffix(out[0], string(pre.quote)):
+					// Readline adds no closing quote after text
+					// that ends in the quote character (a quoted
+					// one, as in '\'' or \"): close it here.
+					out[0] += string(pre.quote)
 				case pre.quote != 0 && !final:
 					// Readline closes the quote after a lone match: a
 					// second one, which differs by a trailing blank,
