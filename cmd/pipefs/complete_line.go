@@ -210,7 +210,10 @@ func quoteFor(quote byte, s string) string {
 	return b.String()
 }
 
-var dquoteEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`")
+// dquoteEscaper quotes text for inside double quotes. A "!" is taken out
+// of them ("\!"), where interactive bash would expand it from the
+// history.
+var dquoteEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`", "!", `"\!"`)
 
 // ansiQuote writes s as $'...'.
 func ansiQuote(s string) string {

@@ -36,7 +36,8 @@ commands, flags and pipelines, at every layer: local paths, the entries
 of an archive or a bucket, the adapters that fit what is before a "|"
 (detected from its bytes), and the versions of an OCDBT database or the
 branches and tags of an Icechunk repository. A name holding "%", "|",
-"#" or "?" is completed as %25, %7C, %23 or %3F. Each completion gives
+"#" or "?" is completed as %25, %7C, %23 or %3F, and a control
+character (a newline, a tab) as %0A, %09. Each completion gives
 up after 3 seconds (PIPEFS_COMPLETE_TIMEOUT, such as "500ms" or "10")
 and then offers nothing.
 
@@ -182,7 +183,8 @@ complete -c %[1]s -f -a '(%[2]s)'
 // after an unclosed quote or the last unquoted word-break character, ":"
 // and "|" among them), quoted for where it goes. A lone candidate that
 // ends the argument gets a space, or, in a quote, the closing quote that
-// readline adds.
+// readline adds (or that it leaves out, after text that ends in the
+// quote character: then it is printed here).
 func newCompleteBashCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:    completeBashCmd + " WORDBREAKS LINE",
@@ -218,6 +220,11 @@ func newCompleteBashCmd(g *globals) *cobra.Command {
 				switch {
 				case pre.quote == 0 && final:
 					out[0] += " "
+				case pre.quote != 0 && final && strings.HasSuffix(out[0], string(pre.quote)):
+					// Readline adds no closing quote after text
+					// that ends in the quote character (a quoted
+					// one, as in '\'' or \"): close it here.
+					out[0] += string(pre.quote)
 				case pre.quote != 0 && !final:
 					// Readline closes the quote after a lone match: a
 					// second one, which differs by a trailing blank,

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/pipefs/pipefs/adapters/array"
+	"github.com/pipefs/pipefs/internal/rfc3986"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -405,7 +406,12 @@ type storeFormat struct {
 func (s *server) openVersion(ctx context.Context, l *layer, ver string) (*layer, error) {
 	p := l.fsys.Pipeline()
 	last := p[len(p)-1]
-	q, err := vfs.Parse(p[:len(p)-1].String() + "|" + last.Scheme + "://" + escapeRef(ver) + "/")
+	ref := escapeRef(ver)
+	if last.Scheme == "ocdbt" {
+		// A commit time keeps its colons, which OCDBT reads as written.
+		ref = rfc3986.Escape(ver, func(c byte) bool { return rfc3986.IsRegName(c) || c == ':' })
+	}
+	q, err := vfs.Parse(p[:len(p)-1].String() + "|" + last.Scheme + "://" + ref + "/")
 	if err != nil {
 		return nil, &httpError{status: http.StatusBadRequest, msg: fmt.Sprintf("version %q", ver), err: err}
 	}
