@@ -300,12 +300,23 @@ func (c *copier) resumePoint(name string, id *sourceID, h io.Writer) (skip bool,
 		}
 	}
 	st, err := c.root.Lstat(partial)
-	if err != nil || !st.Mode().IsRegular() || st.Size() > id.Size {
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, 0, nil
+	}
+	if err != nil {
+		return false, 0, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > id.Size {
 		return false, 0, nil
 	}
 	b, err := c.root.ReadFile(record)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, 0, nil // where the partial copy came from is unknown: start again
+	}
 	if err != nil {
-		return false, 0, nil
+		// A record that cannot be read is reported, and the partial
+		// copy kept: it may be the one the user means to resume.
+		return false, 0, err
 	}
 	var old sourceID
 	if json.Unmarshal(b, &old) != nil || !old.equal(id) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/roots/memroot"
 )
 
@@ -71,5 +72,31 @@ func TestCpVerify(t *testing.T) {
 	checkFile(t, good, body)
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Errorf("after the copies %s holds %v, want good.bin alone", dir, ents)
+	}
+}
+
+// TestCpContinueUnreadableRecord checks that --continue reports a record
+// of a partial copy that cannot be read, and keeps the partial copy,
+// instead of silently copying again from the start.
+func TestCpContinueUnreadableRecord(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.bin")
+	if err := os.WriteFile(src, fstest.RandomBytes(1<<20, 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(dir, "dest.bin")
+	partial := dest + partialSuffix
+	if err := os.WriteFile(partial, []byte("partial"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(dest+sourceSuffix, 0o755); err != nil { // read as a file, it fails
+		t.Fatal(err)
+	}
+	r := runCLI(t, "cp", "--continue", "--no-progress", src, dest)
+	if r.code != exitError || !strings.Contains(r.stderr, sourceSuffix) {
+		t.Errorf("exit %d, stderr %q; want 1 and an error naming the record", r.code, r.stderr)
+	}
+	if b, err := os.ReadFile(partial); err != nil || string(b) != "partial" {
+		t.Errorf("the partial copy is %q, %v; want it kept", b, err)
 	}
 }
