@@ -20,7 +20,8 @@ func newMountCmd(g *globals) *cobra.Command {
 		Long: `mount mounts the directory location that URL names on the directory DIR,
 read-only, with FUSE, so that any program can list and read it; a
 container file is mounted as the directory it holds. DIR must be an
-existing directory. Nothing is
+existing directory; what it holds is hidden while the mount lasts (a
+warning says so). Nothing is
 extracted: members are read in place when they are read, a remote
 archive with range requests. Symbolic links in tar and zip archives are
 links in the mount.
@@ -57,6 +58,13 @@ for any change. Linux with FUSE (fusermount3, from fuse3) is needed.`,
 				return fmt.Errorf("mount point: %w (make it with mkdir first)", err)
 			} else if !info.IsDir() {
 				return fmt.Errorf("mount point %s: %w", dir, vfs.ErrNotDir)
+			}
+			if f, err := os.Open(dir); err == nil {
+				names, _ := f.Readdirnames(1)
+				f.Close()
+				if len(names) > 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "pipefs: warning: %s is not empty: what it holds is hidden while the mount lasts\n", dir)
+				}
 			}
 			loc, err := g.openLocation(ctx, args[0])
 			if err != nil {

@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,7 +67,12 @@ type mountProc struct {
 // test left either behind.
 func startMount(t *testing.T, bin, archive string) *mountProc {
 	t.Helper()
-	dir := t.TempDir()
+	return startMountOn(t, bin, archive, t.TempDir())
+}
+
+// startMountOn is startMount on the directory dir.
+func startMountOn(t *testing.T, bin, archive, dir string) *mountProc {
+	t.Helper()
 	cmd := exec.Command(bin, "--cache-dir=off", "mount", archive, dir)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -137,6 +144,7 @@ func TestMountProcess(t *testing.T) {
 	t.Run("signals", func(t *testing.T) { testMountSignals(t, bin) })
 	t.Run("busy", func(t *testing.T) { testMountBusy(t, bin) })
 	t.Run("unmounted-outside", func(t *testing.T) { testMountUnmountedOutside(t, bin) })
+	t.Run("not-empty", func(t *testing.T) { testMountNotEmpty(t, bin) })
 }
 
 // testMountSignals mounts a zip, reads through the mount, and stops it
@@ -257,5 +265,32 @@ func TestMountHelp(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("pipefs mount --help does not contain %q:\n%s", want, out)
 		}
+	}
+}
+
+// testMountNotEmpty mounts over a directory that holds a file: the mount
+// warns that the file is hidden, and the file is there again once the
+// mount is gone.
+func testMountNotEmpty(t *testing.T, bin string) {
+	dir := t.TempDir()
+	kept := filepath.Join(dir, "kept.txt")
+	if err := os.WriteFile(kept, []byte("kept"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startMountOn(t, bin, mountZip(t), dir)
+	if _, err := os.Stat(kept); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("stat %s while mounted: %v, want it hidden", kept, err)
+	}
+	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(t); code != 0 {
+		t.Errorf("exit status %d, want 0; stderr: %s", code, p.stderr)
+	}
+	if want := "pipefs: warning: " + dir + " is not empty"; !strings.Contains(p.stderr.String(), want) {
+		t.Errorf("stderr %q, want it to hold %q", p.stderr, want)
+	}
+	if b, err := os.ReadFile(kept); err != nil || string(b) != "kept" {
+		t.Errorf("after the mount, %s is %q, %v", kept, b, err)
 	}
 }
