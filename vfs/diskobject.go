@@ -18,11 +18,12 @@ import (
 // refs/ and the spec v2 repo file that holds the branches and tags), an
 // OCDBT manifest.ocdbt, a Zarr zarr.json.
 //
-// Get returns bytes that Put kept, by this process or another. They are
-// untrusted input: the driver decodes them with every check it applies to
-// the store's own bytes, and also checks that they are the object asked
-// for (the id they hold); a failure is a miss, after which the driver
-// reads the object from the store and puts it again.
+// Load is what a driver calls: the kept copy when it decodes, else the
+// store's bytes, then kept. Kept bytes are untrusted input: the driver's
+// decode applies every check it applies to the store's own bytes, and
+// also checks that they are the object asked for (the id they hold); a
+// failure is a miss, after which the object is read from the store and
+// kept again. Get, Put and Remove are the steps Load takes.
 type DiskObject struct {
 	s   *disk.Store
 	key string
@@ -87,4 +88,28 @@ func (d DiskObject) Remove() {
 	if d.s != nil {
 		d.s.Remove(d.key)
 	}
+}
+
+// Load gives decode the object's bytes: the kept copy when there is one
+// of at most limit bytes that decode accepts, else what read returns,
+// which is kept once decode accepts it. A copy that decode refuses is
+// dropped, as untrusted input that failed its checks: it is a miss, not
+// an error. An error of read, or of decode on what read returned, is
+// returned as it is.
+func (d DiskObject) Load(limit int64, read func() ([]byte, error), decode func([]byte) error) error {
+	if data, ok := d.Get(limit); ok {
+		if decode(data) == nil {
+			return nil
+		}
+		d.Remove()
+	}
+	data, err := read()
+	if err != nil {
+		return err
+	}
+	if err := decode(data); err != nil {
+		return err
+	}
+	d.Put(data)
+	return nil
 }

@@ -24,21 +24,9 @@ func (r *repo) readImmutable(ctx context.Context, name string, decode func([]byt
 	if r.env != nil {
 		d = r.env.DiskObject(diskKind, name)
 	}
-	if data, ok := d.Get(maxStoredMetadata); ok {
-		if decode(data) == nil {
-			return nil
-		}
-		d.Remove()
-	}
-	data, err := readFile(ctx, r.base, name, maxStoredMetadata)
-	if err != nil {
-		return err
-	}
-	if err := decode(data); err != nil {
-		return err
-	}
-	d.Put(data)
-	return nil
+	return d.Load(maxStoredMetadata, func() ([]byte, error) {
+		return readFile(ctx, r.base, name, maxStoredMetadata)
+	}, decode)
 }
 
 // checkManifestID checks that the manifest decoded from name is the one

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // diskKind names the objects this adapter keeps through vfs.DiskObject
@@ -25,19 +26,10 @@ func (d *db) readNode(ctx context.Context, r ref, decode func([]byte) error) err
 	if d.env != nil && r.length <= maxEncodedBytes {
 		o = d.env.DiskObject(diskKind, fmt.Sprintf("%s@%d+%d", r.file.path, r.offset, r.length))
 	}
-	if b, ok := o.Get(int64(r.length)); ok {
-		if uint64(len(b)) == r.length && decode(b) == nil {
-			return nil
+	return o.Load(int64(r.length), func() ([]byte, error) { return d.readRef(ctx, r) }, func(b []byte) error {
+		if uint64(len(b)) != r.length {
+			return driver.Corruptf("a node of %d bytes where %d were written", len(b), r.length)
 		}
-		o.Remove()
-	}
-	b, err := d.readRef(ctx, r)
-	if err != nil {
-		return err
-	}
-	if err := decode(b); err != nil {
-		return err
-	}
-	o.Put(b)
-	return nil
+		return decode(b)
+	})
 }
