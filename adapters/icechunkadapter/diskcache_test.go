@@ -8,10 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pipefs/pipefs/cache"
 	"github.com/pipefs/pipefs/cache/disk"
 	"github.com/pipefs/pipefs/fstest"
-	"github.com/pipefs/pipefs/roots/httproot"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -20,11 +18,8 @@ import (
 // root and reads chunk. It returns the requests srv saw and the chunk.
 func diskProcess(t *testing.T, srv *fstest.HTTPServer, store *disk.Store, url, chunk string) (int64, []byte) {
 	t.Helper()
-	h := &httproot.Options{}
-	h.Remote.Cache = cache.New(cache.Config{})
-	o := &vfs.Options{Cache: vfs.NewCache(0), Disk: store, Schemes: map[string]any{"http": h}}
 	srv.Reset()
-	fsys, err := vfs.OpenFS(t.Context(), url, o)
+	fsys, err := vfs.OpenFS(t.Context(), url, fstest.ProcessOptions(store))
 	if err != nil {
 		t.Fatalf("OpenFS(%s): %v", url, err)
 	}

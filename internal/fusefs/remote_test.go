@@ -10,21 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pipefs/pipefs/cache"
 	"github.com/pipefs/pipefs/fstest"
-	"github.com/pipefs/pipefs/roots/httproot"
-	"github.com/pipefs/pipefs/vfs"
 )
-
-// remoteOptions returns options whose remote root has a block cache of
-// its own, so that request counts do not depend on other tests.
-func remoteOptions() *vfs.Options {
-	h := &httproot.Options{}
-	h.Remote.Cache = cache.New(cache.Config{})
-	o := freshOptions()
-	o.Schemes = map[string]any{"http": h}
-	return o
-}
 
 // TestRemoteRequests mounts a zip of 4 MiB on a loopback HTTP server:
 // once the mount is up, ls -lR of it costs no request (the central
@@ -37,7 +24,7 @@ func TestRemoteRequests(t *testing.T) {
 	}
 	files["big/random.bin"] = fstest.RandomBytes(600<<10, 4)
 	srv := fstest.NewHTTPServer(t, map[string][]byte{"a.zip": fstest.ZipBytes(files, zip.Deflate)})
-	mnt, l := mountPipeline(t, srv.URL()+"/a.zip|zip:", remoteOptions())
+	mnt, l := mountPipeline(t, srv.URL()+"/a.zip|zip:", fstest.ProcessOptions(nil))
 	ls := fstest.NeedTool(t, "ls")
 
 	srv.Reset()
