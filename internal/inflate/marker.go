@@ -38,6 +38,13 @@ type markerInflater struct {
 	// blocks lists where each complete non-final block ended.
 	blocks []blockEnd
 	stop   *atomic.Bool
+
+	// until, when above 0, ends run (errUntil) at the first block end at
+	// or past that bit of in; handoff ends it (errNarrow) at the first
+	// block end where the output is narrow. Both wait until the start is
+	// confirmed (specMinOut bytes in two blocks or more).
+	until   int64
+	handoff bool
 }
 
 // A blockEnd is a block boundary found by the marker inflater.
@@ -97,6 +104,9 @@ var (
 	errBad  = errors.New("invalid DEFLATE data")
 	errFull = errors.New("output cap reached")
 	errStop = errors.New("stopped")
+
+	errUntil  = errors.New("segment end reached")
+	errNarrow = errors.New("output narrow")
 )
 
 func (f *markerInflater) bitPos() int64 { return int64(f.pos)*8 - int64(f.nbits) }
@@ -140,9 +150,10 @@ func (f *markerInflater) take(n uint) uint32 {
 }
 
 // run decodes blocks from bit p until a final block header (not decoded;
-// it returns nil), the output cap (errFull), an error (errBad), or the
-// stop flag (errStop); f.blocks lists the complete blocks. found is called
-// once, when the blocks reach specMinOut bytes.
+// it returns nil), the output cap (errFull), an error (errBad), the stop
+// flag (errStop), or what f.until and f.handoff ask for (errUntil,
+// errNarrow); f.blocks lists the complete blocks. found is called once,
+// when the blocks reach specMinOut bytes.
 func (f *markerInflater) run(p int64, found func()) error {
 	fixedOnce.Do(initTables)
 	f.seek(p)
@@ -179,9 +190,17 @@ func (f *markerInflater) run(p int64, found func()) error {
 		}
 		f.blocks = append(f.blocks, blockEnd{bit: f.bitPos(), out: f.total()})
 		f.maybeNarrow()
-		if found != nil && len(f.blocks) >= 2 && f.total() >= specMinOut {
+		confirmed := len(f.blocks) >= 2 && f.total() >= specMinOut
+		if found != nil && confirmed {
 			found()
 			found = nil
+		}
+		switch {
+		case !confirmed:
+		case f.until > 0 && f.bitPos() >= f.until:
+			return errUntil
+		case f.handoff && f.narrow:
+			return errNarrow
 		}
 		if f.stop != nil && f.stop.Load() {
 			return errStop

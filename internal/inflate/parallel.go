@@ -1,36 +1,50 @@
 package inflate
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"io"
 	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/klauspost/compress/flate"
+
+	"github.com/pipefs/pipefs/internal/blobread"
 )
 
-// A cold sequential read of a large stream decodes on two cores, the way
-// rapidgzip does: the caller's decoder (A) decodes from the start as
-// always, while a speculative one (B) starts at about specAt of the
-// compressed input, finds a block boundary by trial (a block header that
-// parses and at least specMinOut bytes of blocks that decode), and decodes
-// from there with a marker inflater, whose output leaves the unknown 32 KiB
-// window before its start as references. When A ends a block at exactly
-// B's start, A's window resolves B's references and B's blocks are the
-// output; a fresh decoder resumes where B stopped (its cap, an error, or
-// the final block, which B leaves to it). If A passes B's start without
-// ending a block there, B started inside a block and is dropped. B's
+// A cold sequential read of a large stream decodes on two cores (doc.go).
+// The caller's decoder (A) decodes from the start as always. Past the
+// first segIn bytes of compressed input, the input is cut into segments of
+// segIn bytes, taken in turn by a helper goroutine (B) and by A: B takes
+// the 2nd, 4th, ... segment, A decodes the ones between. For each of its
+// segments B finds a block boundary by trial (a block header that parses
+// and at least specMinOut bytes of blocks that decode), decodes from there
+// with the marker inflater, whose output leaves the unknown 32 KiB window
+// before its start as references, and, as soon as the last 32 KiB of its
+// output hold no reference, goes on with the library's decoder from that
+// block boundary with that window, at the library's speed. The segment
+// ends at the first block end past its last input byte.
+//
+// When A ends a block at exactly the start of B's segment, A's window
+// resolves the segment's references, its output is written, and A
+// resumes where the segment ended. If A passes the start without ending a
+// block there, B started inside a block and the segment is dropped. B's
 // output is used only from a position the sequential decoder reached
 // itself, so the output is the sequential output, or an error where the
-// sequential decoder would give one.
+// sequential decoder would give one. A waits for a segment only when B
+// decodes it at the library's speed already, so waiting never costs more
+// than decoding the segment itself would; a segment B is still decoding
+// with markers is dropped and decoded by A.
 const (
-	specMaxIn   = 64 << 20 // compressed bytes B reads at most
-	specMaxOut  = 64 << 20 // bytes B outputs at most
-	specMaxWide = 16 << 20 // of which in wide symbols (2 bytes each)
-	specMinOut  = 32 << 10 // output a trial start must decode to
-	specSearch  = 8 << 20  // bits B tries before it gives up
+	defaultSegIn = 2 << 20  // compressed bytes of a segment
+	segMaxOut    = 32 << 20 // output of a B segment at most
+	segMaxWide   = 4 << 20  // of which in wide symbols (2 bytes each)
+	segSlack     = 1 << 20  // input B's marker phase reads past its segment
+	specMinOut   = 32 << 10 // output a trial start must decode to
+	specSearch   = 8 << 20  // bits B tries in a segment before it gives up
 )
 
 // specMinIn is the compressed size below which no B runs.
@@ -42,10 +56,12 @@ type specKnobs struct {
 	// minIn replaces specMinIn when not 0; negative means that no
 	// stream is too small.
 	minIn int64
-	// patient makes A wait for B's search once it reaches B's part (on
-	// small streams A would often get there first).
+	// segIn replaces defaultSegIn when not 0.
+	segIn int64
+	// patient makes A wait for every segment whose start it reaches,
+	// even one B still decodes with markers.
 	patient bool
-	// joins, when not nil, counts the joins that used B's output.
+	// joins, when not nil, counts the segments whose output was used.
 	joins *atomic.Int64
 }
 
@@ -57,30 +73,278 @@ func (k specKnobs) minInput() int64 {
 	return k.minIn
 }
 
-// specAt is where B starts, as a fraction of the compressed input: B's
-// marker inflater is slower than A's decoder, so A takes the larger part.
-const specAt = 0.5
+func (k specKnobs) segment() int64 {
+	if k.segIn <= 0 {
+		return defaultSegIn
+	}
+	return k.segIn
+}
 
-// errSplit stops A's WriteTo at B's start.
+// errSplit stops a decoder's WriteTo at a segment boundary.
 var errSplit = errors.New("inflate: speculative split")
 
-// A spec is one speculative decoder B and A's tracking of its own exact
+// A segment is one of B's parts of the input.
+type segment struct {
+	base  int64 // input byte where B's search begins
+	until int64 // input bit: the segment ends at its first block end at or past it
+
+	stop     atomic.Bool
+	fast     atomic.Bool  // B decodes it with the library's decoder
+	start    atomic.Int64 // B's start bit, -1 if none; set before searched is closed
+	searched chan struct{}
+	done     chan struct{}
+
+	// Set before done is closed. The segment's output is the wide
+	// symbols, then the bytes of narrow after its first 32 KiB (the
+	// window at the switch); blocks[i].out counts it that way, and
+	// blocks[i].bit is an input bit offset.
+	wide   []uint16
+	narrow []byte
+	blocks []blockEnd
+}
+
+// A helper is B: it decodes its segments in order, handing each to A
+// through segs before it starts on it.
+type helper struct {
+	s      *Stream
+	ctx    context.Context
+	segIn  int64
+	maxOut int
+	next   int64 // base of the next segment
+	segs   chan *segment
+	free   chan []byte // narrow buffers A is done with
+
+	quitOnce sync.Once
+	quit     chan struct{}
+	cur      atomic.Pointer[segment]
+
+	mi *markerInflater
+	in []byte
+	br *bufio.Reader
+	fr io.ReadCloser
+}
+
+func (h *helper) halt() {
+	h.quitOnce.Do(func() {
+		close(h.quit)
+		if seg := h.cur.Load(); seg != nil {
+			seg.stop.Store(true)
+		}
+	})
+}
+
+// run decodes segments until the input ends or A no longer wants them.
+func (h *helper) run() {
+	defer close(h.segs)
+	unwatch := context.AfterFunc(h.ctx, h.halt)
+	defer unwatch()
+	for {
+		base := h.next
+		if base+h.segIn/2 >= h.s.srcSize {
+			return
+		}
+		seg := &segment{base: base, until: (base + h.segIn) * 8, searched: make(chan struct{}), done: make(chan struct{})}
+		seg.start.Store(-1)
+		select {
+		case h.segs <- seg:
+		case <-h.quit:
+			return
+		}
+		h.cur.Store(seg)
+		select {
+		case <-h.quit:
+			seg.stop.Store(true)
+		default:
+		}
+		h.decode(seg)
+		h.next = base + 2*h.segIn
+	}
+}
+
+// decode fills seg and closes its channels.
+func (h *helper) decode(seg *segment) {
+	searched := false
+	defer func() {
+		if !searched {
+			close(seg.searched)
+		}
+		close(seg.done)
+	}()
+	s := h.s
+	end := min(s.srcSize, seg.base+h.segIn+segSlack)
+	n := int(end - seg.base)
+	if cap(h.in) < n {
+		h.in = make([]byte, n)
+	}
+	in := h.in[:n]
+	k, err := s.src.ReadAt(h.ctx, in, seg.base)
+	if k < n && err != nil && err != io.EOF {
+		return
+	}
+	in = in[:k]
+	mi := h.mi
+	mi.in, mi.stop, mi.until, mi.handoff = in, &seg.stop, seg.until-seg.base*8, true
+	limit := min(int64(k)*8, specSearch, h.segIn*8)
+	var rerr error
+	start := int64(-1)
+	for p := int64(0); p < limit && !seg.stop.Load(); p++ {
+		// Cheap rejections: a non-final stored or dynamic block.
+		if b := in[p/8] >> (p % 8); p%8 < 6 && (b&1 != 0 || (b>>1)&3 == 1 || (b>>1)&3 == 3) {
+			continue
+		}
+		found := false
+		rerr = mi.run(p, func() {
+			found = true
+			seg.start.Store(seg.base*8 + p)
+			close(seg.searched)
+			searched = true
+		})
+		if found {
+			start = p
+			break
+		}
+		if rerr == errStop {
+			return
+		}
+	}
+	if start < 0 {
+		return
+	}
+	switch rerr {
+	case nil, errFull, errUntil, errNarrow:
+	default:
+		// A confirmed start that fails later was false, or the data is
+		// corrupt: either way A decodes it.
+		return
+	}
+	seg.wide = append([]uint16(nil), mi.out[:mi.n]...)
+	blocks := make([]blockEnd, len(mi.blocks), len(mi.blocks)+256)
+	for i, be := range mi.blocks {
+		blocks[i] = blockEnd{bit: seg.base*8 + be.bit, out: be.out}
+	}
+	if mi.narrow {
+		var buf []byte
+		select {
+		case buf = <-h.free:
+		default:
+			buf = make([]byte, 0, min(h.maxOut, int(6*h.segIn))+windowSize)
+		}
+		buf = append(buf, mi.out8[:mi.n8]...)
+		if rerr == errNarrow {
+			seg.fast.Store(true)
+			buf, blocks = h.fast(seg, buf, blocks)
+		}
+		seg.narrow = buf
+	}
+	seg.blocks = blocks
+}
+
+// fast decodes the rest of seg with the library's decoder, from the last
+// block end of blocks, with buf (the narrow output, its last 32 KiB the
+// window) growing. It returns buf and blocks cut at the segment's last
+// complete block.
+func (h *helper) fast(seg *segment, buf []byte, blocks []blockEnd) ([]byte, []blockEnd) {
+	s := h.s
+	last := blocks[len(blocks)-1]
+	nw := len(seg.wide)
+	rd := &blobread.Reader{Ctx: h.ctx, Src: s.src, Pos: last.bit / 8, End: s.srcSize}
+	h.br.Reset(rd)
+	cp := flate.InflateCheckpoint{CompressedOffset: last.bit / 8, BitOffset: uint8(last.bit % 8), Window: buf[len(buf)-windowSize:]}
+	w := &segWriter{buf: buf, limit: windowSize + h.maxOut - nw, end: -1, stop: &seg.stop}
+	var drift int64
+	eob := flate.WithEobCallback(func(cp flate.InflateCheckpoint) {
+		if w.end >= 0 || cp.Final {
+			return
+		}
+		t, ok := exactBit(cp.CompressedOffset*8+int64(cp.BitOffset), rd.Pos-int64(h.br.Buffered()), &drift)
+		if !ok {
+			w.end = len(w.buf) // cut below, at the last block known exactly
+			return
+		}
+		out := last.out + int(cp.UncompressedOffset)
+		blocks = append(blocks, blockEnd{bit: t, out: out})
+		if t >= seg.until {
+			w.end = windowSize + out - nw
+		}
+	})
+	if h.fr == nil {
+		h.fr = flate.NewReaderOpts(h.br, flate.WithResumeFrom(cp), eob)
+	} else if err := h.fr.(resetter).ResetCP(h.br, cp); err != nil {
+		return buf, blocks
+	} else {
+		apply(eob, h.fr)
+	}
+	h.fr.(io.WriterTo).WriteTo(w)
+	apply(flate.WithEobCallback(func(flate.InflateCheckpoint) {}), h.fr)
+	// Keep the blocks whose output is all in buf.
+	i := len(blocks)
+	for i > 0 && blocks[i-1].out > nw && windowSize+blocks[i-1].out-nw > len(w.buf) {
+		i--
+	}
+	blocks = blocks[:i]
+	if e := blocks[i-1].out; e >= nw {
+		w.buf = w.buf[:windowSize+e-nw]
+	}
+	return w.buf, blocks
+}
+
+// segWriter collects B's output from the library's decoder, up to end
+// (the segment's end, once known) or limit.
+type segWriter struct {
+	buf   []byte
+	limit int
+	end   int // -1 until known
+	stop  *atomic.Bool
+}
+
+func (w *segWriter) Write(b []byte) (int, error) {
+	if w.stop.Load() {
+		return 0, errStop
+	}
+	if w.end >= 0 && len(w.buf)+len(b) >= w.end {
+		k := max(w.end-len(w.buf), 0)
+		w.buf = append(w.buf, b[:k]...)
+		return k, errSplit
+	}
+	if len(w.buf)+len(b) > w.limit {
+		return 0, errFull
+	}
+	w.buf = append(w.buf, b...)
+	return len(b), nil
+}
+
+// exactBit returns the exact bit offset of the block end a decoder
+// reported at r, k input bytes consumed. The decoder reports 8*drift bits
+// too many (doc.go), and drift grows only at the end of a stored block,
+// where the decoder holds no bits: there r = 8*(k+drift'), while at any
+// other block end r = 8*(k+drift) - held, held >= 0. So r/8 - k above
+// drift is a stored block's end and gives the new drift; equal to it,
+// both readings give the same offset.
+func exactBit(r, k int64, drift *int64) (int64, bool) {
+	if r%8 == 0 && r/8-k > *drift {
+		*drift = r/8 - k
+	}
+	t := r - 8**drift
+	// The decoder holds at most 32 bits it has read.
+	if t > 8*k || t < 8*k-64 {
+		return 0, false
+	}
+	return t, true
+}
+
+// A spec is A's side: the segment it is heading for and its own exact
 // position.
 type spec struct {
 	c       *cursor
-	patient bool // specKnobs.patient
-	stop    atomic.Bool
-	done    chan struct{}
+	h       *helper
+	patient bool
+	joins   *atomic.Int64
 
-	start atomic.Int64 // B's start bit, -1 until found
-	base  int64        // input byte offset of B's in[0]
-	mi    *markerInflater
-
-	// A's side, in A's goroutine.
-	drift int64 // bytes A's decoder over-reports (see doc.go)
-	lost  bool
-	hit   bool
-	u     int64 // member output offset at B's start
+	cur   *segment
+	off   bool  // no more segments
+	drift int64 // of A's decoder (see exactBit)
+	hit   bool  // A ended a block at cur's start
+	u     int64 // member output offset there
 	win   []byte
 }
 
@@ -93,145 +357,125 @@ func (r *streamReader) speculate() *spec {
 	if !cold || runtime.GOMAXPROCS(0) < 2 || c.out != 0 || c.member != 0 {
 		return nil
 	}
-	in := s.srcSize - c.memberIn
-	if in < s.spec.minInput() {
+	if s.srcSize-c.memberIn < s.spec.minInput() {
 		return nil
 	}
-	maxOut := int64(specMaxOut)
+	maxOut := int64(segMaxOut)
 	if s.declared >= 0 {
 		maxOut = min(maxOut, s.declared)
 	}
-	sp := &spec{c: c, done: make(chan struct{}), patient: s.spec.patient}
-	sp.start.Store(-1)
-	sp.base = c.memberIn + int64(float64(in)*specAt)
-	end := min(s.srcSize, sp.base+specMaxIn)
-	go sp.runB(r, end, int(maxOut))
+	ctx := r.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	segIn := s.spec.segment()
+	h := &helper{
+		s: s, ctx: ctx, segIn: segIn, maxOut: int(maxOut), next: c.memberIn + segIn,
+		segs: make(chan *segment, 1), free: make(chan []byte, 3), quit: make(chan struct{}),
+		mi: &markerInflater{out: make([]uint16, segMaxWide), out8: make([]byte, 2*windowSize+1<<20)},
+		br: bufio.NewReaderSize(nil, 64<<10),
+	}
+	go h.run()
+	sp := &spec{c: c, h: h, patient: s.spec.patient, joins: s.spec.joins}
 	apply(flate.WithEobCallback(sp.onEOB), c.fr)
 	return sp
 }
 
-// runB is B: it reads its input, searches a start and decodes from it.
-// It stops early when the read's context ends, so that a cancelled read
-// does not wait for B at the join.
-func (sp *spec) runB(r *streamReader, end int64, maxOut int) {
-	defer close(sp.done)
-	if r.ctx != nil {
-		unwatch := context.AfterFunc(r.ctx, func() { sp.stop.Store(true) })
-		defer unwatch()
-	}
-	in := make([]byte, end-sp.base)
-	n, err := r.s.src.ReadAt(r.ctx, in, sp.base)
-	if n < len(in) && err != nil && err != io.EOF {
+// onEOB is A's end-of-block callback while B runs: it keeps the cursor's
+// checkpoints, derives A's exact bit offset and compares it with the
+// start of the segment ahead.
+func (sp *spec) onEOB(cp flate.InflateCheckpoint) {
+	sp.c.onEOB(cp)
+	if sp.off || sp.hit || cp.Final {
 		return
 	}
-	mi := &markerInflater{in: in[:n], out: make([]uint16, min(maxOut, specMaxWide)), out8: make([]byte, maxOut+windowSize), stop: &sp.stop}
-	limit := min(int64(n)*8, specSearch)
-	for p := int64(0); p < limit && !sp.stop.Load(); p++ {
-		// Cheap rejections: a non-final stored or dynamic block.
-		if b := in[p/8] >> (p % 8); p%8 < 6 && (b&1 != 0 || (b>>1)&3 == 1 || (b>>1)&3 == 3) {
-			continue
+	t, ok := exactBit(cp.CompressedOffset*8+int64(cp.BitOffset), sp.c.consumed(), &sp.drift)
+	if !ok {
+		sp.off = true
+		sp.h.halt()
+		return
+	}
+	for {
+		seg := sp.cur
+		if seg == nil {
+			select {
+			case next, ok := <-sp.h.segs:
+				if !ok {
+					sp.off = true
+					return
+				}
+				sp.cur, seg = next, next
+			default:
+				return
+			}
 		}
-		// A start is tentative once it decoded specMinOut bytes, and
-		// kept if it decodes to the final block or to the cap.
-		err := mi.run(p, func() { sp.start.Store(sp.base*8 + p) })
-		if (err == nil || err == errFull) && len(mi.blocks) >= 2 && mi.blocks[len(mi.blocks)-1].out >= specMinOut {
-			sp.mi = mi
-			sp.start.Store(sp.base*8 + p)
+		if t < seg.base*8 {
 			return
 		}
-		// A tentative start that fails later was false, or the data
-		// is corrupt; the next trials would likely decode the same
-		// blocks again, so B gives up.
-		if err == errStop || sp.start.Load() >= 0 {
-			break
+		if t >= seg.until {
+			// B's start is before seg.until: A passed it.
+			select {
+			case <-seg.searched:
+			default:
+				sp.drop()
+				continue
+			}
 		}
+		<-seg.searched
+		st := seg.start.Load()
+		if st > t {
+			return
+		}
+		if st == t && sp.wait(seg) {
+			sp.hit, sp.u, sp.win = true, cp.UncompressedOffset, bytes.Clone(cp.Window)
+			return
+		}
+		sp.drop()
 	}
-	sp.start.Store(-1)
 }
 
-// onEOB is A's end-of-block callback while B runs: it keeps the cursor's
-// checkpoints and derives A's exact bit offset.
-func (sp *spec) onEOB(cp flate.InflateCheckpoint) {
-	c := sp.c
-	c.onEOB(cp)
-	if sp.lost || sp.hit || cp.Final {
-		return
+// wait reports whether the segment A has reached the start of is worth
+// waiting for, and waits for it.
+func (sp *spec) wait(seg *segment) bool {
+	select {
+	case <-seg.done:
+	default:
+		if !sp.patient && !seg.fast.Load() {
+			return false
+		}
+		<-seg.done
 	}
-	t, ok := sp.exact(cp.CompressedOffset*8 + int64(cp.BitOffset))
-	if !ok {
-		sp.lose()
-		return
-	}
-	s := sp.start.Load()
-	if s < 0 && sp.patient && t >= sp.base*8 {
-		<-sp.done
-		s = sp.start.Load()
-	}
-	switch {
-	case s < 0 || t < s:
-		return
-	case t > s:
-		sp.lose()
-		return
-	}
-	// At B's tentative start: wait for B to settle.
-	<-sp.done
-	switch s = sp.start.Load(); {
-	case s < 0 || t > s:
-		sp.lose()
-		return
-	case t < s:
-		return
-	}
-	sp.hit = true
-	sp.u = cp.UncompressedOffset
-	sp.win = bytes.Clone(cp.Window)
+	return len(seg.blocks) > 0
 }
 
-// exact returns the exact bit offset of the block end the decoder
-// reported at r. The decoder reports 8*drift bits too many (doc.go), and
-// drift grows only at the end of a stored block, where the decoder holds
-// no bits: there r = 8*(consumed+drift'), while at any other block end
-// r = 8*(consumed+drift) - held, held >= 0. So r/8 - consumed above drift
-// is a stored block's end and gives the new drift; equal to it, both
-// readings give the same offset.
-func (sp *spec) exact(r int64) (int64, bool) {
-	k := sp.c.consumed()
-	if r%8 == 0 && r/8-k > sp.drift {
-		sp.drift = r/8 - k
-	}
-	t := r - 8*sp.drift
-	// The decoder holds at most 32 bits it has read.
-	if t > 8*k || t < 8*k-64 {
-		return 0, false
-	}
-	return t, true
+// drop gives up the current segment.
+func (sp *spec) drop() {
+	sp.cur.stop.Store(true)
+	sp.cur = nil
 }
 
-func (sp *spec) lose() {
-	sp.lost = true
-	sp.stop.Store(true)
-}
-
-// rehook follows A into a new member: B's start, if any, was in an
-// earlier one unless A has not reached it.
+// rehook follows A into a new member (a fresh decoder).
 func (sp *spec) rehook() {
-	c := sp.c
-	if sp.lost || sp.hit {
+	if sp.off {
 		return
 	}
 	sp.drift = 0
-	apply(flate.WithEobCallback(sp.onEOB), c.fr)
+	apply(flate.WithEobCallback(sp.onEOB), sp.c.fr)
 }
 
-// end stops B if it still runs, without waiting for it, and gives A's
-// decoder back its own callback, so that nothing keeps B's buffers.
+// end stops B without waiting for it, and gives A's decoder back its own
+// callback, so that nothing keeps B's buffers.
 func (sp *spec) end() {
-	sp.stop.Store(true)
+	sp.h.halt()
+	if sp.cur != nil {
+		sp.cur.stop.Store(true)
+		sp.cur = nil
+	}
 	apply(flate.WithEobCallback(sp.c.onEOB), sp.c.fr)
 }
 
-// splitWriter passes A's output on until B's start.
+// splitWriter passes A's output on until the start of the segment A
+// reached.
 type splitWriter struct {
 	cw *cursorWriter
 	sp *spec
@@ -251,83 +495,129 @@ func (w splitWriter) Write(b []byte) (int, error) {
 	return k, errSplit
 }
 
-// join writes B's blocks after A stopped at B's start, then resumes the
-// decoder where the last block it could use ended.
+// joinGroup is how much of a segment's output the join writes at once at
+// most (a checkpoint wanted also ends a write).
+const joinGroup = 4 << 20
+
+// join writes the segment's blocks after A stopped at its start, then
+// resumes A's decoder where the last block it could use ended.
 func (sp *spec) join(cw *cursorWriter) error {
 	c := cw.c
 	s := c.s
-	mi := sp.mi
-	sp.mi = nil
-	start := sp.start.Load()
-	win := make([]byte, 0, 2*windowSize)
-	win = append(win, sp.win...)
-	bit, prevOut := start, 0
-	var buf []byte
-	for _, be := range mi.blocks {
-		wide, narrow := mi.at(prevOut, be.out)
-		out := narrow
-		if wide != nil {
-			if cap(buf) < len(wide) {
-				buf = make([]byte, len(wide))
+	seg := sp.cur
+	sp.cur, sp.hit = nil, false
+	start := seg.start.Load()
+	nw := len(seg.wide)
+	// ext is the window before the segment, then the segment's wide
+	// output as it is resolved; valid is where A's window begins in it.
+	ext := make([]byte, windowSize+nw)
+	valid := windowSize - len(sp.win)
+	copy(ext[valid:windowSize], sp.win)
+	out := func(a, b int) []byte {
+		if b <= nw {
+			return ext[windowSize+a : windowSize+b]
+		}
+		return seg.narrow[windowSize+a-nw : windowSize+b-nw]
+	}
+	window := func(x int) []byte {
+		if x >= nw && seg.narrow != nil {
+			return seg.narrow[x-nw : x-nw+windowSize]
+		}
+		return ext[max(x, valid) : x+windowSize]
+	}
+	// The blocks are checked and resolved one by one; their output is
+	// written in groups, up to the end of the last block accepted.
+	written, resolved, done := 0, 0, 0
+	bit, groupBit := start, start
+	flush := func() error {
+		if done == written {
+			return nil
+		}
+		c.rd.Pos = groupBit / 8
+		c.br.Reset(&c.rd)
+		for written < done {
+			e := done
+			if written < nw && nw < done {
+				e = nw
 			}
-			out = buf[:len(wide)]
-			if !resolve(out, wide, sp.win) {
+			if _, err := cw.Write(out(written, e)); err != nil {
+				return err
+			}
+			written = e
+		}
+		return nil
+	}
+	for _, be := range seg.blocks {
+		if e := min(be.out, nw); e > resolved {
+			if !resolve(ext[windowSize+resolved:windowSize+e], seg.wide[resolved:e], ext, valid) {
 				break
 			}
-		}
-		if !fits(c, int64(len(out)), bit/8) {
-			break
+			resolved = e
 		}
 		// Limits are checked at the block's start, as A would have.
-		c.rd.Pos = bit / 8
-		c.br.Reset(&c.rd)
-		if _, err := cw.Write(out); err != nil {
+		if !fits(c, int64(be.out-written), bit/8) {
+			break
+		}
+		groupBit, bit, done = bit, be.bit, be.out
+		wanted := c.pend == nil && c.out+int64(done-written) >= c.want
+		if !wanted && done-written < joinGroup {
+			continue
+		}
+		if err := flush(); err != nil {
 			return err
 		}
-		bit, prevOut = sp.base*8+be.bit, be.out
-		if len(out) >= windowSize {
-			win = append(win[:0], out[len(out)-windowSize:]...)
-		} else {
-			win = append(win, out...)
-			if len(win) > windowSize {
-				win = append(win[:0], win[len(win)-windowSize:]...)
-			}
-		}
-		if c.pend == nil && c.out >= c.want {
+		if wanted && c.pend == nil && c.out >= c.want {
 			s.ix.add(point{
 				out: c.out, in: bit / 8, bit: uint8(bit % 8), member: c.member, memberIn: c.memberIn,
-				mout: c.mout, crc: c.crc, window: bytes.Clone(win),
+				mout: c.mout, crc: c.crc, window: bytes.Clone(window(done)),
 			}, s.spacing)
 			c.want = s.ix.wantAfter(s.spacing)
 		}
 	}
-	if bit != start {
-		if j := s.spec.joins; j != nil {
-			j.Add(1)
-		}
+	if err := flush(); err != nil {
+		return err
+	}
+	if bit != start && sp.joins != nil {
+		sp.joins.Add(1)
 	}
 	if c.pend != nil {
 		c.settle()
 	}
+	win := sp.win
+	if done > 0 {
+		win = window(done)
+	}
 	c.rd.Pos = bit / 8
 	c.br.Reset(&c.rd)
-	return c.restart(c.mout, bit/8, uint8(bit%8), win)
+	err := c.restart(c.mout, bit/8, uint8(bit%8), win)
+	if seg.narrow != nil {
+		select {
+		case sp.h.free <- seg.narrow[:0]:
+		default:
+		}
+	}
+	if err != nil {
+		return err
+	}
+	sp.drift = 0
+	apply(flate.WithEobCallback(sp.onEOB), c.fr)
+	return nil
 }
 
-// resolve writes syms to dst, taking B's window references from win, the
-// output before B's start; it reports false if one reaches before it.
-func resolve(dst []byte, syms []uint16, win []byte) bool {
-	d := len(win) - windowSize
+// resolve writes syms to dst, taking B's window references from ext,
+// whose first 32 KiB are the output before B's start, valid from index
+// valid; it reports false if one reaches before that.
+func resolve(dst []byte, syms []uint16, ext []byte, valid int) bool {
 	for i, v := range syms {
 		if v < markerBit {
 			dst[i] = byte(v)
 			continue
 		}
-		j := d + int(v&^markerBit)
-		if j < 0 {
+		j := int(v &^ markerBit)
+		if j < valid {
 			return false
 		}
-		dst[i] = win[j]
+		dst[i] = ext[j]
 	}
 	return true
 }
@@ -349,34 +639,30 @@ func (r *streamReader) writeToSpec(w io.Writer, wt io.WriterTo, sp *spec) (int64
 	c := r.c
 	c.rd.Ctx = r.ctx
 	cw := &cursorWriter{c: c, w: w, ctx: r.ctx, declared: r.s.declared}
-	var dst io.Writer = splitWriter{cw, sp}
+	dst := splitWriter{cw, sp}
+	// sp.end runs before r.fail, which may give the cursor away.
+	fail := func(err error) (int64, error) {
+		sp.end()
+		return cw.total, r.fail(err)
+	}
 	for !c.done {
 		_, err := wt.WriteTo(dst)
 		switch {
 		case cw.err != nil:
-			sp.end()
-			return cw.total, r.fail(cw.err)
+			return fail(cw.err)
 		case err == errSplit:
-			err = sp.join(cw)
-			sp.end()
-			if err != nil {
-				return cw.total, r.fail(err)
+			if err := sp.join(cw); err != nil {
+				return fail(err)
 			}
-			dst = cw
+			wt = c.fr.(io.WriterTo)
 			continue
 		case err != nil:
-			sp.end()
-			return cw.total, r.fail(translate(err))
+			return fail(translate(err))
 		}
 		if err := c.memberEnd(); err != nil {
-			sp.end()
-			return cw.total, r.fail(err)
+			return fail(err)
 		}
-		if sp.hit {
-			dst = cw
-		} else {
-			sp.rehook()
-		}
+		sp.rehook()
 	}
 	sp.end()
 	r.fail(nil)

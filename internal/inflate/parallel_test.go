@@ -26,6 +26,9 @@ func streamAll(t *testing.T, s func() *Stream, k *specKnobs) ([]byte, error) {
 	} else {
 		st.spec = *k
 		st.spec.minIn = -1
+		if st.spec.segIn == 0 {
+			st.spec.segIn = 64 << 10
+		}
 	}
 	defer st.Close()
 	rc, err := st.Stream(context.Background(), 0)
