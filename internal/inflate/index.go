@@ -135,6 +135,20 @@ func (ix *Index) lookup(off int64) point {
 	return ix.points[max(i-1, 0)]
 }
 
+// pointIn returns the first checkpoint inside a member (one with a
+// window) whose input offset is in [lo, hi).
+func (ix *Index) pointIn(lo, hi int64) (point, bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	i := sort.Search(len(ix.points), func(i int) bool { return ix.points[i].in >= lo })
+	for ; i < len(ix.points) && ix.points[i].in < hi; i++ {
+		if ix.points[i].window != nil {
+			return ix.points[i], true
+		}
+	}
+	return point{}, false
+}
+
 // next returns the output offset after which a new checkpoint is wanted.
 func (ix *Index) wantAfter(spacing int64) int64 {
 	ix.mu.Lock()

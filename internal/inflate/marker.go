@@ -39,11 +39,11 @@ type markerInflater struct {
 	blocks []blockEnd
 	stop   *atomic.Bool
 
-	// until, when above 0, ends run (errUntil) at the first block end at
-	// or past that bit of in; handoff ends it (errNarrow) at the first
-	// block end where the output is narrow. Both wait until the start is
-	// confirmed (specMinOut bytes in two blocks or more).
-	until   int64
+	// finish, when set, ends run (errUntil) at the next block end;
+	// handoff ends it (errNarrow) at the first block end where the
+	// output is narrow. Both wait until the start is confirmed
+	// (specMinOut bytes in two blocks or more).
+	finish  *atomic.Bool
 	handoff bool
 }
 
@@ -151,7 +151,7 @@ func (f *markerInflater) take(n uint) uint32 {
 
 // run decodes blocks from bit p until a final block header (not decoded;
 // it returns nil), the output cap (errFull), an error (errBad), the stop
-// flag (errStop), or what f.until and f.handoff ask for (errUntil,
+// flag (errStop), or what f.finish and f.handoff ask for (errUntil,
 // errNarrow); f.blocks lists the complete blocks. found is called once,
 // when the blocks reach specMinOut bytes.
 func (f *markerInflater) run(p int64, found func()) error {
@@ -197,7 +197,7 @@ func (f *markerInflater) run(p int64, found func()) error {
 		}
 		switch {
 		case !confirmed:
-		case f.until > 0 && f.bitPos() >= f.until:
+		case f.finish != nil && f.finish.Load():
 			return errUntil
 		case f.handoff && f.narrow:
 			return errNarrow

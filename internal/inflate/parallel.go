@@ -7,6 +7,8 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -16,17 +18,18 @@ import (
 )
 
 // A cold sequential read of a large stream decodes on two cores (doc.go).
-// The caller's decoder (A) decodes from the start as always. Past the
-// first segIn bytes of compressed input, the input is cut into segments of
-// segIn bytes, taken in turn by a helper goroutine (B) and by A: B takes
-// the 2nd, 4th, ... segment, A decodes the ones between. For each of its
-// segments B finds a block boundary by trial (a block header that parses
-// and at least specMinOut bytes of blocks that decode), decodes from there
-// with the marker inflater, whose output leaves the unknown 32 KiB window
-// before its start as references, and, as soon as the last 32 KiB of its
-// output hold no reference, goes on with the library's decoder from that
-// block boundary with that window, at the library's speed. The segment
-// ends at the first block end past its last input byte.
+// The caller's decoder (A) decodes from the start as always, while a
+// helper goroutine (B) decodes segments ahead of it: B's first segment
+// starts segIn bytes of input past A's start, and each next one segIn
+// bytes past where A will resume. For each segment B finds a block
+// boundary by trial (a block header that parses and at least specMinOut
+// bytes of blocks that decode), decodes from there with the marker
+// inflater, whose output leaves the unknown 32 KiB window before its start
+// as references, and, as soon as the last 32 KiB of its output hold no
+// reference, goes on with the library's decoder from that block boundary
+// with that window, at the library's speed. B goes on until A reaches the
+// segment's start, then stops at its next block end, so that the two
+// share the work whatever their speeds.
 //
 // When A ends a block at exactly the start of B's segment, A's window
 // resolves the segment's references, its output is written, and A
@@ -34,12 +37,9 @@ import (
 // block there, B started inside a block and the segment is dropped. B's
 // output is used only from a position the sequential decoder reached
 // itself, so the output is the sequential output, or an error where the
-// sequential decoder would give one. A waits for a segment only when B
-// decodes it at the library's speed already, so waiting never costs more
-// than decoding the segment itself would; a segment B is still decoding
-// with markers is dropped and decoded by A.
+// sequential decoder would give one.
 const (
-	defaultSegIn = 2 << 20  // compressed bytes of a segment
+	defaultSegIn = 2 << 20  // compressed bytes between A's resumption and B's next start
 	segMaxOut    = 32 << 20 // output of a B segment at most
 	segMaxWide   = 4 << 20  // of which in wide symbols (2 bytes each)
 	segSlack     = 1 << 20  // input B's marker phase reads past its segment
@@ -58,8 +58,9 @@ type specKnobs struct {
 	minIn int64
 	// segIn replaces defaultSegIn when not 0.
 	segIn int64
-	// patient makes A wait for every segment whose start it reaches,
-	// even one B still decodes with markers.
+	// patient makes A wait for B's next segment at each block end, and
+	// for B's search of a segment once A reaches where it begins, so
+	// that they join as often as they can.
 	patient bool
 	// joins, when not nil, counts the segments whose output was used.
 	joins *atomic.Int64
@@ -85,11 +86,10 @@ var errSplit = errors.New("inflate: speculative split")
 
 // A segment is one of B's parts of the input.
 type segment struct {
-	base  int64 // input byte where B's search begins
-	until int64 // input bit: the segment ends at its first block end at or past it
+	base int64 // input byte where B's search begins
 
-	stop     atomic.Bool
-	fast     atomic.Bool  // B decodes it with the library's decoder
+	stop     atomic.Bool  // A passed it: drop it
+	finish   atomic.Bool  // A reached its start: end it at the next block end
 	start    atomic.Int64 // B's start bit, -1 if none; set before searched is closed
 	searched chan struct{}
 	done     chan struct{}
@@ -110,13 +110,13 @@ type helper struct {
 	ctx    context.Context
 	segIn  int64
 	maxOut int
-	next   int64 // base of the next segment
 	segs   chan *segment
 	free   chan []byte // narrow buffers A is done with
 
 	quitOnce sync.Once
 	quit     chan struct{}
 	cur      atomic.Pointer[segment]
+	apos     atomic.Int64 // input byte A's decoder reached (at its last block end)
 
 	mi *markerInflater
 	in []byte
@@ -138,12 +138,12 @@ func (h *helper) run() {
 	defer close(h.segs)
 	unwatch := context.AfterFunc(h.ctx, h.halt)
 	defer unwatch()
+	base := h.apos.Load() + h.segIn
 	for {
-		base := h.next
 		if base+h.segIn/2 >= h.s.srcSize {
 			return
 		}
-		seg := &segment{base: base, until: (base + h.segIn) * 8, searched: make(chan struct{}), done: make(chan struct{})}
+		seg := &segment{base: base, searched: make(chan struct{}), done: make(chan struct{})}
 		seg.start.Store(-1)
 		select {
 		case h.segs <- seg:
@@ -157,7 +157,13 @@ func (h *helper) run() {
 		default:
 		}
 		h.decode(seg)
-		h.next = base + 2*h.segIn
+		// A resumes where the segment ends, or goes on from where it
+		// is when it drops the segment.
+		from := h.apos.Load()
+		if n := len(seg.blocks); n > 0 {
+			from = max(from, seg.blocks[n-1].bit/8)
+		}
+		base = max(from, base) + h.segIn
 	}
 }
 
@@ -171,7 +177,19 @@ func (h *helper) decode(seg *segment) {
 		close(seg.done)
 	}()
 	s := h.s
-	end := min(s.srcSize, seg.base+h.segIn+segSlack)
+	if pt, ok := s.ix.pointIn(seg.base, seg.base+h.segIn); ok {
+		// A checkpoint of the index: B starts there with its window.
+		start := pt.in*8 + int64(pt.bit)
+		seg.start.Store(start)
+		close(seg.searched)
+		searched = true
+		buf := h.buffer()
+		buf = append(buf, make([]byte, windowSize-len(pt.window))...)
+		buf = append(buf, pt.window...)
+		seg.narrow, seg.blocks = h.fast(seg, buf, []blockEnd{{bit: start}})
+		return
+	}
+	end := min(s.srcSize, seg.base+2*h.segIn+segSlack)
 	n := int(end - seg.base)
 	if cap(h.in) < n {
 		h.in = make([]byte, n)
@@ -183,7 +201,7 @@ func (h *helper) decode(seg *segment) {
 	}
 	in = in[:k]
 	mi := h.mi
-	mi.in, mi.stop, mi.until, mi.handoff = in, &seg.stop, seg.until-seg.base*8, true
+	mi.in, mi.stop, mi.finish, mi.handoff = in, &seg.stop, &seg.finish, true
 	limit := min(int64(k)*8, specSearch, h.segIn*8)
 	var rerr error
 	start := int64(-1)
@@ -210,33 +228,32 @@ func (h *helper) decode(seg *segment) {
 	if start < 0 {
 		return
 	}
-	switch rerr {
-	case nil, errFull, errUntil, errNarrow:
-	default:
-		// A confirmed start that fails later was false, or the data is
-		// corrupt: either way A decodes it.
-		return
-	}
+	// Every block decoded from a start A reaches is A's block; when an
+	// error ends them (corrupt data, or the end of in), A goes on after
+	// the last.
 	seg.wide = append([]uint16(nil), mi.out[:mi.n]...)
 	blocks := make([]blockEnd, len(mi.blocks), len(mi.blocks)+256)
 	for i, be := range mi.blocks {
 		blocks[i] = blockEnd{bit: seg.base*8 + be.bit, out: be.out}
 	}
 	if mi.narrow {
-		var buf []byte
-		select {
-		case buf = <-h.free:
-		default:
-			buf = make([]byte, 0, min(h.maxOut, int(6*h.segIn))+windowSize)
-		}
-		buf = append(buf, mi.out8[:mi.n8]...)
+		buf := append(h.buffer(), mi.out8[:mi.n8]...)
 		if rerr == errNarrow {
-			seg.fast.Store(true)
 			buf, blocks = h.fast(seg, buf, blocks)
 		}
 		seg.narrow = buf
 	}
 	seg.blocks = blocks
+}
+
+// buffer returns an empty buffer for a segment's narrow output.
+func (h *helper) buffer() []byte {
+	select {
+	case buf := <-h.free:
+		return buf
+	default:
+		return make([]byte, 0, min(h.maxOut, int(6*h.segIn))+windowSize)
+	}
 }
 
 // fast decodes the rest of seg with the library's decoder, from the last
@@ -263,7 +280,7 @@ func (h *helper) fast(seg *segment, buf []byte, blocks []blockEnd) ([]byte, []bl
 		}
 		out := last.out + int(cp.UncompressedOffset)
 		blocks = append(blocks, blockEnd{bit: t, out: out})
-		if t >= seg.until {
+		if seg.finish.Load() {
 			w.end = windowSize + out - nw
 		}
 	})
@@ -369,12 +386,16 @@ func (r *streamReader) speculate() *spec {
 		ctx = context.Background()
 	}
 	segIn := s.spec.segment()
+	if v, _ := strconv.Atoi(os.Getenv("PIPEFS_SEGIN")); v > 0 {
+		segIn = int64(v) << 10
+	}
 	h := &helper{
-		s: s, ctx: ctx, segIn: segIn, maxOut: int(maxOut), next: c.memberIn + segIn,
+		s: s, ctx: ctx, segIn: segIn, maxOut: int(maxOut),
 		segs: make(chan *segment, 1), free: make(chan []byte, 3), quit: make(chan struct{}),
 		mi: &markerInflater{out: make([]uint16, segMaxWide), out8: make([]byte, 2*windowSize+1<<20)},
 		br: bufio.NewReaderSize(nil, 64<<10),
 	}
+	h.apos.Store(c.memberIn)
 	go h.run()
 	sp := &spec{c: c, h: h, patient: s.spec.patient, joins: s.spec.joins}
 	apply(flate.WithEobCallback(sp.onEOB), c.fr)
@@ -395,25 +416,33 @@ func (sp *spec) onEOB(cp flate.InflateCheckpoint) {
 		sp.h.halt()
 		return
 	}
+	sp.h.apos.Store(t / 8)
 	for {
 		seg := sp.cur
 		if seg == nil {
-			select {
-			case next, ok := <-sp.h.segs:
-				if !ok {
-					sp.off = true
+			var next *segment
+			ok := true
+			if sp.patient {
+				next, ok = <-sp.h.segs
+			} else {
+				select {
+				case next, ok = <-sp.h.segs:
+				default:
 					return
 				}
-				sp.cur, seg = next, next
-			default:
+			}
+			if !ok {
+				sp.off = true
 				return
 			}
+			sp.cur, seg = next, next
 		}
 		if t < seg.base*8 {
 			return
 		}
-		if t >= seg.until {
-			// B's start is before seg.until: A passed it.
+		// B's search takes a small part of the time A takes to get
+		// here; one that has not ended is given up.
+		if !sp.patient {
 			select {
 			case <-seg.searched:
 			default:
@@ -426,26 +455,17 @@ func (sp *spec) onEOB(cp flate.InflateCheckpoint) {
 		if st > t {
 			return
 		}
-		if st == t && sp.wait(seg) {
-			sp.hit, sp.u, sp.win = true, cp.UncompressedOffset, bytes.Clone(cp.Window)
-			return
+		if st == t {
+			// B ends the segment at its next block end.
+			seg.finish.Store(true)
+			<-seg.done
+			if len(seg.blocks) > 0 {
+				sp.hit, sp.u, sp.win = true, cp.UncompressedOffset, bytes.Clone(cp.Window)
+				return
+			}
 		}
 		sp.drop()
 	}
-}
-
-// wait reports whether the segment A has reached the start of is worth
-// waiting for, and waits for it.
-func (sp *spec) wait(seg *segment) bool {
-	select {
-	case <-seg.done:
-	default:
-		if !sp.patient && !seg.fast.Load() {
-			return false
-		}
-		<-seg.done
-	}
-	return len(seg.blocks) > 0
 }
 
 // drop gives up the current segment.

@@ -157,9 +157,18 @@ func TestSpeculativeMatchesSequential(t *testing.T) {
 			// The index the speculative pass built serves random reads.
 			s := mk()
 			defer s.Close()
-			if _, err := streamAll(t, func() *Stream { return s }, &specKnobs{joins: &joins}); err != nil {
-				t.Fatal(err)
+			var fromIndex atomic.Int64
+			got, err := streamAll(t, func() *Stream { return s }, &specKnobs{joins: &fromIndex, segIn: 256 << 10, patient: true})
+			if err != nil || !bytes.Equal(got, tc.data) {
+				t.Fatalf("second pass, from the index: %d bytes, %v; want %d bytes", len(got), err, len(tc.data))
 			}
+			// B starts at the index's checkpoints: it needs no search and
+			// no markers, so A joins B's segments on every stream of a
+			// few of them.
+			if pts, _ := s.Index().Stats(); len(tc.comp) >= 1<<20 && pts >= 8 && fromIndex.Load() == 0 {
+				t.Errorf("second pass, from an index of %d points: no segment of B joined", pts)
+			}
+			t.Logf("second pass: joined %d", fromIndex.Load())
 			for _, off := range []int64{0, int64(len(tc.data)) / 2, int64(len(tc.data)) * 3 / 4, int64(len(tc.data)) - 1} {
 				if off < 0 {
 					continue

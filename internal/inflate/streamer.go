@@ -43,9 +43,7 @@ func (s *Stream) Stream(ctx context.Context, off int64) (io.ReadCloser, error) {
 		return nil, err
 	}
 	c.rd.Ctx = nil
-	pts, _ := s.ix.Stats()
-	cold := off == 0 && pts == 1 && s.ix.Size() < 0
-	return &streamReader{s: s, c: c, ctx: ctx, cold: cold}, nil
+	return &streamReader{s: s, c: c, ctx: ctx, cold: off == 0}, nil
 }
 
 // streamReader is what Stream returns.
@@ -55,7 +53,7 @@ type streamReader struct {
 	ctx context.Context
 	err error // sticky: io.EOF, a decoding error, or fs.ErrClosed
 
-	cold bool // from the start with no index: WriteTo may speculate
+	cold bool // from the start: WriteTo may decode on two cores
 }
 
 func (r *streamReader) Read(p []byte) (int, error) {
