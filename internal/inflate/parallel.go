@@ -6,9 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -39,7 +37,7 @@ import (
 // itself, so the output is the sequential output, or an error where the
 // sequential decoder would give one.
 const (
-	defaultSegIn = 2 << 20  // compressed bytes between A's resumption and B's next start
+	defaultSegIn = 3 << 20  // compressed bytes between A's resumption and B's next start
 	segMaxOut    = 32 << 20 // output of a B segment at most
 	segMaxWide   = 4 << 20  // of which in wide symbols (2 bytes each)
 	segSlack     = 1 << 20  // input B's marker phase reads past its segment
@@ -138,11 +136,15 @@ func (h *helper) run() {
 	defer close(h.segs)
 	unwatch := context.AfterFunc(h.ctx, h.halt)
 	defer unwatch()
-	base := h.apos.Load() + h.segIn
+	from := h.apos.Load()
 	for {
-		if base+h.segIn/2 >= h.s.srcSize {
+		// B starts segIn past where A resumes, or halfway through the
+		// rest when less than twice that is left.
+		left := h.s.srcSize - from
+		if left < h.segIn/2 {
 			return
 		}
+		base := from + min(h.segIn, left/2)
 		seg := &segment{base: base, searched: make(chan struct{}), done: make(chan struct{})}
 		seg.start.Store(-1)
 		select {
@@ -159,11 +161,10 @@ func (h *helper) run() {
 		h.decode(seg)
 		// A resumes where the segment ends, or goes on from where it
 		// is when it drops the segment.
-		from := h.apos.Load()
+		from = max(h.apos.Load(), base)
 		if n := len(seg.blocks); n > 0 {
 			from = max(from, seg.blocks[n-1].bit/8)
 		}
-		base = max(from, base) + h.segIn
 	}
 }
 
@@ -252,7 +253,7 @@ func (h *helper) buffer() []byte {
 	case buf := <-h.free:
 		return buf
 	default:
-		return make([]byte, 0, min(h.maxOut, int(6*h.segIn))+windowSize)
+		return make([]byte, 0, h.maxOut+windowSize)
 	}
 }
 
@@ -386,12 +387,9 @@ func (r *streamReader) speculate() *spec {
 		ctx = context.Background()
 	}
 	segIn := s.spec.segment()
-	if v, _ := strconv.Atoi(os.Getenv("PIPEFS_SEGIN")); v > 0 {
-		segIn = int64(v) << 10
-	}
 	h := &helper{
 		s: s, ctx: ctx, segIn: segIn, maxOut: int(maxOut),
-		segs: make(chan *segment, 1), free: make(chan []byte, 3), quit: make(chan struct{}),
+		segs: make(chan *segment), free: make(chan []byte, 2), quit: make(chan struct{}),
 		mi: &markerInflater{out: make([]uint16, segMaxWide), out8: make([]byte, 2*windowSize+1<<20)},
 		br: bufio.NewReaderSize(nil, 64<<10),
 	}
