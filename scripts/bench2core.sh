@@ -3,8 +3,10 @@
 # against the same binary on one core (GOMAXPROCS=1), the Go library
 # alone (scripts/libcat) and the best native tool (pigz -dc for gzip,
 # bsdtar for a zip member), on text, binary and already compressed data at
-# levels 1, 6 and 9. Each case is one interleaved hyperfine run; it prints
-# the medians and the ratios tool/pipefs (above 1: pipefs is faster).
+# levels 1, 6 and 9. The runs are interleaved: each round times every
+# command once (hyperfine -r 1, after one warm-up round), so that load on
+# the machine hits them alike. It prints the medians over the rounds and
+# the ratios tool/pipefs (above 1: pipefs is faster).
 #
 #	scripts/bench2core.sh [DIR [RUNS]]
 #
@@ -43,10 +45,11 @@ done
 (cd "$root" && go build -o "$dir/pipefs" ./cmd/pipefs && go build -o "$dir/libcat" ./scripts/libcat)
 export PIPEFS_CACHE_DIR=off
 
-# median NAME.json: the median of each command, in the order run.
+# median FILE...: the median of each command over the rounds' JSON files.
 median() {
 	python3 -c 'import json,statistics,sys
-for r in json.load(open(sys.argv[1]))["results"]: print("%.4f" % statistics.median(r["times"]))' "$1"
+runs = [json.load(open(f))["results"] for f in sys.argv[1:]]
+for i in range(len(runs[0])): print("%.4f" % statistics.median(r[i]["times"][0] for r in runs))' "$@"
 }
 printf '%-12s %9s %9s %9s %9s %11s %11s\n' case pipefs 1-core library native native/pipefs 1-core/pipefs
 for d in text bin comp; do
@@ -62,9 +65,15 @@ for d in text bin comp; do
 				lib="./libcat zip $f m"
 				nat="bsdtar -xOf $f m"
 			fi
-			hyperfine -N -w 1 -r "$runs" --export-json "$d-$l-$k.json" \
-				"./pipefs cat $p" "env GOMAXPROCS=1 ./pipefs cat $p" "$lib" "$nat" >/dev/null 2>&1
-			set -- $(median "$d-$l-$k.json")
+			r=0
+			while [ $r -le "$runs" ]; do
+				hyperfine -N -r 1 --export-json "$d-$l-$k.$r.json" \
+					"./pipefs cat $p" "env GOMAXPROCS=1 ./pipefs cat $p" "$lib" "$nat" >/dev/null 2>&1
+				r=$((r + 1))
+			done
+			rm "$d-$l-$k.0.json" # the warm-up round
+			set -- $(median "$d-$l-$k".*.json)
+			rm "$d-$l-$k".*.json
 			printf '%-12s %9s %9s %9s %9s %11.2f %11.2f\n' "$d-$l.$k" "$1" "$2" "$3" "$4" \
 				"$(echo "$4 / $1" | bc -l)" "$(echo "$2 / $1" | bc -l)"
 		done

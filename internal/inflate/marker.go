@@ -43,8 +43,9 @@ type markerInflater struct {
 	// handoff ends it (errNarrow) at the first block end where the
 	// output is narrow. Both wait until the start is confirmed
 	// (specMinOut bytes in two blocks or more).
-	finish  *atomic.Bool
-	handoff bool
+	finish    *atomic.Bool
+	minBlocks int // blocks decoded before finish is heeded
+	handoff   bool
 }
 
 // A blockEnd is a block boundary found by the marker inflater.
@@ -197,7 +198,7 @@ func (f *markerInflater) run(p int64, found func()) error {
 		}
 		switch {
 		case !confirmed:
-		case f.finish != nil && f.finish.Load():
+		case f.finish != nil && f.finish.Load() && len(f.blocks) >= f.minBlocks:
 			return errUntil
 		case f.handoff && f.narrow:
 			return errNarrow

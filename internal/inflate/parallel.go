@@ -57,12 +57,17 @@ type specKnobs struct {
 	// segIn replaces defaultSegIn when not 0.
 	segIn int64
 	// patient makes A wait for B's next segment at each block end, and
-	// for B's search of a segment once A reaches where it begins, so
-	// that they join as often as they can.
+	// for B's search of a segment once A reaches where it begins, and
+	// B decode at least patientBlocks blocks of each segment, so that
+	// they join whatever the timing.
 	patient bool
 	// joins, when not nil, counts the segments whose output was used.
 	joins *atomic.Int64
 }
+
+// patientBlocks is how many blocks B decodes of each segment in patient
+// mode before it ends the segment for A.
+const patientBlocks = 8
 
 // minInput returns the compressed size below which no B runs.
 func (k specKnobs) minInput() int64 {
@@ -85,6 +90,11 @@ var errSplit = errors.New("inflate: speculative split")
 // A segment is one of B's parts of the input.
 type segment struct {
 	base int64 // input byte where B's search begins
+
+	// A segment that starts at a checkpoint of the index is matched by
+	// output offset: member and mout (-1 for a searched segment).
+	member int
+	mout   int64
 
 	stop     atomic.Bool  // A passed it: drop it
 	finish   atomic.Bool  // A reached its start: end it at the next block end
@@ -116,10 +126,11 @@ type helper struct {
 	cur      atomic.Pointer[segment]
 	apos     atomic.Int64 // input byte A's decoder reached (at its last block end)
 
-	mi *markerInflater
-	in []byte
-	br *bufio.Reader
-	fr io.ReadCloser
+	minBlocks int // blocks of a segment B decodes before A may end it
+	mi        *markerInflater
+	in        []byte
+	br        *bufio.Reader
+	fr        io.ReadCloser
 }
 
 func (h *helper) halt() {
@@ -136,16 +147,16 @@ func (h *helper) run() {
 	defer close(h.segs)
 	unwatch := context.AfterFunc(h.ctx, h.halt)
 	defer unwatch()
-	from := h.apos.Load()
+	from, dist := h.apos.Load(), h.segIn
 	for {
-		// B starts segIn past where A resumes, or halfway through the
+		// B starts dist past where A resumes, or halfway through the
 		// rest when less than twice that is left.
 		left := h.s.srcSize - from
 		if left < h.segIn/2 {
 			return
 		}
-		base := from + min(h.segIn, left/2)
-		seg := &segment{base: base, searched: make(chan struct{}), done: make(chan struct{})}
+		base := from + min(dist, left/2)
+		seg := &segment{base: base, mout: -1, searched: make(chan struct{}), done: make(chan struct{})}
 		seg.start.Store(-1)
 		select {
 		case h.segs <- seg:
@@ -164,8 +175,22 @@ func (h *helper) run() {
 		from = max(h.apos.Load(), base)
 		if n := len(seg.blocks); n > 0 {
 			from = max(from, seg.blocks[n-1].bit/8)
+			dist = h.distance(seg)
 		}
 	}
+}
+
+// distance returns how far past A's resumption B's next segment starts:
+// about 4 times segIn of output, at the compression ratio of seg, between
+// segIn and 4 times segIn of input. On data that hardly compresses, A
+// then takes as long to get there as on text, and B's search has ended.
+func (h *helper) distance(seg *segment) int64 {
+	last := seg.blocks[len(seg.blocks)-1]
+	in, out := last.bit/8-seg.start.Load()/8, int64(last.out)
+	if in <= 0 || out <= 0 {
+		return h.segIn
+	}
+	return min(max(4*h.segIn*in/out, h.segIn), 4*h.segIn)
 }
 
 // decode fills seg and closes its channels.
@@ -178,9 +203,13 @@ func (h *helper) decode(seg *segment) {
 		close(seg.done)
 	}()
 	s := h.s
-	if pt, ok := s.ix.pointIn(seg.base, seg.base+h.segIn); ok {
+	if pt, ok := s.ix.pointIn(seg.base, seg.base+4*h.segIn); ok {
 		// A checkpoint of the index: B starts there with its window.
+		// A matches it by output offset: the bit offset of a checkpoint
+		// can be a few bits off the block end when a stored block
+		// follows (its padding decodes the same).
 		start := pt.in*8 + int64(pt.bit)
+		seg.member, seg.mout = pt.member, pt.mout
 		seg.start.Store(start)
 		close(seg.searched)
 		searched = true
@@ -202,7 +231,7 @@ func (h *helper) decode(seg *segment) {
 	}
 	in = in[:k]
 	mi := h.mi
-	mi.in, mi.stop, mi.finish, mi.handoff = in, &seg.stop, &seg.finish, true
+	mi.in, mi.stop, mi.finish, mi.minBlocks, mi.handoff = in, &seg.stop, &seg.finish, h.minBlocks, true
 	limit := min(int64(k)*8, specSearch, h.segIn*8)
 	var rerr error
 	start := int64(-1)
@@ -281,7 +310,7 @@ func (h *helper) fast(seg *segment, buf []byte, blocks []blockEnd) ([]byte, []bl
 		}
 		out := last.out + int(cp.UncompressedOffset)
 		blocks = append(blocks, blockEnd{bit: t, out: out})
-		if seg.finish.Load() {
+		if seg.finish.Load() && len(blocks) > h.minBlocks {
 			w.end = windowSize + out - nw
 		}
 	})
@@ -393,6 +422,9 @@ func (r *streamReader) speculate() *spec {
 		mi: &markerInflater{out: make([]uint16, segMaxWide), out8: make([]byte, 2*windowSize+1<<20)},
 		br: bufio.NewReaderSize(nil, 64<<10),
 	}
+	if s.spec.patient {
+		h.minBlocks = patientBlocks
+	}
 	h.apos.Store(c.memberIn)
 	go h.run()
 	sp := &spec{c: c, h: h, patient: s.spec.patient, joins: s.spec.joins}
@@ -408,11 +440,13 @@ func (sp *spec) onEOB(cp flate.InflateCheckpoint) {
 	if sp.off || sp.hit || cp.Final {
 		return
 	}
-	t, ok := exactBit(cp.CompressedOffset*8+int64(cp.BitOffset), sp.c.consumed(), &sp.drift)
-	if !ok {
-		sp.off = true
-		sp.h.halt()
-		return
+	// When A's exact bit offset is not known (exactBit's bounds fail),
+	// segments that start at a checkpoint are still matched by output
+	// offset, and the others are dropped once A passes their base.
+	k := sp.c.consumed()
+	t, exact := exactBit(cp.CompressedOffset*8+int64(cp.BitOffset), k, &sp.drift)
+	if !exact {
+		t = 8*k - 64
 	}
 	sp.h.apos.Store(t / 8)
 	for {
@@ -435,8 +469,22 @@ func (sp *spec) onEOB(cp flate.InflateCheckpoint) {
 			}
 			sp.cur, seg = next, next
 		}
+		if seg.mout >= 0 {
+			switch m := sp.c.member; {
+			case m < seg.member || m == seg.member && cp.UncompressedOffset < seg.mout:
+				return
+			case m == seg.member && cp.UncompressedOffset == seg.mout && sp.take(seg, cp):
+				return
+			}
+			sp.drop()
+			continue
+		}
 		if t < seg.base*8 {
 			return
+		}
+		if !exact {
+			sp.drop()
+			continue
 		}
 		// B's search takes a small part of the time A takes to get
 		// here; one that has not ended is given up.
@@ -453,17 +501,23 @@ func (sp *spec) onEOB(cp flate.InflateCheckpoint) {
 		if st > t {
 			return
 		}
-		if st == t {
-			// B ends the segment at its next block end.
-			seg.finish.Store(true)
-			<-seg.done
-			if len(seg.blocks) > 0 {
-				sp.hit, sp.u, sp.win = true, cp.UncompressedOffset, bytes.Clone(cp.Window)
-				return
-			}
+		if st == t && sp.take(seg, cp) {
+			return
 		}
 		sp.drop()
 	}
+}
+
+// take asks B to end seg, which starts where A is, at its next block end,
+// waits for it, and reports whether it holds blocks for A.
+func (sp *spec) take(seg *segment, cp flate.InflateCheckpoint) bool {
+	seg.finish.Store(true)
+	<-seg.done
+	if len(seg.blocks) == 0 {
+		return false
+	}
+	sp.hit, sp.u, sp.win = true, cp.UncompressedOffset, bytes.Clone(cp.Window)
+	return true
 }
 
 // drop gives up the current segment.
