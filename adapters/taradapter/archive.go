@@ -15,6 +15,7 @@ import (
 
 	"github.com/pipefs/pipefs/vfs/driver"
 
+	"github.com/pipefs/pipefs/internal/blobread"
 	"github.com/pipefs/pipefs/internal/fsname"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -162,7 +163,11 @@ func (a *Archive) index(ctx context.Context) (*index, error) {
 			return nil, driver.Corruptf("negative archive size %d", size)
 		}
 	}
-	sc, err := scan(ctx, driver.ReaderAt(ctx, a.blob), size, a.lim)
+	r := a.scanReader(ctx)
+	sc, err := scan(ctx, r, size, a.lim)
+	if c, ok := r.(io.Closer); ok {
+		c.Close()
+	}
 	if errors.Is(err, driver.ErrCorrupt) && ctx.Err() == nil {
 		// The first header is bad: say what the data looks like.
 		detail := strings.TrimPrefix(err.Error(), driver.ErrCorrupt.Error()+": ")
@@ -178,6 +183,18 @@ func (a *Archive) index(ctx context.Context) (*index, error) {
 		a.sh.disk.Store(encodeScanned(sc))
 	}
 	return a.built(buildIndex(sc)), nil
+}
+
+// scanReader returns what the scan reads the archive through: the blob's
+// ReadAt, or, for a decompressed stream, one forward stream of it, so that
+// the pass that finds the members decodes the way a sequential copy does
+// (DEFLATE on two cores).
+func (a *Archive) scanReader(ctx context.Context) io.ReaderAt {
+	st, ok := a.blob.(driver.Streamer)
+	if _, compressed := a.blob.(driver.Compressed); !ok || !compressed {
+		return driver.ReaderAt(ctx, a.blob)
+	}
+	return blobread.NewForward(ctx, a.blob, st)
 }
 
 // built records idx as sh's index, and caches it.

@@ -1,0 +1,89 @@
+#!/bin/sh
+# localtable.sh measures the local cases of issue 12's table in one
+# interleaved run: every round times each command once in a fresh process
+# (hyperfine -r 1; one warm-up round is dropped), so that load on the
+# machine hits them alike. The index cache is off: every process is cold.
+# It prints the median of each command and, per case, the ratios
+# pipefs/library and pipefs/native (below 1: pipefs is faster).
+#
+#	scripts/localtable.sh [DIR [ROUNDS]]
+#
+# The cases, each against the Go library alone (scripts/libcat, and
+# scripts/zipls for the listing) and the best native tool:
+#   - cat of a 64 MiB member deflated by zip -6 (bsdtar -xOf)
+#   - cat of a 64 MiB stored member (bsdtar -xOf)
+#   - cat of 256 MiB of .gz, gzip -6 (pigz -dc)
+#   - cat of 256 MiB of .zst, zstd -3 (zstd -dc)
+#   - ls -R of a zip64 of 200,201 entries (unzip -Z1)
+#   - cat of a 3-byte file (cat)
+# DIR (default /tmp/pipefs-table) receives the inputs: Go sources as in
+# scripts/benchtools.sh, and many.zip as in scripts/manyzip.sh. Needs
+# hyperfine, gzip, zstd, zip, bsdtar, pigz, unzip, python3.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+dir=${1:-/tmp/pipefs-table}
+rounds=${2:-11}
+mkdir -p "$dir"
+cd "$dir"
+if [ ! -s src.tar ]; then
+	mods=$(go env GOMODCACHE)
+	(tar -cf - -C "$(go env GOROOT)" src test doc api 2>/dev/null; tar -cf - -C "$mods" --exclude=./cache . 2>/dev/null) | head -c 268435456 >src.tar
+fi
+[ -s src.tar.gz ] || gzip -6 -c src.tar >src.tar.gz
+[ -s src.tar.zst ] || zstd -q -3 -f src.tar -o src.tar.zst
+[ -s m.bin ] || head -c 67108864 src.tar >m.bin
+[ -s m.zip ] || zip -q -6 m.zip m.bin
+[ -s s.zip ] || zip -q -0 s.zip m.bin
+[ -s tiny ] || printf 'ab\n' >tiny
+if [ ! -s many.zip ]; then
+	python3 - many.zip <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_STORED, allowZip64=True) as z:
+    for d in range(200):
+        for f in range(1000):
+            z.writestr(f'dir{d:03}/sub{f%10}/file{f:04}.txt', b'x')
+    for i in range(201):
+        z.writestr(f'top{i}.txt', b'y')
+PY
+fi
+(cd "$root" && go build -o "$dir/pipefs" ./cmd/pipefs && go build -o "$dir/libcat" ./scripts/libcat && go build -o "$dir/zipls" ./scripts/zipls)
+export PIPEFS_CACHE_DIR=off
+d=$dir
+set -- \
+	"deflated member" "./pipefs cat file:$d/m.zip|zip:m.bin" "./libcat zip m.zip m.bin" "bsdtar -xOf m.zip m.bin" \
+	"stored member" "./pipefs cat file:$d/s.zip|zip:m.bin" "./libcat zip s.zip m.bin" "bsdtar -xOf s.zip m.bin" \
+	".gz" "./pipefs cat file:$d/src.tar.gz|gzip:" "./libcat gzip src.tar.gz" "pigz -dc src.tar.gz" \
+	".zst" "./pipefs cat file:$d/src.tar.zst|zstd:" "./libcat zstd src.tar.zst" "zstd -dc src.tar.zst" \
+	"ls -R 200k zip" "./pipefs ls -R many.zip" "./zipls many.zip" "unzip -Z1 many.zip" \
+	"3-byte file" "./pipefs cat tiny" "" "cat tiny"
+cmds=""
+n=0
+for x in "$@"; do
+	n=$((n + 1))
+	[ $((n % 4)) -eq 1 ] || [ -z "$x" ] || cmds="$cmds$x
+"
+done
+r=0
+rm -f round.*.json
+while [ $r -le "$rounds" ]; do
+	echo "$cmds" | sed '/^$/d' | tr '\n' '\0' | xargs -0 hyperfine -N -r 1 --export-json "round.$r.json" >/dev/null 2>&1
+	r=$((r + 1))
+done
+rm round.0.json
+python3 - "$@" <<'PY'
+import glob, json, statistics, sys
+rounds = [json.load(open(f))["results"] for f in sorted(glob.glob("round.*.json"))]
+med = {}
+for res in rounds:
+    for r in res:
+        med.setdefault(r["command"], []).append(r["times"][0])
+med = {k: statistics.median(v) for k, v in med.items()}
+a = sys.argv[1:]
+print("%-16s %9s %9s %9s %15s %14s" % ("case", "pipefs", "library", "native", "pipefs/library", "pipefs/native"))
+for i in range(0, len(a), 4):
+    name, p, lib, nat = a[i:i+4]
+    pm, lm, nm = med[p], med.get(lib), med[nat]
+    print("%-16s %9.4f %9s %9.4f %15s %14.2f" % (name, pm, "%.4f" % lm if lm else "-", nm,
+          "%.2f" % (pm / lm) if lm else "-", pm / nm))
+print("medians of %d interleaved rounds" % len(rounds))
+PY
