@@ -93,7 +93,17 @@ func (h *holdWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	if h.hold > 0 {
-		if len(h.buf)+len(p) <= h.hold {
+		if n := len(h.buf) + len(p); n <= h.hold {
+			if n > cap(h.buf) {
+				// 1 MiB first, then the whole hold at once: growing a
+				// slice to 16 MiB by doubling costs more copies, and
+				// the garbage makes the collector run during the copy.
+				c := h.hold
+				if h.buf == nil {
+					c = min(h.hold, max(n, 1<<20))
+				}
+				h.buf = append(make([]byte, 0, c), h.buf...)
+			}
 			h.buf = append(h.buf, p...)
 			return len(p), nil
 		}
