@@ -53,17 +53,17 @@
 // A [Stream.Stream] from offset 0 of more than 4 MiB of compressed data,
 // copied through WriteTo with GOMAXPROCS of 2 or more, decodes on two cores
 // (parallel.go). The caller's decoder (A) decodes from the start; a helper
-// (B) decodes segments ahead of it, each starting 3 MiB of input past
-// where A will resume. With no index, B finds a block boundary by trial
-// and decodes from there the way rapidgzip does, with a marker inflater
-// (marker.go) whose output leaves the unknown window before its start as
-// references; as soon as the last 32 KiB of its output hold no reference,
-// B goes on with the library's decoder from that block boundary, at the
-// library's speed. With an index (a second read, or one loaded from the
-// disk cache), B starts at a checkpoint with its window: no search, no
-// references, and the two decoders split the work evenly. B decodes until
-// A reaches its segment's start, then stops at its next block end, so the
-// split follows the decoders' real speeds.
+// (B) decodes segments ahead of it, each starting about 12 MiB of output
+// (3 to 12 MiB of input, at the ratio B last saw) past where A will
+// resume. With no index, B finds a block boundary by trial and decodes
+// from there the way rapidgzip does, with a marker inflater (marker.go)
+// whose output leaves the unknown window before its start as references;
+// as soon as the last 32 KiB of its output hold no reference, B goes on
+// with the library's decoder from that block boundary, at the library's
+// speed. With an index (a second read, or one loaded from the disk cache),
+// B starts at a checkpoint with its window: no search, no references. B
+// decodes until A reaches its segment's start, then stops at its next
+// block end, so the split follows the decoders' real speeds.
 //
 // B's output is used only when A ends a block at exactly B's start bit
 // (the drift above is derived exactly at every block end); the references
@@ -71,10 +71,10 @@
 // limits block by block as A would have, and A resumes where B stopped. B
 // never decodes a member's final block. Anything else (a false start, an
 // error, a limit) drops B's segment and leaves A to decode it, so the
-// output and errors are the sequential ones. B holds at most two segments
-// (32 MiB of output each at most, usually about 5 times 3 MiB), 7 MiB of
-// input and an 8 MiB scratch for references, beyond the constant memory
-// of the sequential read.
+// output and errors are the sequential ones. B holds at most three
+// segments' output (16 MiB each at most: one A writes, one decoded, one
+// recycled), 7 MiB of input and an 8 MiB scratch for references, beyond
+// the constant memory of the sequential read.
 //
 // # Verification and limits
 //

@@ -38,7 +38,7 @@ import (
 // sequential decoder would give one.
 const (
 	defaultSegIn = 3 << 20  // compressed bytes between A's resumption and B's next start
-	segMaxOut    = 32 << 20 // output of a B segment at most
+	segMaxOut    = 16 << 20 // output of a B segment at most
 	segMaxWide   = 4 << 20  // of which in wide symbols (2 bytes each)
 	segSlack     = 1 << 20  // input B's marker phase reads past its segment
 	specMinOut   = 32 << 10 // output a trial start must decode to
