@@ -66,7 +66,10 @@
 // block end, so the split follows the decoders' real speeds.
 //
 // B's output is used only when A ends a block at exactly B's start bit
-// (the drift above is derived exactly at every block end); the references
+// (the drift above is derived exactly at every block end), or, for a
+// segment that starts at a checkpoint, at the checkpoint's output offset
+// (a checkpoint's bit offset may sit in the padding of a stored block's
+// header, which decodes the same); the references
 // are then resolved from A's window, the output is checked against the
 // limits block by block as A would have, and A resumes where B stopped. B
 // never decodes a member's final block. Anything else (a false start, an

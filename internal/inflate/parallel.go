@@ -18,8 +18,10 @@ import (
 // A cold sequential read of a large stream decodes on two cores (doc.go).
 // The caller's decoder (A) decodes from the start as always, while a
 // helper goroutine (B) decodes segments ahead of it: B's first segment
-// starts segIn bytes of input past A's start, and each next one segIn
-// bytes past where A will resume. For each segment B finds a block
+// starts segIn bytes of input past A's start, and each next one about
+// 4*segIn bytes of output past where A will resume (helper.distance).
+// When the index has a checkpoint there, B starts at it with its window.
+// Otherwise, for each segment B finds a block
 // boundary by trial (a block header that parses and at least specMinOut
 // bytes of blocks that decode), decodes from there with the marker
 // inflater, whose output leaves the unknown 32 KiB window before its start
