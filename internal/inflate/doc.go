@@ -74,10 +74,11 @@
 // limits block by block as A would have, and A resumes where B stopped. B
 // never decodes a member's final block. Anything else (a false start, an
 // error, a limit) drops B's segment and leaves A to decode it, so the
-// output and errors are the sequential ones. B holds at most three
-// segments' output (16 MiB each at most: one A writes, one decoded, one
-// recycled), 7 MiB of input and an 8 MiB scratch for references, beyond
-// the constant memory of the sequential read.
+// output and errors are the sequential ones. B works one segment ahead of
+// the one A is heading for, so neither waits for the other; it holds at
+// most three segments' output (16 MiB each at most: the one A writes, the
+// one ready, the one B decodes), 7 MiB of input and an 8 MiB scratch for
+// references, beyond the constant memory of the sequential read.
 //
 // # Verification and limits
 //

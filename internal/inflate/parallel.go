@@ -420,7 +420,7 @@ func (r *streamReader) speculate() *spec {
 	segIn := s.spec.segment()
 	h := &helper{
 		s: s, ctx: ctx, segIn: segIn, maxOut: int(maxOut),
-		segs: make(chan *segment), free: make(chan []byte, 2), quit: make(chan struct{}),
+		segs: make(chan *segment, 1), free: make(chan []byte, 2), quit: make(chan struct{}),
 		mi: &markerInflater{out: make([]uint16, segMaxWide), out8: make([]byte, 2*windowSize+1<<20)},
 		br: bufio.NewReaderSize(nil, 64<<10),
 	}
