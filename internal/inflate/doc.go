@@ -77,8 +77,8 @@
 // output and errors are the sequential ones. B works one segment ahead of
 // the one A is heading for, so neither waits for the other; it holds at
 // most three segments' output (16 MiB each at most: the one A writes, the
-// one ready, the one B decodes), 7 MiB of input and an 8 MiB scratch for
-// references, beyond the constant memory of the sequential read.
+// one ready, the one B decodes), 7 MiB of input and the scratch for
+// references (16 MiB), beyond the constant memory of the sequential read.
 //
 // # Verification and limits
 //

@@ -41,7 +41,7 @@ import (
 const (
 	defaultSegIn = 3 << 20  // compressed bytes between A's resumption and B's next start
 	segMaxOut    = 16 << 20 // output of a B segment at most
-	segMaxWide   = 4 << 20  // of which in wide symbols (2 bytes each)
+	segMaxWide   = 8 << 20  // of which in wide symbols (2 bytes each)
 	segSlack     = 1 << 20  // input B's marker phase reads past its segment
 	specMinOut   = 32 << 10 // output a trial start must decode to
 	specSearch   = 8 << 20  // bits B tries in a segment before it gives up
@@ -121,7 +121,8 @@ type helper struct {
 	segIn  int64
 	maxOut int
 	segs   chan *segment
-	free   chan []byte // narrow buffers A is done with
+	free   chan []byte   // narrow buffers A is done with
+	wides  chan []uint16 // wide buffers A is done with
 
 	quitOnce sync.Once
 	quit     chan struct{}
@@ -263,7 +264,17 @@ func (h *helper) decode(seg *segment) {
 	// Every block decoded from a start A reaches is A's block; when an
 	// error ends them (corrupt data, or the end of in), A goes on after
 	// the last.
-	seg.wide = append([]uint16(nil), mi.out[:mi.n]...)
+	if mi.n <= 1<<20 {
+		seg.wide = append([]uint16(nil), mi.out[:mi.n]...)
+	} else {
+		// A long wide part: the segment takes the scratch itself.
+		seg.wide = mi.out[:mi.n]
+		select {
+		case mi.out = <-h.wides:
+		default:
+			mi.out = make([]uint16, segMaxWide)
+		}
+	}
 	blocks := make([]blockEnd, len(mi.blocks), len(mi.blocks)+256)
 	for i, be := range mi.blocks {
 		blocks[i] = blockEnd{bit: seg.base*8 + be.bit, out: be.out}
@@ -420,7 +431,7 @@ func (r *streamReader) speculate() *spec {
 	segIn := s.spec.segment()
 	h := &helper{
 		s: s, ctx: ctx, segIn: segIn, maxOut: int(maxOut),
-		segs: make(chan *segment, 1), free: make(chan []byte, 2), quit: make(chan struct{}),
+		segs: make(chan *segment, 1), free: make(chan []byte, 2), wides: make(chan []uint16, 1), quit: make(chan struct{}),
 		mi: &markerInflater{out: make([]uint16, segMaxWide), out8: make([]byte, 2*windowSize+1<<20)},
 		br: bufio.NewReaderSize(nil, 64<<10),
 	}
@@ -667,6 +678,12 @@ func (sp *spec) join(cw *cursorWriter) error {
 	if seg.narrow != nil {
 		select {
 		case sp.h.free <- seg.narrow[:0]:
+		default:
+		}
+	}
+	if cap(seg.wide) == segMaxWide {
+		select {
+		case sp.h.wides <- seg.wide[:segMaxWide]:
 		default:
 		}
 	}
