@@ -179,6 +179,10 @@ func (h *helper) run() {
 		if n := len(seg.blocks); n > 0 {
 			from = max(from, seg.blocks[n-1].bit/8)
 			dist = h.distance(seg)
+		} else {
+			// A got there first: on data that hardly compresses, A
+			// moves through the input fast.
+			dist = min(2*dist, 4*h.segIn)
 		}
 	}
 }
@@ -499,14 +503,18 @@ func (sp *spec) onEOB(cp flate.InflateCheckpoint) {
 			sp.drop()
 			continue
 		}
-		// B's search takes a small part of the time A takes to get
-		// here; one that has not ended is given up.
+		// While B searches, A goes on: B's start is before
+		// base+segIn (the search's limit), so A gives the segment up
+		// only once it passed that.
 		if !sp.patient {
 			select {
 			case <-seg.searched:
 			default:
-				sp.drop()
-				continue
+				if t >= (seg.base+sp.h.segIn)*8 {
+					sp.drop()
+					continue
+				}
+				return
 			}
 		}
 		<-seg.searched
