@@ -16,21 +16,8 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-/tmp/pipefs-bench}
 rounds=${2:-7}
-mkdir -p "$dir"
+sh "$root/scripts/benchdata.sh" "$dir" src.tar.gz src.tar.zst m.zip m.bin.bz2 m.bin.xz
 cd "$dir"
-if [ ! -s src.tar ]; then
-	mods=$(go env GOMODCACHE)
-	# Sources only: the files a .tar.gz of a source tree holds.
-	tar -cf - -C "$(go env GOROOT)" src test doc api 2>/dev/null >src0.tar
-	(cat src0.tar; tar -cf - -C "$mods" --exclude=./cache . 2>/dev/null) | head -c 268435456 >src.tar
-	rm -f src0.tar
-fi
-[ -s src.tar.gz ] || gzip -6 -c src.tar >src.tar.gz
-[ -s src.tar.zst ] || zstd -q -3 -f src.tar -o src.tar.zst
-[ -s m.bin ] || head -c 67108864 src.tar >m.bin
-[ -s m.zip ] || zip -q -6 m.zip m.bin
-[ -s m.bin.bz2 ] || bzip2 -k -c m.bin >m.bin.bz2
-[ -s m.bin.xz ] || xz -k -c -T1 m.bin >m.bin.xz
 pipefs=${PIPEFS:-$dir/pipefs}
 if [ -z "${PIPEFS:-}" ]; then
 	(cd "$root" && go build -o "$pipefs" ./cmd/pipefs)

@@ -16,36 +16,14 @@
 #   - cat of 256 MiB of .zst, zstd -3 (zstd -dc)
 #   - ls -R of a zip64 of 200,201 entries (unzip -Z1)
 #   - cat of a 3-byte file (cat)
-# DIR (default /tmp/pipefs-table) receives the inputs: Go sources as in
-# scripts/benchtools.sh, and many.zip as in scripts/manyzip.sh. Needs
-# hyperfine, gzip, zstd, zip, bsdtar, pigz, unzip, python3.
+# DIR (default /tmp/pipefs-table) receives the inputs (scripts/benchdata.sh).
+# Needs hyperfine, gzip, zstd, zip, bsdtar, pigz, unzip, python3.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-/tmp/pipefs-table}
 rounds=${2:-11}
-mkdir -p "$dir"
+sh "$root/scripts/benchdata.sh" "$dir" m.zip s.zip src.tar.gz src.tar.zst many.zip tiny
 cd "$dir"
-if [ ! -s src.tar ]; then
-	mods=$(go env GOMODCACHE)
-	(tar -cf - -C "$(go env GOROOT)" src test doc api 2>/dev/null; tar -cf - -C "$mods" --exclude=./cache . 2>/dev/null) | head -c 268435456 >src.tar
-fi
-[ -s src.tar.gz ] || gzip -6 -c src.tar >src.tar.gz
-[ -s src.tar.zst ] || zstd -q -3 -f src.tar -o src.tar.zst
-[ -s m.bin ] || head -c 67108864 src.tar >m.bin
-[ -s m.zip ] || zip -q -6 m.zip m.bin
-[ -s s.zip ] || zip -q -0 s.zip m.bin
-[ -s tiny ] || printf 'ab\n' >tiny
-if [ ! -s many.zip ]; then
-	python3 - many.zip <<'PY'
-import sys, zipfile
-with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_STORED, allowZip64=True) as z:
-    for d in range(200):
-        for f in range(1000):
-            z.writestr(f'dir{d:03}/sub{f%10}/file{f:04}.txt', b'x')
-    for i in range(201):
-        z.writestr(f'top{i}.txt', b'y')
-PY
-fi
 (cd "$root" && go build -o "$dir/pipefs" ./cmd/pipefs && go build -o "$dir/libcat" ./scripts/libcat && go build -o "$dir/zipls" ./scripts/zipls)
 export PIPEFS_CACHE_DIR=off
 d=$dir

@@ -9,19 +9,8 @@
 # medians as ratios; the machine's load moves the absolute times.
 set -eu
 dir=${1:-/tmp/lsbench}
-mkdir -p "$dir"
-if [ ! -s "$dir/many.zip" ]; then
-	python3 - "$dir/many.zip" <<'PY'
-import sys, zipfile
-with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_STORED, allowZip64=True) as z:
-    for d in range(200):
-        for f in range(1000):
-            z.writestr(f'dir{d:03}/sub{f%10}/file{f:04}.txt', b'x')
-    for i in range(201):
-        z.writestr(f'top{i}.txt', b'y')
-PY
-fi
 root=$(cd "$(dirname "$0")/.." && pwd)
+sh "$root/scripts/benchdata.sh" "$dir" many.zip
 (cd "$root" && go build -o "$dir/pipefs" ./cmd/pipefs && go build -o "$dir/zipls" ./scripts/zipls)
 cd "$dir"
 PIPEFS_CACHE_DIR=off hyperfine -N -w2 -r10 \
