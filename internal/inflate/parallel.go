@@ -93,8 +93,10 @@ var errSplit = errors.New("inflate: speculative split")
 type segment struct {
 	base int64 // input byte where B's search begins
 
-	// A segment that starts at a checkpoint of the index is matched by
-	// output offset: member and mout (-1 for a searched segment).
+	// A segment that starts at a checkpoint of the index, pt, is matched
+	// by output offset: member and mout (-1 for a searched segment). They
+	// are set before A sees the segment.
+	pt     *point
 	member int
 	mout   int64
 
@@ -160,6 +162,13 @@ func (h *helper) run() {
 		}
 		base := from + min(dist, left/2)
 		seg := &segment{base: base, mout: -1, searched: make(chan struct{}), done: make(chan struct{})}
+		if pt, ok := h.s.ix.pointIn(base, base+4*h.segIn); ok {
+			// A matches a segment that starts at a checkpoint by output
+			// offset: the bit offset of a checkpoint can be a few bits
+			// off the block end when a stored block follows (its
+			// padding decodes the same).
+			seg.pt, seg.member, seg.mout = &pt, pt.member, pt.mout
+		}
 		seg.start.Store(-1)
 		select {
 		case h.segs <- seg:
@@ -210,13 +219,9 @@ func (h *helper) decode(seg *segment) {
 		close(seg.done)
 	}()
 	s := h.s
-	if pt, ok := s.ix.pointIn(seg.base, seg.base+4*h.segIn); ok {
+	if pt := seg.pt; pt != nil {
 		// A checkpoint of the index: B starts there with its window.
-		// A matches it by output offset: the bit offset of a checkpoint
-		// can be a few bits off the block end when a stored block
-		// follows (its padding decodes the same).
 		start := pt.in*8 + int64(pt.bit)
-		seg.member, seg.mout = pt.member, pt.mout
 		seg.start.Store(start)
 		close(seg.searched)
 		searched = true
