@@ -21,9 +21,10 @@ type Forward struct {
 	b   driver.Blob
 	st  driver.Streamer
 
-	pr  *io.PipeReader
-	pos int64 // offset of the next byte of pr
-	err error // the stream's error, once it failed
+	pr     *io.PipeReader
+	pos    int64 // offset of the next byte of pr
+	err    error // the stream's error, once it failed
+	closed bool
 }
 
 // NewForward returns a Forward over b, which st streams (usually b
@@ -36,6 +37,9 @@ var errForwardClosed = errors.New("blobread: forward reader closed")
 
 // ReadAt reads len(p) bytes at off, following io.ReaderAt.
 func (f *Forward) ReadAt(p []byte, off int64) (int, error) {
+	if f.closed {
+		return 0, errForwardClosed
+	}
 	if f.pr == nil && f.err == nil {
 		f.start()
 	}
@@ -86,8 +90,9 @@ func (f *Forward) start() {
 	}()
 }
 
-// Close stops the stream.
+// Close stops the stream; later reads fail.
 func (f *Forward) Close() error {
+	f.closed = true
 	if f.pr != nil {
 		f.pr.CloseWithError(errForwardClosed)
 	}

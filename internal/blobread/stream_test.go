@@ -117,4 +117,15 @@ func TestForwardError(t *testing.T) {
 	}
 	f.Close()
 	<-s.closed // the goroutine saw the pipe closed and closed the stream
+	if _, err := f.ReadAt(buf, 0); err == nil {
+		t.Fatal("ReadAt after Close succeeded")
+	}
+
+	// Closed before any read: nothing starts.
+	s = newStreamed(1 << 20)
+	f = NewForward(context.Background(), s, s)
+	f.Close()
+	if _, err := f.ReadAt(buf, 0); err == nil || s.streams.Load() != 0 {
+		t.Fatalf("ReadAt after Close: %v, %d streams started; want an error and none", err, s.streams.Load())
+	}
 }

@@ -99,6 +99,7 @@ type segment struct {
 	pt     *point
 	member int
 	mout   int64
+	pad    int // zero bytes before pt's window in narrow
 
 	stop     atomic.Bool  // A passed it: drop it
 	finish   atomic.Bool  // A reached its start: end it at the next block end
@@ -226,7 +227,8 @@ func (h *helper) decode(seg *segment) {
 		close(seg.searched)
 		searched = true
 		buf := h.buffer()
-		buf = append(buf, make([]byte, windowSize-len(pt.window))...)
+		seg.pad = windowSize - len(pt.window)
+		buf = append(buf, make([]byte, seg.pad)...)
 		buf = append(buf, pt.window...)
 		seg.narrow, seg.blocks = h.fast(seg, buf, []blockEnd{{bit: start}})
 		return
@@ -318,7 +320,7 @@ func (h *helper) fast(seg *segment, buf []byte, blocks []blockEnd) ([]byte, []bl
 	nw := len(seg.wide)
 	rd := &blobread.Reader{Ctx: h.ctx, Src: s.src, Pos: last.bit / 8, End: s.srcSize}
 	h.br.Reset(rd)
-	cp := flate.InflateCheckpoint{CompressedOffset: last.bit / 8, BitOffset: uint8(last.bit % 8), Window: buf[len(buf)-windowSize:]}
+	cp := flate.InflateCheckpoint{CompressedOffset: last.bit / 8, BitOffset: uint8(last.bit % 8), Window: buf[len(buf)-windowSize+seg.pad:]}
 	w := &segWriter{buf: buf, limit: windowSize + h.maxOut - nw, end: -1, stop: &seg.stop}
 	var drift int64
 	eob := flate.WithEobCallback(func(cp flate.InflateCheckpoint) {
@@ -619,7 +621,7 @@ func (sp *spec) join(cw *cursorWriter) error {
 	}
 	window := func(x int) []byte {
 		if x >= nw && seg.narrow != nil {
-			return seg.narrow[x-nw : x-nw+windowSize]
+			return seg.narrow[max(x-nw, seg.pad) : x-nw+windowSize]
 		}
 		return ext[max(x, valid) : x+windowSize]
 	}
@@ -744,6 +746,8 @@ func (r *streamReader) writeToSpec(w io.Writer, wt io.WriterTo, sp *spec) (int64
 	c.rd.Ctx = r.ctx
 	cw := &cursorWriter{c: c, w: w, ctx: r.ctx, declared: r.s.declared}
 	dst := splitWriter{cw, sp}
+	// Whatever happens to w, B stops (halt is idempotent).
+	defer sp.h.halt()
 	// sp.end runs before r.fail, which may give the cursor away.
 	fail := func(err error) (int64, error) {
 		sp.end()
