@@ -27,15 +27,19 @@ func benchCopy(b *testing.B, s *Stream, want int64) {
 	rc.Close()
 }
 
+// benchCores are the two ways a stream decodes: without the helper
+// decoder, and with it.
+var benchCores = []struct {
+	name  string
+	minIn int64
+}{{"1core", 1 << 62}, {"2cores", 0}}
+
 // BenchmarkStreamCold copies a 64 MiB member from a fresh stream (no
 // index), with the helper decoder (two cores) and without it (one), and
 // reports how many of the helper's segments were used.
 func BenchmarkStreamCold(b *testing.B) {
 	data, comp := benchText()
-	for _, tc := range []struct {
-		name  string
-		minIn int64
-	}{{"1core", 1 << 62}, {"2cores", 0}} {
+	for _, tc := range benchCores {
 		b.Run(tc.name, func(b *testing.B) {
 			var joins atomic.Int64
 			b.SetBytes(int64(len(data)))
@@ -54,10 +58,7 @@ func BenchmarkStreamCold(b *testing.B) {
 // pass built: the helper starts at its checkpoints.
 func BenchmarkStreamIndexed(b *testing.B) {
 	data, comp := benchText()
-	for _, tc := range []struct {
-		name  string
-		minIn int64
-	}{{"1core", 1 << 62}, {"2cores", 0}} {
+	for _, tc := range benchCores {
 		b.Run(tc.name, func(b *testing.B) {
 			s := member(b, comp, data, 0)
 			defer s.Close()

@@ -3,10 +3,8 @@ package inflate
 import (
 	"bytes"
 	stdflate "compress/flate"
-	"context"
 	"errors"
 	"hash/crc32"
-	"io"
 	"math/rand/v2"
 	"testing"
 
@@ -51,25 +49,13 @@ func TestSpeculativeShortWindow(t *testing.T) {
 		sizes: []int64{int64(len(m1)), int64(len(x))},
 	}
 	s := New(driver.BytesBlob(comp, nil), 0, fr, "", &Options{Spacing: 2 << 20})
-	read := func(k specKnobs) ([]byte, error) {
-		s.spec = k
-		rc, err := s.Stream(context.Background(), 0)
-		if err != nil {
-			return nil, err
-		}
-		defer rc.Close()
-		var buf bytes.Buffer
-		_, err = io.Copy(&buf, rc)
-		return buf.Bytes(), err
-	}
-	seq, serr := read(specKnobs{minIn: 1 << 62}) // builds the index
-	if !errorsIsCorrupt(serr) {
+	st := func() *Stream { return s }
+	seq, serr := streamAll(t, st, nil) // builds the index
+	if !errors.Is(serr, driver.ErrCorrupt) {
 		t.Fatalf("one core: %d bytes, %v; want corrupt data", len(seq), serr)
 	}
-	par, perr := read(specKnobs{minIn: -1, segIn: 256 << 10, patient: true})
-	if !errorsIsCorrupt(perr) {
+	par, perr := streamAll(t, st, &specKnobs{segIn: 256 << 10, patient: true})
+	if !errors.Is(perr, driver.ErrCorrupt) {
 		t.Fatalf("two cores from the index: %d bytes, %v; want the one-core error, %v", len(par), perr, serr)
 	}
 }
-
-func errorsIsCorrupt(err error) bool { return errors.Is(err, driver.ErrCorrupt) }
