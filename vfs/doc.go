@@ -49,6 +49,13 @@
 // means the shared [DefaultCache]. Pipelines opened with different caches
 // share nothing. Drivers keep no mutable state in package variables.
 //
+// Indexes derived from an object whose version outlives the process (a
+// tar member table, gzip checkpoints) are also kept on disk, for later
+// processes (Options.Disk, [DefaultDisk], Env.DiskIndex), and with
+// Options.Sidecar shared through the object's own bucket as sidecar
+// objects, for other machines ([SidecarMode]). What is loaded from either
+// is untrusted input that the driver checks as it checks the object.
+//
 // # Options
 //
 // [Options] carries the registry, the cache, the [Limits] and, per scheme,

@@ -87,6 +87,10 @@ type result struct {
 	// durable is set when a version came from a blob's Fingerprint and
 	// names bytes that outlive the process (see Env.DiskIndex).
 	durable bool
+	// side is the first blob read when it keeps sidecars, and sideURL
+	// the sub-URLs it was read from (see Options.Sidecar).
+	side    driver.Sidecars
+	sideURL string
 }
 
 // detectedAt returns the index in r.p of the first sub-URL that format
@@ -287,7 +291,7 @@ func (r *result) kindOf(ctx context.Context, loc *driver.Location) (isDir bool, 
 // the input that url names; the versions r holds are those of that input.
 func (r *result) env(url, scheme string, o *Options, lim Limits) *Env {
 	return &Env{URL: url, Key: r.key(url), Limits: lim, Cache: o.cache(), Options: o, scheme: o.Schemes[scheme],
-		durable: url != "" && r.durable}
+		durable: url != "" && r.durable, side: r.side, sideURL: r.sideURL}
 }
 
 // read notes that an adapter reads blob b: its fingerprint joins the
@@ -295,13 +299,16 @@ func (r *result) env(url, scheme string, o *Options, lim Limits) *Env {
 // of the blobs it was read from (an archive member, a decompressed
 // stream); one read from none (the first blob, or a file of a directory
 // tree) is known by its size and modification time.
-func (r *result) read(b driver.Blob) {
+func (r *result) read(b driver.Blob, url string) {
 	var v string
 	if f, ok := b.(driver.Fingerprinter); ok {
 		v = f.Fingerprint()
 		// The memory: root's versions count the writes of one process.
 		if v != "" && r.p[0].Scheme != "memory" {
 			r.durable = true
+			if s, ok := b.(driver.Sidecars); ok && len(r.versions) == 0 && b.Stat().Size() >= sidecarMinSize {
+				r.side, r.sideURL = s, url
+			}
 		}
 	}
 	if v == "" && len(r.versions) == 0 {
@@ -357,7 +364,7 @@ func (r *result) openAdapter(ctx context.Context, reg *Registry, o *Options, i i
 		if berr != nil {
 			return driver.Location{}, stageErr(r.p, i-1, berr)
 		}
-		r.read(b)
+		r.read(b, url)
 		out, err = a.OpenFile(ctx, b, u, r.env(url, a.Scheme, o, o.limits()))
 	}
 	if err != nil {

@@ -25,6 +25,13 @@ type Options struct {
 	// NoDisk turns the store of derived indexes off for this open, as if
 	// Disk and the cache's store were nil.
 	NoDisk bool
+	// Sidecar shares the same indexes through the object store itself:
+	// each is kept as a sidecar object beside the archive's object in its
+	// bucket, so that every machine reading the archive finds the index
+	// one machine derived. It is off by default, since it reads, and with
+	// SidecarWrite writes, objects the pipeline does not name. See
+	// SidecarMode and Env.DiskIndex.
+	Sidecar SidecarMode
 
 	// Limits bound what hostile input can make the library do.
 	Limits Limits

@@ -91,6 +91,10 @@ type Env struct {
 
 	scheme  any  // the driver's own entry of Options.Schemes
 	durable bool // Key names a version that outlives the process
+	// side is the pipeline's first blob when it keeps sidecars, and
+	// sideURL its sub-URL (see Options.Sidecar).
+	side    driver.Sidecars
+	sideURL string
 }
 
 // A Format is a signature that format auto-detection matches. For a file
@@ -384,6 +388,9 @@ func editDistance(a, b string) int {
 func (g *Registry) checkOptions(o *Options) error {
 	if o == nil {
 		return nil
+	}
+	if o.Sidecar < SidecarOff || o.Sidecar > SidecarWrite {
+		return fmt.Errorf("%w: Options.Sidecar %d: want SidecarOff, SidecarRead or SidecarWrite", fs.ErrInvalid, int(o.Sidecar))
 	}
 	for k, v := range o.Schemes {
 		if k != strings.ToLower(k) {

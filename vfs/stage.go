@@ -198,6 +198,8 @@ type plainFile struct {
 	closers  int
 	versions int
 	durable  bool
+	side     driver.Sidecars
+	sideURL  string
 }
 
 // save returns the state of r, whose final location loc is a file.
@@ -205,13 +207,15 @@ func (r *result) save(loc driver.Location) *plainFile {
 	r.res.mu.Lock()
 	defer r.res.mu.Unlock()
 	return &plainFile{p: r.p, loc: loc, info: r.info, stages: len(r.res.stages),
-		closers: len(r.res.closers), versions: len(r.versions), durable: r.durable}
+		closers: len(r.res.closers), versions: len(r.versions), durable: r.durable,
+		side: r.side, sideURL: r.sideURL}
 }
 
 // restore brings r back to the state s, closing what detection opened
 // since (innermost first), and returns the final location of s.
 func (r *result) restore(s *plainFile) driver.Location {
 	r.p, r.info, r.versions, r.durable = s.p, s.info, r.versions[:s.versions], s.durable
+	r.side, r.sideURL = s.side, s.sideURL
 	r.res.mu.Lock()
 	defer r.res.mu.Unlock()
 	for i := len(r.res.closers) - 1; i >= s.closers; i-- {

@@ -24,7 +24,9 @@ func init() {
 
 // openAdapter opens the zip: sub-URL u over the file src.
 func openAdapter(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
-	a, err := open(ctx, src, env.Options, env.DiskIndex(diskKind(env.Options.EffectiveLimits())))
+	// No sidecar: the central directory is one read of the archive's tail,
+	// which costs what reading a sidecar would.
+	a, err := open(ctx, src, env.Options, env.DiskIndex(diskKind(env.Options.EffectiveLimits())).LocalOnly())
 	if err != nil {
 		return driver.Location{}, err
 	}

@@ -40,6 +40,10 @@
 // A temporary file left by a crashed process is removed by a later trim
 // once it is an hour old.
 //
+// [Encode] and [Decode] give the bytes of one entry file, for entries kept
+// elsewhere in the same form: the sidecar objects that vfs.Options.Sidecar
+// writes beside an archive in its bucket, named by [Name].
+//
 // The store keeps bytes; what they mean is the business of the caller,
 // which must validate what it decodes (a cache directory is writable by
 // its user, so a file in it is input like any other). Failures to write
@@ -155,8 +159,7 @@ func (s *Store) count(p *int64) {
 
 // path returns the file of key.
 func (s *Store) path(key string) string {
-	h := sha256.Sum256([]byte(key))
-	return filepath.Join(s.dir, hex.EncodeToString(h[:])+suffix)
+	return filepath.Join(s.dir, Name(key))
 }
 
 // Get returns the entry of key, and false when there is none. A file that
@@ -197,27 +200,84 @@ func (s *Store) read(p, key string, limit int64) ([]byte, error) {
 	if _, err := io.ReadFull(f, h[:]); err != nil {
 		return nil, errBad
 	}
-	if string(h[:len(magic)]) != magic || binary.LittleEndian.Uint32(h[8:]) != version {
+	dlen, err := checkHeader(h[:], key, info.Size(), limit)
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, headerSize+len(key)+int(dlen)+trailer)
+	copy(buf, h[:])
+	if _, err := io.ReadFull(f, buf[headerSize:]); err != nil {
 		return nil, errBad
+	}
+	return checkEntry(buf, key)
+}
+
+// checkHeader checks the header h of an entry file of size bytes that
+// should hold key, and returns the length of its data. An entry over limit
+// is an error that is not errBad: a miss, not damage.
+func checkHeader(h []byte, key string, size, limit int64) (int64, error) {
+	if len(h) < headerSize || string(h[:len(magic)]) != magic || binary.LittleEndian.Uint32(h[8:]) != version {
+		return 0, errBad
 	}
 	klen := int64(binary.LittleEndian.Uint32(h[12:]))
 	dlen := binary.LittleEndian.Uint64(h[16:])
 	if klen != int64(len(key)) || dlen > MaxEntry ||
-		info.Size() != int64(headerSize)+klen+int64(dlen)+trailer {
-		return nil, errBad
+		size != int64(headerSize)+klen+int64(dlen)+trailer {
+		return 0, errBad
 	}
 	if int64(dlen) > limit {
-		return nil, errors.New("entry over the caller's limit") // a miss, not damage
+		return 0, errOverLimit
 	}
-	buf := make([]byte, info.Size()-int64(headerSize))
-	if _, err := io.ReadFull(f, buf); err != nil {
+	return int64(dlen), nil
+}
+
+var errOverLimit = errors.New("entry over the caller's limit")
+
+// checkEntry checks the checksum and the key of the whole entry file buf,
+// whose header checkHeader accepted, and returns its data.
+func checkEntry(buf []byte, key string) ([]byte, error) {
+	end := len(buf) - trailer
+	if crc32.Checksum(buf[:end], castagnoli) != binary.LittleEndian.Uint32(buf[end:]) ||
+		string(buf[headerSize:headerSize+len(key)]) != key {
 		return nil, errBad
 	}
-	crc := crc32.Update(crc32.Checksum(h[:], castagnoli), castagnoli, buf[:len(buf)-trailer])
-	if crc != binary.LittleEndian.Uint32(buf[len(buf)-trailer:]) || string(buf[:klen]) != key {
-		return nil, errBad
+	return buf[headerSize+len(key) : end : end], nil
+}
+
+// Encode returns the entry of key and data as a Store keeps it in a file:
+// header, key, data and checksum. Programs that keep entries elsewhere
+// (the sidecar objects of vfs.Options.Sidecar) store these bytes, and
+// read them back with Decode.
+func Encode(key string, data []byte) []byte {
+	buf := make([]byte, headerSize, headerSize+len(key)+len(data)+trailer)
+	copy(buf, magic)
+	binary.LittleEndian.PutUint32(buf[8:], version)
+	binary.LittleEndian.PutUint32(buf[12:], uint32(len(key)))
+	binary.LittleEndian.PutUint64(buf[16:], uint64(len(data)))
+	buf = append(buf, key...)
+	buf = append(buf, data...)
+	return binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf, castagnoli))
+}
+
+// Decode returns the data of entry, bytes that Encode made for key, if
+// they check: header, lengths, checksum and key. limit bounds the data (0
+// means MaxEntry). Any failure is an error: damaged bytes, an entry of
+// another key or another format version, or one over limit.
+func Decode(key string, entry []byte, limit int64) ([]byte, error) {
+	if limit <= 0 || limit > MaxEntry {
+		limit = MaxEntry
 	}
-	return buf[klen : len(buf)-trailer : len(buf)-trailer], nil
+	if _, err := checkHeader(entry, key, int64(len(entry)), limit); err != nil {
+		return nil, err
+	}
+	return checkEntry(entry, key)
+}
+
+// Name returns the name of the file, or object, that keeps the entry of
+// key: the hex SHA-256 of the key and the suffix ".pfi".
+func Name(key string) string {
+	h := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(h[:]) + suffix
 }
 
 // Put keeps data under key, replacing any earlier entry, and trims the
@@ -227,29 +287,13 @@ func (s *Store) Put(key string, data []byte) error {
 	if len(key) > maxKey || int64(len(data)) > MaxEntry || int64(len(data)) > s.budget/2 {
 		return errors.New("index cache: entry too large to keep")
 	}
-	var h [headerSize]byte
-	copy(h[:], magic)
-	binary.LittleEndian.PutUint32(h[8:], version)
-	binary.LittleEndian.PutUint32(h[12:], uint32(len(key)))
-	binary.LittleEndian.PutUint64(h[16:], uint64(len(data)))
-	crc := crc32.Checksum(h[:], castagnoli)
-	crc = crc32.Update(crc, castagnoli, []byte(key))
-	crc = crc32.Update(crc, castagnoli, data)
-	var t [trailer]byte
-	binary.LittleEndian.PutUint32(t[:], crc)
-
+	entry := Encode(key, data)
 	f, err := os.CreateTemp(s.dir, tmpPrefix+"*")
 	if err != nil {
 		return fmt.Errorf("index cache: %w", err)
 	}
 	tmp := f.Name()
-	_, err = f.Write(slices.Concat(h[:], []byte(key)))
-	if err == nil {
-		_, err = f.Write(data)
-	}
-	if err == nil {
-		_, err = f.Write(t[:])
-	}
+	_, err = f.Write(entry)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -261,7 +305,7 @@ func (s *Store) Put(key string, data []byte) error {
 		return fmt.Errorf("index cache: %w", err)
 	}
 	s.count(&s.puts)
-	s.wrote(int64(headerSize + len(key) + len(data) + trailer))
+	s.wrote(int64(len(entry)))
 	return nil
 }
 

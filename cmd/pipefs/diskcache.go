@@ -17,8 +17,11 @@ import (
 // os.UserCacheDir()/pipefs, or the directory $PIPEFS_CACHE_DIR names
 // ("off" turns it off): see vfs.DefaultDisk.
 type diskCacheFlags struct {
-	dir  string
-	size string
+	dir     string
+	size    string
+	sidecar string
+
+	mode vfs.SidecarMode // --sidecar, else $PIPEFS_SIDECAR
 
 	store *disk.Store // the store the flags ask for; nil for the default
 	off   bool        // --cache-dir=off
@@ -29,10 +32,24 @@ func (f *diskCacheFlags) add(fs *pflag.FlagSet) {
 		"directory of the index cache kept across runs (default $"+vfs.DiskCacheEnv+", else the user cache directory + /pipefs); \"off\" turns it off")
 	fs.StringVar(&f.size, "cache-size", "",
 		fmt.Sprintf("byte budget of the index cache, such as 512M (default %s)", formatLimit(disk.DefaultBudget)))
+	fs.StringVar(&f.sidecar, "sidecar", "",
+		"share indexes through the bucket, as objects NAME.pipefs/* beside each s3: or gs: archive: \"read\" reads them, \"write\" also writes the ones this run derives (default $"+sidecarEnv+", else off)")
 }
+
+// sidecarEnv is the environment variable that sets --sidecar's default.
+const sidecarEnv = "PIPEFS_SIDECAR"
 
 // setup opens the store the flags ask for.
 func (f *diskCacheFlags) setup(fs *pflag.FlagSet) error {
+	side, from := f.sidecar, "--sidecar"
+	if !fs.Changed("sidecar") {
+		side, from = os.Getenv(sidecarEnv), "$"+sidecarEnv
+	}
+	m, err := vfs.ParseSidecarMode(side)
+	if err != nil {
+		return fmt.Errorf("%s %q: want off, read or write", from, side)
+	}
+	f.mode = m
 	dir := strings.TrimSpace(f.dir)
 	if dir == "off" {
 		f.off = true
@@ -69,6 +86,6 @@ func (f *diskCacheFlags) setup(fs *pflag.FlagSet) error {
 
 // apply sets the store in o.
 func (f *diskCacheFlags) apply(o *vfs.Options) *vfs.Options {
-	o.Disk, o.NoDisk = f.store, f.off
+	o.Disk, o.NoDisk, o.Sidecar = f.store, f.off, f.mode
 	return o
 }

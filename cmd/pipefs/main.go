@@ -55,7 +55,10 @@
 // checkpoints, zstd frame tables) are kept on disk for later runs, in
 // os.UserCacheDir()/pipefs (--cache-dir or $PIPEFS_CACHE_DIR, "off" for
 // none), bounded by --cache-size (default 1G), so that a second listing
-// of a remote tar.gz reads its first block and decodes nothing.
+// of a remote tar.gz reads its first block and decodes nothing. With
+// --sidecar=write (or $PIPEFS_SIDECAR) they are also written beside s3: and
+// gs: archives in their bucket, as NAME.pipefs/HASH.pfi, and with read (or
+// write) another machine reads them there: see vfs.SidecarMode.
 //
 // Errors are printed as "pipefs: message", where the message names the
 // sub-URL that failed. The exit status is 0 on success, 1 when something

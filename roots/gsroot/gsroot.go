@@ -231,6 +231,24 @@ func (b *Backend) Get(ctx context.Context, name string, off, n int64, version st
 	return resp, nil
 }
 
+// Put writes data as object name in one upload: the sidecar indexes of
+// vfs.Options.Sidecar.
+func (b *Backend) Put(ctx context.Context, name string, data []byte) error {
+	w := b.bucket.Object(name).NewWriter(ctx)
+	w.ContentType = "application/octet-stream"
+	w.ChunkSize = 0 // one request, however large
+	_, err := w.Write(data)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return b.mapErr(ctx, name, -1, err)
+	}
+	return nil
+}
+
+var _ remote.Putter = (*Backend)(nil)
+
 func code(err error) int {
 	var ge *googleapi.Error
 	if errors.As(err, &ge) {

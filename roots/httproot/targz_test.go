@@ -7,6 +7,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pipefs/pipefs/fstest"
@@ -61,4 +62,30 @@ func TestRequestCountsTarGz(t *testing.T) {
 		})
 	}
 	fstest.Run(t, fstest.Case{Pipeline: srv.URL() + "/x.tar.gz|gzip:|pipefs.tar:", Files: files, Exhaustive: true})
+}
+
+// TestSidecarsNotOnHTTP: a plain HTTP server cannot hold sidecars, so a
+// pipeline with sidecars on sends the requests it sends without them.
+func TestSidecarsNotOnHTTP(t *testing.T) {
+	files := map[string][]byte{"big.bin": fstest.RandomBytes(3<<19, 3), "a.txt": []byte("alpha")}
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"x.tar.gz": fstest.TarGzBytes(files)})
+	var counts [3]int64
+	for i, m := range []vfs.SidecarMode{vfs.SidecarOff, vfs.SidecarRead, vfs.SidecarWrite} {
+		o := opts()
+		o.Cache, o.NoDisk, o.Sidecar = vfs.NewCache(0), true, m
+		counts[i], _ = counted(t, srv, func() {
+			fsys, err := vfs.OpenFS(context.Background(), srv.URL()+"/x.tar.gz|gzip:|pipefs.tar:", o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fsys.Close()
+			mustReadFile(t, fsys, "a.txt", files["a.txt"])
+		})
+		if strings.Contains(srv.LogString(), ".pipefs") {
+			t.Errorf("sidecars %v: a request for a sidecar:\n%s", m, srv.LogString())
+		}
+	}
+	if counts[1] != counts[0] || counts[2] != counts[0] {
+		t.Errorf("requests with sidecars off, read, write: %d, want the same", counts)
+	}
 }

@@ -1,6 +1,7 @@
 package s3root
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -149,6 +150,26 @@ func (b *Backend) Get(ctx context.Context, name string, off, n int64, version st
 	}
 	return resp, nil
 }
+
+// Put writes data as object name with PutObject: the sidecar indexes of
+// vfs.Options.Sidecar.
+func (b *Backend) Put(ctx context.Context, name string, data []byte) error {
+	bucket, key := b.locate(name)
+	err := b.call(ctx, "", func(opts ...func(*s3.Options)) error {
+		_, err := b.client.PutObject(ctx, &s3.PutObjectInput{
+			Bucket: aws.String(bucket), Key: aws.String(key),
+			Body: bytes.NewReader(data), ContentLength: aws.Int64(int64(len(data))),
+			ContentType: aws.String("application/octet-stream"),
+		}, opts...)
+		return err
+	})
+	if err != nil {
+		return b.mapErr(name, err)
+	}
+	return nil
+}
+
+var _ remote.Putter = (*Backend)(nil)
 
 // locate returns the bucket and key of name. For s3+http(s) the key is
 // the whole name and the request goes to the endpoint's root: GET /name is

@@ -188,6 +188,22 @@ type Fingerprinter interface {
 	Fingerprint() string
 }
 
+// A Sidecars blob is an object of a store that can keep small objects
+// beside it, named as the blob's object with a suffix appended: the
+// sidecar indexes that vfs.Options.Sidecar shares through the store. The
+// remote roots' blobs implement it; a store that cannot write objects
+// answers errors.ErrUnsupported to both methods.
+type Sidecars interface {
+	// ReadSidecar returns the object whose name is the blob's name with
+	// suffix appended, if it has at most limit bytes. An object that
+	// does not exist is an error matching fs.ErrNotExist; a larger one
+	// is an error matching ErrLimit.
+	ReadSidecar(ctx context.Context, suffix string, limit int64) ([]byte, error)
+	// WriteSidecar writes data as the object whose name is the blob's
+	// name with suffix appended, replacing any.
+	WriteSidecar(ctx context.Context, suffix string, data []byte) error
+}
+
 // A Versioned tree is a store with a history, such as an OCDBT database or
 // an Icechunk repository. Versions lists its versions, oldest first.
 type Versioned interface {

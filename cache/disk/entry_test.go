@@ -1,0 +1,66 @@
+package disk
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+// TestEncodeDecode: Decode gives back what Encode was given, and refuses
+// every damaged, truncated, foreign or oversized entry.
+func TestEncodeDecode(t *testing.T) {
+	key, data := "pipefs.tar v1\x00s3://b/a.tar\x00\"etag\"", bytes.Repeat([]byte("index "), 1000)
+	e := Encode(key, data)
+	got, err := Decode(key, e, 0)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("Decode = %d bytes, %v", len(got), err)
+	}
+	if _, err := Decode(key+"x", e, 0); err == nil {
+		t.Error("another key: no error")
+	}
+	if _, err := Decode(key, e, int64(len(data))-1); !errors.Is(err, errOverLimit) {
+		t.Errorf("over the limit: %v", err)
+	}
+	for i := range e {
+		d := bytes.Clone(e)
+		d[i] ^= 1
+		if _, err := Decode(key, d, 0); err == nil {
+			t.Fatalf("byte %d flipped: no error", i)
+		}
+	}
+	for n := range len(e) {
+		if _, err := Decode(key, e[:n], 0); err == nil {
+			t.Fatalf("cut to %d bytes: no error", n)
+		}
+	}
+	if got, err := Decode("", Encode("", nil), 0); err != nil || len(got) != 0 {
+		t.Errorf("empty entry: %q, %v", got, err)
+	}
+	// A Store reads what Encode writes: the same format.
+	s, err := Open(t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Put(key, data); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := s.Get(key, 0); !ok || !bytes.Equal(got, data) {
+		t.Errorf("Get after Put: %d bytes, %v", len(got), ok)
+	}
+}
+
+// FuzzDecode decodes arbitrary bytes as an entry: no panic, and what
+// decodes encodes back to the same bytes.
+func FuzzDecode(f *testing.F) {
+	f.Add("k", Encode("k", []byte("data")))
+	f.Add("", Encode("", nil))
+	f.Fuzz(func(t *testing.T, key string, entry []byte) {
+		data, err := Decode(key, entry, 1<<20)
+		if err != nil {
+			return
+		}
+		if !bytes.Equal(Encode(key, data), entry) {
+			t.Fatalf("Decode accepted %d bytes that Encode does not give back", len(entry))
+		}
+	})
+}

@@ -1,0 +1,195 @@
+package cloudtest
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pipefs/pipefs/cache/disk"
+	"github.com/pipefs/pipefs/fstest"
+	"github.com/pipefs/pipefs/vfs"
+
+	_ "github.com/pipefs/pipefs/adapters/gzipadapter" // the sidecar scenario reads a tar.gz
+	_ "github.com/pipefs/pipefs/adapters/taradapter"
+)
+
+// A SidecarStore is an object store, as the sidecar scenario of
+// CheckSidecars reads and writes it.
+type SidecarStore struct {
+	// URL is the pipeline of the object Put writes ("s3+http://host/bucket/data/src.tar.gz").
+	URL string
+	// Options returns the options of a new process: a vfs.Cache of its
+	// own, the index store on disk d (nil for none), and sidecar mode m.
+	Options func(d *disk.Store, m vfs.SidecarMode) *vfs.Options
+	// Put writes data as object name ("data/src.tar.gz"), relative to
+	// the object's bucket.
+	Put func(name string, data []byte)
+	// Get reads object name whole.
+	Get func(name string) []byte
+	// List returns the names of the objects whose names start with
+	// prefix, relative to the bucket.
+	List func(prefix string) []string
+	// Requests returns the requests the server saw since the last call
+	// (not those of Put, Get and List), one string each: a read holds the
+	// object's name, a write starts with PUT or POST.
+	Requests func() []string
+	// Object is the name of the object URL names, relative to its bucket
+	// ("data/src.tar.gz").
+	Object string
+}
+
+// sidecarFiles are the members of the tar.gz the scenario reads: over a
+// megabyte of incompressible bytes (so that listing it cold reads more
+// than the first read does) and some text members.
+func sidecarFiles(seed uint64) map[string][]byte {
+	files := map[string][]byte{"big/random.bin": fstest.RandomBytes(3<<19, seed)}
+	for i := range 40 {
+		files[fmt.Sprintf("text/%02d.txt", i)] = []byte(strings.Repeat(fmt.Sprintf("member %d of version %d\n", i, seed), 200+i))
+	}
+	return files
+}
+
+// CheckSidecars runs the sidecar scenario against st: one process derives
+// the indexes of a remote tar.gz and writes them as sidecars, another
+// process on another machine (an empty disk) reads them with one request
+// each and decodes nothing of the archive, a third finds them on its disk
+// and sends only the open. A damaged sidecar is a miss; a replaced object
+// gets sidecars of its own; SidecarRead writes nothing.
+func CheckSidecars(t *testing.T, st SidecarStore) {
+	ctx := context.Background()
+	files := sidecarFiles(1)
+	tgz := fstest.TarGzBytes(files)
+	st.Put(st.Object, tgz)
+	pipeline := st.URL + "|gzip:|pipefs.tar:"
+	prefix := st.Object + vfs.SidecarSuffix
+	newDisk := func() *disk.Store {
+		d, err := disk.Open(t.TempDir(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	// run lists the archive and reads one member, as a process would,
+	// and returns the requests the server saw.
+	run := func(name string, o *vfs.Options, want map[string][]byte) []string {
+		t.Helper()
+		st.Requests()
+		fsys, err := vfs.OpenFS(ctx, pipeline, o)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var got []string
+		err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				got = append(got, p)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if w := slices.Sorted(maps.Keys(want)); !slices.Equal(got, w) {
+			t.Fatalf("%s: listed %d files %q..., want %d", name, len(got), got[:min(3, len(got))], len(w))
+		}
+		if b, err := fs.ReadFile(fsys, "text/07.txt"); err != nil || string(b) != string(want["text/07.txt"]) {
+			t.Fatalf("%s: text/07.txt: %d bytes, %v", name, len(b), err)
+		}
+		fsys.Close()
+		return st.Requests()
+	}
+	// count counts the reads of sidecars (sidecar), of the archive
+	// (!sidecar), or the writes (write), which are all of sidecars: the
+	// scenario writes its objects to the server directly.
+	count := func(reqs []string, sidecar, write bool) int {
+		n := 0
+		for _, r := range reqs {
+			w := strings.HasPrefix(r, "PUT ") || strings.HasPrefix(r, "POST ")
+			if w == write && (write || strings.Contains(r, ".pipefs") == sidecar) {
+				n++
+			}
+		}
+		return n
+	}
+
+	// The first process derives both indexes (gzip checkpoints, tar
+	// member table) and writes each as a sidecar.
+	first := run("writer", st.Options(newDisk(), vfs.SidecarWrite), files)
+	if n := count(first, true, true); n != 2 {
+		t.Fatalf("the writer wrote %d sidecars, want 2 (gzip and tar):\n%s", n, strings.Join(first, "\n"))
+	}
+	sides := st.List(prefix)
+	if len(sides) != 2 {
+		t.Fatalf("objects %s*: %q, want 2", prefix, sides)
+	}
+
+	// Another machine, its disk empty: the open, one read of each
+	// sidecar, and for the member only what its checkpoint needs.
+	d2 := newDisk()
+	listOnly := func(o *vfs.Options) []string {
+		st.Requests()
+		fsys, err := vfs.OpenFS(ctx, pipeline, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fsys.Close()
+		if _, err := fs.ReadDir(fsys, "text"); err != nil {
+			t.Fatal(err)
+		}
+		return st.Requests()
+	}
+	second := listOnly(st.Options(d2, vfs.SidecarRead))
+	if len(second) != 3 || count(second, true, false) != 2 {
+		t.Errorf("listing on another machine: %d requests, want 3 (the open and two sidecars):\n%s", len(second), strings.Join(second, "\n"))
+	}
+	if d2.Stats().Puts != 2 {
+		t.Errorf("the machine kept %d sidecars on its disk, want 2", d2.Stats().Puts)
+	}
+	// A later process on that machine: the open alone.
+	if third := listOnly(st.Options(d2, vfs.SidecarRead)); len(third) != 1 || count(third, true, false) != 0 {
+		t.Errorf("listing with the sidecars on disk: %d requests, want 1:\n%s", len(third), strings.Join(third, "\n"))
+	}
+	// And the whole run, with the member, reads no sidecar again.
+	withDisk := run("reader with disk", st.Options(d2, vfs.SidecarRead), files)
+	if count(withDisk, true, false) != 0 || count(withDisk, true, true) != 0 {
+		t.Errorf("reader with the sidecars on disk:\n%s", strings.Join(withDisk, "\n"))
+	}
+
+	// A damaged sidecar is a miss: the reader derives the index itself,
+	// lists what the archive holds, and in SidecarRead writes nothing.
+	for _, name := range sides {
+		b := st.Get(name)
+		b[len(b)/2] ^= 0x40
+		st.Put(name, b)
+	}
+	reqs := run("damaged sidecars", st.Options(newDisk(), vfs.SidecarRead), files)
+	if count(reqs, true, false) != 2 || count(reqs, true, true) != 0 || count(reqs, false, false) < 3 {
+		t.Errorf("with damaged sidecars: want two sidecar reads, no write, and the archive read:\n%s", strings.Join(reqs, "\n"))
+	}
+
+	// A replaced object has a new version, so new sidecars: the old ones
+	// are never read for it.
+	files2 := sidecarFiles(2)
+	st.Put(st.Object, fstest.TarGzBytes(files2))
+	reqs = run("replaced", st.Options(newDisk(), vfs.SidecarWrite), files2)
+	if count(reqs, true, true) != 2 {
+		t.Errorf("the object replaced: %d sidecars written, want 2:\n%s", count(reqs, true, true), strings.Join(reqs, "\n"))
+	}
+	if got := st.List(prefix); len(got) != 4 {
+		t.Errorf("objects %s*: %q, want the 2 of each version", prefix, got)
+	}
+	// Off, the default: no sidecar is read or written.
+	if reqs := run("off", st.Options(nil, vfs.SidecarOff), files2); count(reqs, true, false)+count(reqs, true, true) != 0 {
+		t.Errorf("sidecars off:\n%s", strings.Join(reqs, "\n"))
+	}
+	// A reader with no disk at all reads the sidecars, then the archive
+	// as a reader with the indexes on its disk does.
+	reqs = run("reader without a disk", st.Options(nil, vfs.SidecarRead), files2)
+	if count(reqs, true, false) != 2 || count(reqs, false, false) != count(withDisk, false, false) {
+		t.Errorf("reader without a disk: want two sidecar reads, then the %d reads of a reader with the indexes on disk:\n%s",
+			count(withDisk, false, false), strings.Join(reqs, "\n"))
+	}
+}

@@ -1,0 +1,111 @@
+package s3root_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/pipefs/pipefs/cache/disk"
+	"github.com/pipefs/pipefs/fstest"
+	"github.com/pipefs/pipefs/fstest/cloudtest"
+	"github.com/pipefs/pipefs/roots/s3root"
+	"github.com/pipefs/pipefs/vfs"
+)
+
+// TestSidecars shares the indexes of a tar.gz between processes through
+// the bucket that holds it, on versitygw: see cloudtest.CheckSidecars.
+func TestSidecars(t *testing.T) {
+	needGW(t)
+	bucket(t, "side", false)
+	ctx := context.Background()
+	admin := gw.Admin()
+	cloudtest.CheckSidecars(t, cloudtest.SidecarStore{
+		URL:    "s3://side/data/src.tar.gz",
+		Object: "data/src.tar.gz",
+		Options: func(d *disk.Store, m vfs.SidecarMode) *vfs.Options {
+			o := withS3(&s3root.Options{Config: cfg, Endpoint: "http://" + gwProxy.Addr})
+			o.Cache, o.Disk, o.NoDisk, o.Sidecar = vfs.NewCache(0), d, d == nil, m
+			return o
+		},
+		Put: func(name string, data []byte) { put(t, "side", name, data) },
+		Get: func(name string) []byte {
+			out, err := admin.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("side"), Key: aws.String(name)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer out.Body.Close()
+			b, err := io.ReadAll(out.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		},
+		List: func(prefix string) []string {
+			out, err := admin.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("side"), Prefix: aws.String(prefix)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, o := range out.Contents {
+				names = append(names, aws.ToString(o.Key))
+			}
+			return names
+		},
+		Requests: gwProxy.Take,
+	})
+}
+
+// TestSidecarWriteDenied: a sidecar the bucket refuses is logged once,
+// and the process reads the archive as without sidecars.
+func TestSidecarWriteDenied(t *testing.T) {
+	needGW(t)
+	bucket(t, "side", false)
+	files := map[string][]byte{"big.bin": fstest.RandomBytes(3<<19, 9), "a.txt": []byte("alpha\n")}
+	put(t, "side", "denied/src.tar.gz", fstest.TarGzBytes(files))
+	// The proxy breaks the signature of every write: versitygw answers 403.
+	deny := newCounter(t, gw.Addr, func(r *http.Request) {
+		if r.Method == http.MethodPut {
+			r.Header.Set("Authorization", strings.Replace(r.Header.Get("Authorization"), "Signature=", "Signature=0", 1))
+		}
+	})
+	defer deny.Close()
+	var logged bytes.Buffer
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logged, nil)))
+
+	o := withS3(&s3root.Options{Config: cfg, Endpoint: "http://" + deny.Addr})
+	o.Cache, o.NoDisk, o.Sidecar = vfs.NewCache(0), true, vfs.SidecarWrite
+	fsys, err := vfs.OpenFS(context.Background(), "s3://side/denied/src.tar.gz|gzip:|pipefs.tar:", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := fs.ReadFile(fsys, "a.txt"); err != nil || string(b) != "alpha\n" {
+		t.Fatalf("ReadFile = %q, %v", b, err)
+	}
+	if err := fsys.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var puts int
+	for _, r := range deny.Take() {
+		if strings.HasPrefix(r, "PUT ") {
+			puts++
+		}
+	}
+	if puts != 2 {
+		t.Errorf("%d writes, want 2 (gzip and tar), both refused", puts)
+	}
+	if n := strings.Count(logged.String(), "cannot write the sidecar index"); n != 1 {
+		t.Errorf("logged %d warnings, want 1:\n%s", n, logged.String())
+	}
+	if !strings.Contains(logged.String(), "s3://side/denied/src.tar.gz") || !strings.Contains(logged.String(), "permission denied") || !strings.Contains(logged.String(), "--sidecar=read") {
+		t.Errorf("the warning does not name the object and the cause:\n%s", logged.String())
+	}
+}

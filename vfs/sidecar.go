@@ -1,0 +1,157 @@
+package vfs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pipefs/pipefs/cache/disk"
+	"github.com/pipefs/pipefs/vfs/driver"
+)
+
+// SidecarMode says whether the indexes drivers derive (Env.DiskIndex) are
+// shared through the store that holds the archive, as sidecar objects
+// beside its object.
+//
+// An index derived from object NAME of a bucket is kept as the object
+// NAME.pipefs/HASH.pfi, where HASH is the SHA-256 of what the index is of:
+// the driver's kind and the input's Env.Key, which holds the canonical
+// pipeline and the version (ETag, generation) of the object. An object
+// replaced by a new version is thus never read with the index of the old
+// one, whose sidecar stays until removed (by a lifecycle rule on the
+// ".pipefs/" names, for example). The bytes are those of a disk.Store
+// entry (disk.Encode): the key itself and a checksum, checked on load,
+// and the driver decodes the index as untrusted input, as from the disk.
+//
+// Sidecars need a first sub-URL whose blob can keep them: the s3, s3+http,
+// s3+https and gs roots (driver.Sidecars). An object under 1 MiB keeps
+// none, since reading it costs about what reading a sidecar would, and
+// neither does a zip's central directory, one read of the archive's tail. Only the first blob of a
+// pipeline keeps sidecars: the indexes of archives nested in it sit
+// beside it too, under their own keys. A machine that finds no copy on
+// its own disk (Options.Disk) reads the sidecar, one request, and keeps it
+// on disk. With SidecarWrite, an index a process derives is written as a
+// sidecar (one request) as well as to the disk; a write that fails (no
+// permission, say) is logged, once per object, with log/slog's default
+// logger, and the process goes on without it. Sidecars are written by
+// processes that derived an index, not by ones that loaded it, so an index
+// a machine kept on its disk before sidecars were on is not written.
+type SidecarMode int
+
+const (
+	// SidecarOff keeps indexes on the machine only (Options.Disk).
+	SidecarOff SidecarMode = iota
+	// SidecarRead reads the sidecars that other processes wrote, but
+	// writes none: for readers of a bucket they may not write to.
+	SidecarRead
+	// SidecarWrite reads sidecars, and writes the indexes the process
+	// derives as sidecars.
+	SidecarWrite
+)
+
+// String returns "off", "read" or "write".
+func (m SidecarMode) String() string {
+	switch m {
+	case SidecarOff:
+		return "off"
+	case SidecarRead:
+		return "read"
+	case SidecarWrite:
+		return "write"
+	}
+	return fmt.Sprintf("SidecarMode(%d)", int(m))
+}
+
+// ParseSidecarMode returns the mode that s names: "off", "read" or
+// "write" (case and surrounding spaces ignored; "" is off).
+func ParseSidecarMode(s string) (SidecarMode, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "off":
+		return SidecarOff, nil
+	case "read":
+		return SidecarRead, nil
+	case "write":
+		return SidecarWrite, nil
+	}
+	return 0, fmt.Errorf("sidecar mode %q: want off, read or write: %w", s, fs.ErrInvalid)
+}
+
+// SidecarSuffix is what is appended to the name of an object to name its
+// sidecars: NAME.pipefs/HASH.pfi.
+const SidecarSuffix = ".pipefs/"
+
+// sidecarMinSize is the size under which an object keeps no sidecars:
+// reading the object whole costs about what reading a sidecar would.
+const sidecarMinSize = 1 << 20
+
+// sidecarTimeout bounds one read or write of a sidecar, which runs
+// outside the context of any call (a driver loads and stores indexes when
+// it needs to, perhaps at Close).
+const sidecarTimeout = time.Minute
+
+// sidecar is where the indexes of one pipeline's first blob are shared.
+type sidecar struct {
+	b     driver.Sidecars
+	write bool
+	url   string // the first sub-URL, for messages
+}
+
+// sidecar returns where env's indexes are shared, nil when nowhere.
+func (env *Env) sidecar() *sidecar {
+	if env.side == nil || env.Options == nil || env.Options.Sidecar == SidecarOff {
+		return nil
+	}
+	return &sidecar{b: env.side, write: env.Options.Sidecar == SidecarWrite, url: env.sideURL}
+}
+
+// load reads the index of key, checks it, and returns its data.
+func (s *sidecar) load(key string, limit int64) ([]byte, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), sidecarTimeout)
+	defer cancel()
+	// The entry holds the key and a header and a checksum besides the data.
+	b, err := s.b.ReadSidecar(ctx, SidecarSuffix+disk.Name(key), limit+int64(len(key))+64)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errors.ErrUnsupported) {
+			s.warn("read", err)
+		}
+		return nil, false
+	}
+	data, err := disk.Decode(key, b, limit)
+	if err != nil {
+		// Damaged, of another key or format version: a miss. A process
+		// that derives the index again writes it anew.
+		return nil, false
+	}
+	return data, true
+}
+
+// store writes data as the index of key, in SidecarWrite mode.
+func (s *sidecar) store(key string, data []byte) {
+	if !s.write {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sidecarTimeout)
+	defer cancel()
+	if err := s.b.WriteSidecar(ctx, SidecarSuffix+disk.Name(key), disk.Encode(key, data)); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		s.warn("write", err)
+	}
+}
+
+// warned holds the objects whose sidecar failures were logged.
+var warned sync.Map
+
+func (s *sidecar) warn(op string, err error) {
+	if _, dup := warned.LoadOrStore(op+"\x00"+s.url, true); dup {
+		return
+	}
+	hint := "going on without it"
+	if op == "write" {
+		hint = "going on without it; where this process may not write to the bucket, read sidecars only (SidecarRead, pipefs --sidecar=read)"
+	}
+	slog.Warn("cannot "+op+" the sidecar index of "+s.url+"; "+hint, "err", err)
+}
