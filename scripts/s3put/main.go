@@ -1,0 +1,61 @@
+// Command s3put uploads files to an S3 server, creating the bucket if it
+// does not exist: the setup of scripts/sidecarbench.sh, which measures
+// sidecar indexes on a local versitygw.
+//
+//	s3put ENDPOINT BUCKET FILE...
+//
+// Each FILE is stored under its base name. The keys come from
+// AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; addressing is path style.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "s3put:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	if len(args) < 3 {
+		return fmt.Errorf("usage: s3put ENDPOINT BUCKET FILE...")
+	}
+	c := s3.New(s3.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(args[0]),
+		UsePathStyle: true,
+		Credentials:  credentials.NewStaticCredentialsProvider(os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"), ""),
+	})
+	bucket := args[1]
+	if _, err := c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+			return err
+		}
+	}
+	for _, name := range args[2:] {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		info, err := f.Stat()
+		if err == nil {
+			_, err = c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(filepath.Base(name)),
+				Body: f, ContentLength: aws.Int64(info.Size())})
+		}
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
