@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"context"
 	"os"
 	"strings"
 	"sync"
@@ -104,8 +105,9 @@ func (d DiskIndex) LocalOnly() DiskIndex {
 	return d
 }
 
-// Load returns the stored index, if there is one of at most limit bytes.
-func (d DiskIndex) Load(limit int64) ([]byte, bool) {
+// Load returns the stored index, if there is one of at most limit bytes
+// (0 means disk.MaxEntry). ctx bounds the read of a sidecar.
+func (d DiskIndex) Load(ctx context.Context, limit int64) ([]byte, bool) {
 	if d.s != nil {
 		if b, ok := d.s.Get(d.key, limit); ok {
 			return b, true
@@ -114,7 +116,7 @@ func (d DiskIndex) Load(limit int64) ([]byte, bool) {
 	if d.side == nil {
 		return nil, false
 	}
-	b, ok := d.side.load(d.key, limit)
+	b, ok := d.side.load(ctx, d.key, limit)
 	if ok && d.s != nil {
 		d.s.Put(d.key, b)
 	}

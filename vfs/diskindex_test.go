@@ -54,11 +54,11 @@ func TestDiskIndex(t *testing.T) {
 		t.Fatal("no place for a versioned input with Options.Disk")
 	}
 	d.Store([]byte("index"))
-	if b, ok := open(versioned, &vfs.Options{Cache: vfs.NewCache(0), Disk: store}).Load(0); !ok || string(b) != "index" {
+	if b, ok := open(versioned, &vfs.Options{Cache: vfs.NewCache(0), Disk: store}).Load(context.Background(), 0); !ok || string(b) != "index" {
 		t.Errorf("another cache with the same store: Load = %q, %v", b, ok)
 	}
 	other := fingerprinted{driver.BytesBlob(data, nil), "etag-2"}
-	if _, ok := open(other, &vfs.Options{Cache: vfs.NewCache(0), Disk: store}).Load(0); ok {
+	if _, ok := open(other, &vfs.Options{Cache: vfs.NewCache(0), Disk: store}).Load(context.Background(), 0); ok {
 		t.Error("another version of the object loaded the index")
 	}
 	c := vfs.NewCache(0)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pipefs/pipefs/cache/disk"
@@ -23,22 +24,31 @@ import (
 // the driver's kind and the input's Env.Key, which holds the canonical
 // pipeline and the version (ETag, generation) of the object. An object
 // replaced by a new version is thus never read with the index of the old
-// one, whose sidecar stays until removed (by a lifecycle rule on the
-// ".pipefs/" names, for example). The bytes are those of a disk.Store
-// entry (disk.Encode): the key itself and a checksum, checked on load,
-// and the driver decodes the index as untrusted input, as from the disk.
+// one; the old sidecars stay until removed (delete NAME.pipefs/ with the
+// object). The bytes are those of a disk.Store entry (disk.Encode): the
+// key itself and a checksum, checked from the header on before the rest
+// is read (disk.ReadEntry), and the driver then decodes the index as
+// untrusted input, as from the disk. Sidecars are objects like any other:
+// a listing of the bucket shows NAME.pipefs/ as a directory.
 //
 // Sidecars need a first sub-URL whose blob can keep them: the s3, s3+http,
 // s3+https and gs roots (driver.Sidecars). An object under 1 MiB keeps
 // none, since reading it costs about what reading a sidecar would, and
-// neither does a zip's central directory, one read of the archive's tail. Only the first blob of a
-// pipeline keeps sidecars: the indexes of archives nested in it sit
-// beside it too, under their own keys. A machine that finds no copy on
-// its own disk (Options.Disk) reads the sidecar, one request, and keeps it
-// on disk. With SidecarWrite, an index a process derives is written as a
-// sidecar (one request) as well as to the disk; a write that fails (no
-// permission, say) is logged, once per object, with log/slog's default
-// logger, and the process goes on without it. Sidecars are written by
+// neither does a zip's central directory, one read of the archive's tail.
+// Only the first blob of a pipeline keeps sidecars: the indexes of
+// archives nested in it sit beside it too, under their own keys. A
+// tar.gz has three: the gzip stream's head (its header and size), its
+// checkpoints, and the tar member table; a listing reads the head and the
+// table, and the checkpoints are read when a member is.
+//
+// A machine that finds no copy on its own disk (Options.Disk) reads the
+// sidecar, one request bounded by the context of the call that needs it,
+// and keeps it on disk; a sidecar that is missing, that the process may
+// not read, or that fails its checks is a miss. With SidecarWrite, an
+// index a process derives is written as a sidecar (one request, when it
+// is complete or at Close) as well as to the disk; a write that fails (no
+// permission, say) is logged with log/slog's default logger, once per
+// object, and the process goes on without it. Sidecars are written by
 // processes that derived an index, not by ones that loaded it, so an index
 // a machine kept on its disk before sidecars were on is not written.
 type SidecarMode int
@@ -89,9 +99,9 @@ const SidecarSuffix = ".pipefs/"
 // reading the object whole costs about what reading a sidecar would.
 const sidecarMinSize = 1 << 20
 
-// sidecarTimeout bounds one read or write of a sidecar, which runs
-// outside the context of any call (a driver loads and stores indexes when
-// it needs to, perhaps at Close).
+// sidecarTimeout bounds one write of a sidecar, which runs outside the
+// context of any call (a driver stores an index when it completes, perhaps
+// at Close), with a further second per MiB written.
 const sidecarTimeout = time.Minute
 
 // sidecar is where the indexes of one pipeline's first blob are shared.
@@ -109,44 +119,54 @@ func (env *Env) sidecar() *sidecar {
 	return &sidecar{b: env.side, write: env.Options.Sidecar == SidecarWrite, url: env.sideURL}
 }
 
-// load reads the index of key, checks it, and returns its data.
-func (s *sidecar) load(key string, limit int64) ([]byte, bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), sidecarTimeout)
-	defer cancel()
-	// The entry holds the key and a header and a checksum besides the data.
-	b, err := s.b.ReadSidecar(ctx, SidecarSuffix+disk.Name(key), limit+int64(len(key))+64)
+// load reads the index of key, checks it, and returns its data. A
+// sidecar that is not there, or that this process may not read, is a
+// miss; one over limit (0 means disk.MaxEntry), or damaged, is refused
+// from its header, before its data is read.
+func (s *sidecar) load(ctx context.Context, key string, limit int64) ([]byte, bool) {
+	body, size, err := s.b.OpenSidecar(ctx, SidecarSuffix+disk.Name(key))
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errors.ErrUnsupported) {
+		// A store answers a reader who may not list the bucket 403 for
+		// an object that does not exist.
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) && ctx.Err() == nil {
 			s.warn("read", err)
 		}
 		return nil, false
 	}
-	data, err := disk.Decode(key, b, limit)
+	defer body.Close()
+	data, err := disk.ReadEntry(body, size, key, limit)
 	if err != nil {
-		// Damaged, of another key or format version: a miss. A process
-		// that derives the index again writes it anew.
+		// Damaged, of another key or format version, or too large: a
+		// miss. A process that derives the index again writes it anew.
 		return nil, false
 	}
 	return data, true
 }
 
-// store writes data as the index of key, in SidecarWrite mode.
+// store writes data as the index of key, in SidecarWrite mode. An index
+// that a disk.Store would not keep (over disk.MaxEntry) is not written.
 func (s *sidecar) store(key string, data []byte) {
-	if !s.write {
+	if !s.write || int64(len(data)) > disk.MaxEntry {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), sidecarTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), sidecarTimeout+time.Duration(len(data)>>20)*time.Second)
 	defer cancel()
-	if err := s.b.WriteSidecar(ctx, SidecarSuffix+disk.Name(key), disk.Encode(key, data)); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+	if err := s.b.WriteSidecar(ctx, SidecarSuffix+disk.Name(key), disk.Encode(key, data)); err != nil {
 		s.warn("write", err)
 	}
 }
 
-// warned holds the objects whose sidecar failures were logged.
-var warned sync.Map
+// warned holds the objects whose sidecar failures were logged, and
+// warnings counts them: a process logs at most maxWarnings.
+var (
+	warned   sync.Map
+	warnings atomic.Int64
+)
+
+const maxWarnings = 32
 
 func (s *sidecar) warn(op string, err error) {
-	if _, dup := warned.LoadOrStore(op+"\x00"+s.url, true); dup {
+	if _, dup := warned.LoadOrStore(op+"\x00"+s.url, true); dup || warnings.Add(1) > maxWarnings {
 		return
 	}
 	hint := "going on without it"

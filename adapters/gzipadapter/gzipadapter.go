@@ -10,6 +10,9 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"math"
+	"reflect"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -237,9 +240,11 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 		key = fmt.Sprintf("gzip\x00%s\x00%d\x00%d\x00%d", env.Key, info.Size(), info.ModTime().UnixNano(), iopts.EffectiveSpacing())
 	}
 	disk := env.DiskIndex(fmt.Sprintf("gzip v%d spacing %d", diskVersion, iopts.EffectiveSpacing()))
-	// The index kept on disk holds the first member's header: a restored
-	// stream reads nothing at open.
-	h, data, saved := restore(env, disk, key, info.Size(), iopts)
+	head := env.DiskIndex(fmt.Sprintf("gzip head v%d spacing %d", headVersion, iopts.EffectiveSpacing()))
+	// The head kept on disk holds the first member's header and the
+	// output size: a stream opened from it reads nothing at open, and
+	// loads the index kept beside it when it first decodes.
+	h, data, hsize, pending := loadHead(ctx, env, head, key, info.Size())
 	if h == nil {
 		var err error
 		h, data, err = readHeader(ctx, src, 0, info.Size(), lim.MaxNameLength)
@@ -271,6 +276,7 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 				return z.Size(), nil
 			}
 		}
+		b.load(ctx, math.MaxInt64)
 		n, err := s.Size(ctx)
 		if errors.Is(err, driver.ErrCorrupt) || errors.Is(err, driver.ErrLimit) {
 			s.Forget() // a bad stream's partial index is not kept
@@ -282,19 +288,28 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 		if n := z.known(); n >= 0 {
 			return n
 		}
-		return s.Index().Size()
+		if n := s.Index().Size(); n >= 0 {
+			return n
+		}
+		return hsize
 	}
 	b = &blob{
 		s:     s,
 		disk:  disk,
+		head:  head,
 		hdr:   h,
 		data:  data,
 		bgzf:  z,
 		info:  lazysize.New(ctx, outputName(h.Name, info.Name()), info.Mode(), mtime, h, size, known, lim.MaxFileSize),
 		csize: driver.CompressedSize(src),
 	}
-	b.saved.Store(saved && s.Index().Complete() || !disk.Enabled())
-	b.points, _ = s.Index().Stats()
+	b.saved.Store(pending && hsize >= 0 || !disk.Enabled())
+	n, _ := s.Index().Stats()
+	b.points.Store(int64(n))
+	if pending {
+		b.pending = func(ctx context.Context) { b.loadIndex(ctx, env, info.Size(), iopts) }
+		b.spacing = iopts.EffectiveSpacing()
+	}
 	return driver.Location{Blob: b}, nil
 }
 
@@ -320,15 +335,21 @@ func safeName(s string) bool {
 
 // blob is the decompressed stream.
 type blob struct {
-	s      *inflate.Stream
-	disk   vfs.DiskIndex // where the complete index is kept across processes
-	saved  atomic.Bool   // the complete index is kept on disk, or has no place there
-	points int           // checkpoints of the index at open
-	hdr    *gzip.Header  // the first member\'s header, kept with the index
-	data   int64         // the offset of the first member\'s DEFLATE data
-	bgzf   *bgzf         // for a first member with the BGZF BC subfield, else nil
-	info   *lazysize.Info
-	csize  int64
+	s    *inflate.Stream
+	disk vfs.DiskIndex // where the complete index is kept across processes
+	head vfs.DiskIndex // where the header and size are kept beside it
+	// pending loads the index kept on disk, once, before the first
+	// decode (see load); nil when there is none to load.
+	pending func(context.Context)
+	loaded  sync.Once
+	spacing int64        // of the index's checkpoints
+	saved   atomic.Bool  // the complete index is kept on disk, or has no place there
+	points  atomic.Int64 // checkpoints of the index at open, or once loaded
+	hdr     *gzip.Header // the first member\'s header, kept with the index
+	data    int64        // the offset of the first member\'s DEFLATE data
+	bgzf    *bgzf        // for a first member with the BGZF BC subfield, else nil
+	info    *lazysize.Info
+	csize   int64
 }
 
 var (
@@ -340,7 +361,18 @@ var (
 
 func (b *blob) Stat() fs.FileInfo { return b.info }
 
+// load loads the index kept on disk before the first decode from off,
+// if the stream was opened from the head kept beside it and off is past
+// the first checkpoint the index can have (a read of the stream's start,
+// as format detection does, decodes from there in any case).
+func (b *blob) load(ctx context.Context, off int64) {
+	if b.pending != nil && off >= b.spacing {
+		b.loaded.Do(func() { b.pending(ctx) })
+	}
+}
+
 func (b *blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	b.load(ctx, off)
 	if b.bgzf != nil {
 		if off < 0 {
 			return b.s.ReadAt(ctx, p, off) // the stream's error
@@ -365,7 +397,14 @@ func (b *blob) save() {
 	if b.saved.Load() || !b.s.Index().Complete() || !b.saved.CompareAndSwap(false, true) {
 		return
 	}
-	b.disk.Store(encodeDisk(b.hdr, b.data, b.s.Index().Encode()))
+	b.store()
+}
+
+// store keeps the stream's index, and the head beside it, on disk.
+func (b *blob) store() {
+	ix := b.s.Index()
+	b.disk.Store(encodeDisk(b.hdr, b.data, ix.Encode()))
+	b.head.Store(encodeHead(b.hdr, b.data, ix.Size()))
 }
 
 // savePartial keeps the stream's index on disk when it is not complete but
@@ -375,37 +414,64 @@ func (b *blob) savePartial() {
 	if b.saved.Load() {
 		return
 	}
-	if n, _ := b.s.Index().Stats(); n > b.points && !b.s.Index().Complete() {
-		b.disk.Store(encodeDisk(b.hdr, b.data, b.s.Index().Encode()))
+	if n, _ := b.s.Index().Stats(); int64(n) > b.points.Load() && !b.s.Index().Complete() {
+		b.store()
 	}
 }
 
-// restore loads the index kept on disk for the stream into env.Cache,
-// unless the cache holds one, and returns the first member's header and
-// data offset kept with it; h is nil when nothing was restored. A kept
-// index that does not decode is removed.
-func restore(env *vfs.Env, disk vfs.DiskIndex, key string, srcSize int64, o *inflate.Options) (h *gzip.Header, data int64, ok bool) {
-	if key == "" || !disk.Enabled() || inflate.Cached(env.Cache, key) {
-		return nil, 0, false
+// loadHead returns the first member's header, its data offset and the
+// output size (-1 when unknown) that the head kept on disk holds, unless
+// env.Cache holds the stream's index; h is nil when there is none.
+func loadHead(ctx context.Context, env *vfs.Env, head vfs.DiskIndex, key string, srcSize int64) (h *gzip.Header, data, size int64, ok bool) {
+	if key == "" || !head.Enabled() || inflate.Cached(env.Cache, key) {
+		return nil, 0, -1, false
 	}
-	b, ok := disk.Load(inflate.EncodedLimit(env.Limits, o.EffectiveSpacing()) + maxExtra + 2*int64(env.Limits.MaxNameLength) + 64)
+	b, ok := head.Load(ctx, maxExtra+2*int64(env.Limits.MaxNameLength)+64)
 	if !ok {
-		return nil, 0, false
+		return nil, 0, -1, false
 	}
-	h, data, ix, err := decodeDisk(b, srcSize, env.Limits.MaxNameLength)
-	if err == nil {
-		err = inflate.Restore(env.Cache, key, ix, data, srcSize)
-	}
+	h, data, size, err := decodeHead(b, srcSize, env.Limits.MaxNameLength)
 	if err != nil {
-		disk.Remove()
-		return nil, 0, false
+		head.Remove()
+		return nil, 0, -1, false
 	}
-	return h, data, true
+	return h, data, size, true
+}
+
+// loadIndex loads the index kept on disk into the stream's, which has
+// learned nothing yet, before the first decode. Without one that decodes
+// (evicted, damaged, or not of the head's stream), the stream builds its
+// own, which is kept once complete.
+func (b *blob) loadIndex(ctx context.Context, env *vfs.Env, srcSize int64, o *inflate.Options) {
+	raw, ok := b.disk.Load(ctx, inflate.EncodedLimit(env.Limits, o.EffectiveSpacing())+maxExtra+2*int64(env.Limits.MaxNameLength)+64)
+	var err error
+	if ok {
+		var h *gzip.Header
+		var data int64
+		var ix []byte
+		h, data, ix, err = decodeDisk(raw, srcSize, env.Limits.MaxNameLength)
+		if err == nil && (data != b.data || !reflect.DeepEqual(h, b.hdr)) {
+			err = driver.Corruptf("the kept index is not of the kept header's stream")
+		}
+		if err == nil {
+			err = b.s.Index().Load(ix, data, srcSize)
+		}
+		if err != nil {
+			b.disk.Remove()
+		}
+	}
+	if !ok || err != nil {
+		b.saved.Store(false)
+		return
+	}
+	n, _ := b.s.Index().Stats()
+	b.points.Store(int64(n))
 }
 
 // Stream reads the output forward from off, building the index and
 // learning the size on its way (see the package documentation).
 func (b *blob) Stream(ctx context.Context, off int64) (io.ReadCloser, error) {
+	b.load(ctx, off)
 	return b.s.Stream(ctx, off)
 }
 

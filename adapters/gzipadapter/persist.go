@@ -63,3 +63,34 @@ func decodeDisk(b []byte, size int64, maxName int) (*gzip.Header, int64, []byte,
 	}
 	return h, data, ix, nil
 }
+
+// headVersion is the version of the small entry kept beside the index
+// (vfs.DiskIndex of headKind): what encodeDisk writes, with the stream's
+// output size in place of the index (as a varint, -1 while unknown). A
+// process reads it at open, and the index, which may be megabytes of
+// windows, only when it decodes: a listing served from a tar member
+// table reads no index at all.
+const headVersion = 1
+
+func encodeHead(h *gzip.Header, data, size int64) []byte {
+	var e indexenc.Encoder
+	e.Int(size)
+	return encodeDisk(h, data, e.Bytes())
+}
+
+// decodeHead decodes what encodeHead wrote for an input of srcSize bytes.
+func decodeHead(b []byte, srcSize int64, maxName int) (h *gzip.Header, data, size int64, err error) {
+	h, data, rest, err := decodeDisk(b, srcSize, maxName)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	d := indexenc.NewDecoder(rest)
+	size = d.Int()
+	if size < -1 {
+		d.Fail("output size %d", size)
+	}
+	if err := d.Done(); err != nil {
+		return nil, 0, 0, err
+	}
+	return h, data, size, nil
+}

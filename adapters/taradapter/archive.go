@@ -115,12 +115,12 @@ func (sh *shared) setDisk(d vfs.DiskIndex) {
 
 // load returns the members that a scan of the archive found, as kept on
 // disk, or nil. A kept index that does not decode is removed.
-func (a *Archive) load() *scanned {
+func (a *Archive) load(ctx context.Context) *scanned {
 	size := int64(-1)
 	if info := a.blob.Stat(); sizeKnown(info) {
 		size = info.Size()
 	}
-	b, ok := a.sh.disk.Load(maxMetaBytes + int64(a.lim.MaxEntries)*256)
+	b, ok := a.sh.disk.Load(ctx, maxMetaBytes+int64(a.lim.MaxEntries)*256)
 	if !ok {
 		return nil
 	}
@@ -152,7 +152,7 @@ func (a *Archive) index(ctx context.Context) (*index, error) {
 	if r := a.sh.done.Load(); r != nil {
 		return r.idx, r.err
 	}
-	if sc := a.load(); sc != nil {
+	if sc := a.load(ctx); sc != nil {
 		a.sh.st.loads.Add(1)
 		return a.built(buildIndex(sc)), nil
 	}

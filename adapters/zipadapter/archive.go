@@ -71,7 +71,7 @@ func open(ctx context.Context, b driver.Blob, o *vfs.Options, disk vfs.DiskIndex
 	if size < 0 {
 		return nil, driver.Corruptf("negative archive size %d", size)
 	}
-	if kept, ok := loadDir(disk, size, lim); ok {
+	if kept, ok := loadDir(ctx, disk, size, lim); ok {
 		a, err := build(ctx, b, o, size, kept.end, kept.read, lim)
 		if err == nil {
 			return a, nil

@@ -86,8 +86,8 @@ func decodeDir(b []byte, size int64, lim vfs.Limits) (*keptDir, error) {
 
 // loadDir returns the directory kept on disk for an archive of size
 // bytes, if there is one that decodes; one that does not is removed.
-func loadDir(disk vfs.DiskIndex, size int64, lim vfs.Limits) (*keptDir, bool) {
-	b, ok := disk.Load(maxKeptDir(lim) + keptOverhead)
+func loadDir(ctx context.Context, disk vfs.DiskIndex, size int64, lim vfs.Limits) (*keptDir, bool) {
+	b, ok := disk.Load(ctx, maxKeptDir(lim)+keptOverhead)
 	if !ok {
 		return nil, false
 	}

@@ -116,7 +116,7 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 	disk := env.DiskIndex(diskKind)
 	var frames []frame
 	var seekable, loaded bool
-	if data, ok := disk.Load(int64(op.lim.MaxEntries) * 32); ok {
+	if data, ok := disk.Load(ctx, int64(op.lim.MaxEntries)*32); ok {
 		var err error
 		if frames, seekable, err = decodeFrames(data, op.size, op.lim); err != nil {
 			disk.Remove()

@@ -196,20 +196,48 @@ func (s *Store) read(p, key string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ReadEntry(f, info.Size(), key, limit)
+}
+
+// ReadEntry reads an entry that Encode made for key from r, whose size
+// is size bytes (-1 when unknown), and returns its data: the header is
+// read and checked first, so that a damaged entry, or one over limit (0
+// means MaxEntry), is refused before its data is read, and the entry is
+// read into one buffer of its declared size. Any failure is an error, as
+// with Decode. The sidecars of vfs.Options.Sidecar are read this way, as
+// the files of a Store are.
+func ReadEntry(r io.Reader, size int64, key string, limit int64) ([]byte, error) {
+	if limit <= 0 || limit > MaxEntry {
+		limit = MaxEntry
+	}
 	var h [headerSize]byte
-	if _, err := io.ReadFull(f, h[:]); err != nil {
+	if _, err := io.ReadFull(r, h[:]); err != nil {
 		return nil, errBad
 	}
-	dlen, err := checkHeader(h[:], key, info.Size(), limit)
+	if size < 0 {
+		size = declared(h[:])
+	}
+	dlen, err := checkHeader(h[:], key, size, limit)
 	if err != nil {
 		return nil, err
 	}
 	buf := make([]byte, headerSize+len(key)+int(dlen)+trailer)
 	copy(buf, h[:])
-	if _, err := io.ReadFull(f, buf[headerSize:]); err != nil {
+	if _, err := io.ReadFull(r, buf[headerSize:]); err != nil {
 		return nil, errBad
 	}
 	return checkEntry(buf, key)
+}
+
+// declared returns the size of the entry whose header is h, as the header
+// declares it (-1 when it declares an impossible one).
+func declared(h []byte) int64 {
+	klen := int64(binary.LittleEndian.Uint32(h[12:]))
+	dlen := binary.LittleEndian.Uint64(h[16:])
+	if dlen > MaxEntry {
+		return -1
+	}
+	return int64(headerSize) + klen + int64(dlen) + trailer
 }
 
 // checkHeader checks the header h of an entry file of size bytes that

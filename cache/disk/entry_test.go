@@ -64,3 +64,50 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// endless is an endless reader of junk that counts what it gives.
+type endless struct{ n int64 }
+
+func (r *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(i*31 + 7)
+	}
+	r.n += int64(len(p))
+	return len(p), nil
+}
+
+// TestReadEntry: an entry is read from its header on, and a body that is
+// not an entry, or one over the limit, is refused from the header: no
+// more is read and nothing of its claimed size allocated.
+func TestReadEntry(t *testing.T) {
+	key, data := "k", bytes.Repeat([]byte("x"), 5000)
+	e := Encode(key, data)
+	for _, size := range []int64{int64(len(e)), -1} {
+		got, err := ReadEntry(bytes.NewReader(e), size, key, 0)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("size %d: %d bytes, %v", size, len(got), err)
+		}
+	}
+	if _, err := ReadEntry(bytes.NewReader(e), int64(len(e))+1, key, 0); err == nil {
+		t.Error("a size that is not the entry's: no error")
+	}
+	junk := &endless{}
+	if _, err := ReadEntry(junk, -1, key, 0); err == nil || junk.n > 4096 {
+		t.Errorf("junk: %v after %d bytes read", err, junk.n)
+	}
+	r := &countReader{r: bytes.NewReader(e)}
+	if _, err := ReadEntry(r, -1, key, 100); !errors.Is(err, errOverLimit) || r.n > headerSize {
+		t.Errorf("over the limit: %v after %d bytes read", err, r.n)
+	}
+}
+
+type countReader struct {
+	r *bytes.Reader
+	n int
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}

@@ -54,11 +54,13 @@ func sidecarFiles(seed uint64) map[string][]byte {
 }
 
 // CheckSidecars runs the sidecar scenario against st: one process derives
-// the indexes of a remote tar.gz and writes them as sidecars, another
-// process on another machine (an empty disk) reads them with one request
-// each and decodes nothing of the archive, a third finds them on its disk
-// and sends only the open. A damaged sidecar is a miss; a replaced object
-// gets sidecars of its own; SidecarRead writes nothing.
+// the indexes of a remote tar.gz (the gzip head and checkpoints, the tar
+// table) and writes them as sidecars; another process on another machine
+// (an empty disk) lists the archive with the open and two sidecars (the
+// gzip head and the tar table) and decodes nothing, then reads a member
+// with the checkpoints' sidecar; a third finds them all on its disk and
+// sends only the open. A damaged sidecar is a miss; a replaced object gets
+// sidecars of its own; SidecarRead writes nothing.
 func CheckSidecars(t *testing.T, st SidecarStore) {
 	ctx := context.Background()
 	files := sidecarFiles(1)
@@ -115,19 +117,19 @@ func CheckSidecars(t *testing.T, st SidecarStore) {
 		return n
 	}
 
-	// The first process derives both indexes (gzip checkpoints, tar
-	// member table) and writes each as a sidecar.
+	// The first process derives the indexes (gzip head and checkpoints,
+	// tar member table) and writes each as a sidecar.
 	first := run("writer", st.Options(newDisk(), vfs.SidecarWrite), files)
-	if n := count(first, true, true); n != 2 {
-		t.Fatalf("the writer wrote %d sidecars, want 2 (gzip and tar):\n%s", n, strings.Join(first, "\n"))
+	if n := count(first, true, true); n != 3 {
+		t.Fatalf("the writer wrote %d sidecars, want 3 (gzip head and checkpoints, tar table):\n%s", n, strings.Join(first, "\n"))
 	}
 	sides := st.List(prefix)
-	if len(sides) != 2 {
-		t.Fatalf("objects %s*: %q, want 2", prefix, sides)
+	if len(sides) != 3 {
+		t.Fatalf("objects %s*: %q, want 3", prefix, sides)
 	}
 
-	// Another machine, its disk empty: the open, one read of each
-	// sidecar, and for the member only what its checkpoint needs.
+	// Another machine, its disk empty: the open and the sidecars of the
+	// gzip head and the tar table list the archive.
 	d2 := newDisk()
 	listOnly := func(o *vfs.Options) []string {
 		st.Requests()
@@ -143,16 +145,20 @@ func CheckSidecars(t *testing.T, st SidecarStore) {
 	}
 	second := listOnly(st.Options(d2, vfs.SidecarRead))
 	if len(second) != 3 || count(second, true, false) != 2 {
-		t.Errorf("listing on another machine: %d requests, want 3 (the open and two sidecars):\n%s", len(second), strings.Join(second, "\n"))
+		t.Errorf("listing on another machine: %d requests, want 3 (the open, the gzip head and the tar table):\n%s", len(second), strings.Join(second, "\n"))
 	}
 	if d2.Stats().Puts != 2 {
-		t.Errorf("the machine kept %d sidecars on its disk, want 2", d2.Stats().Puts)
+		t.Errorf("the machine kept %d sidecars on its disk, want 2 (gzip head, tar table)", d2.Stats().Puts)
 	}
 	// A later process on that machine: the open alone.
 	if third := listOnly(st.Options(d2, vfs.SidecarRead)); len(third) != 1 || count(third, true, false) != 0 {
 		t.Errorf("listing with the sidecars on disk: %d requests, want 1:\n%s", len(third), strings.Join(third, "\n"))
 	}
-	// And the whole run, with the member, reads no sidecar again.
+	// Reading a member needs the checkpoints: their sidecar, once.
+	if reqs := run("reader on another machine", st.Options(d2, vfs.SidecarRead), files); count(reqs, true, false) != 1 || count(reqs, true, true) != 0 {
+		t.Errorf("reading a member on another machine: want one sidecar read (the checkpoints):\n%s", strings.Join(reqs, "\n"))
+	}
+	// And then the machine has them all on its disk.
 	withDisk := run("reader with disk", st.Options(d2, vfs.SidecarRead), files)
 	if count(withDisk, true, false) != 0 || count(withDisk, true, true) != 0 {
 		t.Errorf("reader with the sidecars on disk:\n%s", strings.Join(withDisk, "\n"))
@@ -160,6 +166,7 @@ func CheckSidecars(t *testing.T, st SidecarStore) {
 
 	// A damaged sidecar is a miss: the reader derives the index itself,
 	// lists what the archive holds, and in SidecarRead writes nothing.
+	// (A damaged head leaves no checkpoints to look for.)
 	for _, name := range sides {
 		b := st.Get(name)
 		b[len(b)/2] ^= 0x40
@@ -175,11 +182,11 @@ func CheckSidecars(t *testing.T, st SidecarStore) {
 	files2 := sidecarFiles(2)
 	st.Put(st.Object, fstest.TarGzBytes(files2))
 	reqs = run("replaced", st.Options(newDisk(), vfs.SidecarWrite), files2)
-	if count(reqs, true, true) != 2 {
-		t.Errorf("the object replaced: %d sidecars written, want 2:\n%s", count(reqs, true, true), strings.Join(reqs, "\n"))
+	if count(reqs, true, true) != 3 {
+		t.Errorf("the object replaced: %d sidecars written, want 3:\n%s", count(reqs, true, true), strings.Join(reqs, "\n"))
 	}
-	if got := st.List(prefix); len(got) != 4 {
-		t.Errorf("objects %s*: %q, want the 2 of each version", prefix, got)
+	if got := st.List(prefix); len(got) != 6 {
+		t.Errorf("objects %s*: %q, want the 3 of each version", prefix, got)
 	}
 	// Off, the default: no sidecar is read or written.
 	if reqs := run("off", st.Options(nil, vfs.SidecarOff), files2); count(reqs, true, false)+count(reqs, true, true) != 0 {
@@ -188,8 +195,8 @@ func CheckSidecars(t *testing.T, st SidecarStore) {
 	// A reader with no disk at all reads the sidecars, then the archive
 	// as a reader with the indexes on its disk does.
 	reqs = run("reader without a disk", st.Options(nil, vfs.SidecarRead), files2)
-	if count(reqs, true, false) != 2 || count(reqs, false, false) != count(withDisk, false, false) {
-		t.Errorf("reader without a disk: want two sidecar reads, then the %d reads of a reader with the indexes on disk:\n%s",
+	if count(reqs, true, false) != 3 || count(reqs, false, false) != count(withDisk, false, false) {
+		t.Errorf("reader without a disk: want three sidecar reads, then the %d reads of a reader with the indexes on disk:\n%s",
 			count(withDisk, false, false), strings.Join(reqs, "\n"))
 	}
 }

@@ -71,6 +71,44 @@ func Cached(c *vfs.Cache, key string) bool {
 // whose data starts at first and whose input is srcSize bytes, and keeps
 // it in c under key unless c holds one already.
 func Restore(c *vfs.Cache, key string, b []byte, first, srcSize int64) error {
+	ix, err := decodeIndex(c, key, b, first, srcSize)
+	if err != nil {
+		return err
+	}
+	mu := lockOf(c)
+	mu.Lock()
+	defer mu.Unlock()
+	if _, ok := c.Peek(indexKey(key)); !ok {
+		c.Add(indexKey(key), ix, indexBase+ix.bytes)
+	}
+	return nil
+}
+
+// Load decodes b, as Encode gave it, into ix, the index of a stream whose
+// data starts at first and whose input is srcSize bytes, when ix has
+// learned nothing yet (its first point alone, no size): what a stream
+// opened before the kept index was read then uses. An index that learned
+// something keeps what it learned, and Load reports no error.
+func (ix *Index) Load(b []byte, first, srcSize int64) error {
+	kept, err := decodeIndex(ix.c, ix.key, b, first, srcSize)
+	if err != nil {
+		return err
+	}
+	ix.mu.Lock()
+	if len(ix.points) != 1 || ix.size >= 0 {
+		ix.mu.Unlock()
+		return nil
+	}
+	ix.points, ix.lastMember, ix.size, ix.bytes = kept.points, kept.lastMember, kept.size, kept.bytes
+	n := ix.bytes
+	ix.mu.Unlock()
+	ix.grew(n)
+	return nil
+}
+
+// decodeIndex decodes b, as Encode gave it, into an index of c under key
+// that c does not hold.
+func decodeIndex(c *vfs.Cache, key string, b []byte, first, srcSize int64) (*Index, error) {
 	d := indexenc.NewDecoder(b)
 	size := d.NonNeg(-1)
 	last := d.NonNeg(0)
@@ -116,13 +154,7 @@ func Restore(c *vfs.Cache, key string, b []byte, first, srcSize int64) error {
 		d.Fail("no checkpoint")
 	}
 	if err := d.Done(); err != nil {
-		return err
+		return nil, err
 	}
-	mu := lockOf(c)
-	mu.Lock()
-	defer mu.Unlock()
-	if _, ok := c.Peek(indexKey(key)); !ok {
-		c.Add(indexKey(key), ix, indexBase+ix.bytes)
-	}
-	return nil
+	return ix, nil
 }

@@ -128,3 +128,43 @@ func FuzzRestore(f *testing.F) {
 		}
 	})
 }
+
+// TestIndexLoad: a stream opened before its kept index was read takes the
+// index in when it has learned nothing, and then decodes from its last
+// checkpoint; one that has learned keeps what it learned.
+func TestIndexLoad(t *testing.T) {
+	plain, raw := rawDeflate(t, 1<<20)
+	b := complete(t, plain, raw, vfs.NewCache(0))
+	c := vfs.NewCache(0)
+	cb := &countBlob{Blob: driver.BytesBlob(raw, nil)}
+	s := NewMember(cb, 0, int64(len(raw)), int64(len(plain)), 0, false, "k", &Options{Spacing: 64 << 10, Cache: c})
+	if err := s.Index().Load(b[:len(b)-1], 0, int64(len(raw))); !errors.Is(err, driver.ErrCorrupt) {
+		t.Errorf("a truncated index: %v", err)
+	}
+	if err := s.Index().Load(b, 0, int64(len(raw))); err != nil {
+		t.Fatal(err)
+	}
+	if pts, _ := s.Index().Stats(); pts < 10 || !s.Index().Complete() {
+		t.Fatalf("loaded index: %d points, complete %v", pts, s.Index().Complete())
+	}
+	p := make([]byte, 100)
+	off := int64(len(plain) - 200)
+	if _, err := s.ReadAt(context.Background(), p, off); err != nil || !bytes.Equal(p, plain[off:off+100]) {
+		t.Fatalf("ReadAt near the end: %v", err)
+	}
+	if n := cb.n; n > int64(len(raw))/4 {
+		t.Errorf("a read near the end read %d of %d input bytes", n, len(raw))
+	}
+	// An index that learned something keeps it.
+	s2 := NewMember(driver.BytesBlob(raw, nil), 0, int64(len(raw)), int64(len(plain)), 0, false, "k2", &Options{Spacing: 64 << 10, Cache: c})
+	if _, err := s2.ReadAt(context.Background(), p, 300<<10); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := s2.Index().Stats()
+	if err := s2.Index().Load(b, 0, int64(len(raw))); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := s2.Index().Stats(); after != before {
+		t.Errorf("an index with %d points had %d after Load", before, after)
+	}
+}

@@ -2,8 +2,6 @@ package remote
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 
 	"github.com/pipefs/pipefs/vfs/driver"
@@ -11,62 +9,64 @@ import (
 
 // A Putter is a Backend that can write objects: the backends of stores
 // (S3, GCS), whose blobs then keep the sidecar indexes of
-// vfs.Options.Sidecar beside their objects.
+// vfs.Options.Sidecar beside their objects (driver.Sidecars).
 type Putter interface {
 	// Put writes data as object name, replacing any. Transient failures
 	// are wrapped with Retryable.
 	Put(ctx context.Context, name string, data []byte) error
 }
 
-var _ driver.Sidecars = (*Blob)(nil)
+// maxSidecar bounds the bytes asked for when a sidecar is read: what a
+// vfs.DiskIndex keeps (disk.MaxEntry) and its header. The reader checks
+// the header before it reads the rest.
+const maxSidecar = 1<<30 + 64<<10
 
-// ReadSidecar reads the object named as b's with suffix appended, if it
-// has at most limit bytes: one request, counted in the tree's Stats. It
-// fails with errors.ErrUnsupported when the backend cannot write objects
-// (a plain HTTP server), since such a store holds no sidecars.
-func (b *Blob) ReadSidecar(ctx context.Context, suffix string, limit int64) ([]byte, error) {
-	if _, ok := b.t.b.(Putter); !ok {
-		return nil, fmt.Errorf("%s: sidecars: %w", b.key, errors.ErrUnsupported)
-	}
-	name := b.src.name + suffix
-	var data []byte
-	err := b.t.o.Retry.Do(ctx, func() error {
-		b.t.stats.AddRequest()
-		resp, err := b.t.b.Get(ctx, name, 0, limit+1, "")
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		if resp.Start != 0 || resp.Size > limit {
-			return driver.Limitf("%s: sidecar of %d bytes, over the %d the index may have", b.t.b.Key(name), resp.Size, limit)
-		}
-		data, err = io.ReadAll(io.LimitReader(resp.Body, limit+1))
-		b.t.stats.AddBytes(int64(len(data)))
-		if err == nil && int64(len(data)) > limit {
-			err = driver.Limitf("%s: sidecar over the %d bytes the index may have", b.t.b.Key(name), limit)
-		}
-		if err == nil && resp.Length >= 0 && int64(len(data)) < resp.Length {
-			err = Retryable(io.ErrUnexpectedEOF, 0)
-		}
+// sidecarBlob is the Blob of an object whose backend is a Putter.
+type sidecarBlob struct {
+	*Blob
+	p Putter
+}
+
+var _ driver.Sidecars = sidecarBlob{}
+
+// OpenSidecar opens the object named as b's with suffix appended: one
+// request, counted with its bytes in the tree's Stats.
+func (b sidecarBlob) OpenSidecar(ctx context.Context, suffix string) (io.ReadCloser, int64, error) {
+	t := b.t
+	var resp *Response
+	err := t.o.Retry.Do(ctx, func() error {
+		t.stats.AddRequest()
+		var err error
+		resp, err = t.b.Get(ctx, b.src.name+suffix, 0, maxSidecar, "")
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return data, nil
+	size := resp.Size
+	if resp.Start != 0 {
+		size = -1 // not what was asked for: the reader's checks refuse it
+	}
+	return &countingBody{ReadCloser: resp.Body, t: t}, size, nil
 }
 
 // WriteSidecar writes data as the object named as b's with suffix
-// appended: one request, counted in the tree's Stats. It fails with
-// errors.ErrUnsupported when the backend cannot write objects.
-func (b *Blob) WriteSidecar(ctx context.Context, suffix string, data []byte) error {
-	p, ok := b.t.b.(Putter)
-	if !ok {
-		return fmt.Errorf("%s: sidecars: %w", b.key, errors.ErrUnsupported)
-	}
-	name := b.src.name + suffix
+// appended: one request, counted in the tree's Stats.
+func (b sidecarBlob) WriteSidecar(ctx context.Context, suffix string, data []byte) error {
 	return b.t.o.Retry.Do(ctx, func() error {
 		b.t.stats.AddRequest()
-		return p.Put(ctx, name, data)
+		return b.p.Put(ctx, b.src.name+suffix, data)
 	})
+}
+
+// countingBody counts the bytes read from a body in the tree's Stats.
+type countingBody struct {
+	io.ReadCloser
+	t *Tree
+}
+
+func (c *countingBody) Read(p []byte) (int, error) {
+	n, err := c.ReadCloser.Read(p)
+	c.t.stats.AddBytes(int64(n))
+	return n, err
 }

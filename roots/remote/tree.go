@@ -275,7 +275,8 @@ func (t *Tree) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) 
 }
 
 // OpenBlob opens the object name: one request the first time, none after.
-// The blob is a *Blob.
+// The blob is a *Blob, and when the backend is a Putter, also a
+// driver.Sidecars that keeps sidecars beside the object.
 func (t *Tree) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 	if name == "." {
 		return nil, driver.ErrIsDir
@@ -299,7 +300,11 @@ func (t *Tree) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 	}
 	blob := t.c.Blob(src, key, info, &t.stats)
 	blob.Pin(h.tailOff, h.tail)
-	return &Blob{Blob: blob, t: t, key: t.b.Key(name), src: src}, nil
+	b := &Blob{Blob: blob, t: t, key: t.b.Key(name), src: src}
+	if p, ok := t.b.(Putter); ok {
+		return sidecarBlob{b, p}, nil
+	}
+	return b, nil
 }
 
 // Blob is an open remote object: a cache.Blob (so a driver.Blob and a

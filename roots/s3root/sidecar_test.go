@@ -3,12 +3,14 @@ package s3root_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -99,13 +101,51 @@ func TestSidecarWriteDenied(t *testing.T) {
 			puts++
 		}
 	}
-	if puts != 2 {
-		t.Errorf("%d writes, want 2 (gzip and tar), both refused", puts)
+	if puts != 3 {
+		t.Errorf("%d writes, want 3 (gzip's head and index, the tar table), all refused", puts)
 	}
 	if n := strings.Count(logged.String(), "cannot write the sidecar index"); n != 1 {
 		t.Errorf("logged %d warnings, want 1:\n%s", n, logged.String())
 	}
 	if !strings.Contains(logged.String(), "s3://side/denied/src.tar.gz") || !strings.Contains(logged.String(), "permission denied") || !strings.Contains(logged.String(), "--sidecar=read") {
 		t.Errorf("the warning does not name the object and the cause:\n%s", logged.String())
+	}
+}
+
+// TestSidecarCancel: a sidecar read that the server stalls ends with the
+// context of the open that asked for it.
+func TestSidecarCancel(t *testing.T) {
+	needGW(t)
+	bucket(t, "side", false)
+	files := map[string][]byte{"big.bin": fstest.RandomBytes(3<<19, 11), "a.txt": []byte("alpha\n")}
+	put(t, "side", "stall/src.tar.gz", fstest.TarGzBytes(files))
+	stall := newCounter(t, gw.Addr, func(r *http.Request) {
+		if strings.Contains(r.URL.Path, vfs.SidecarSuffix) {
+			<-r.Context().Done() // until the client gives up
+		}
+	})
+	defer stall.Close()
+	o := withS3(&s3root.Options{Config: cfg, Endpoint: "http://" + stall.Addr})
+	o.Cache, o.NoDisk, o.Sidecar = vfs.NewCache(0), true, vfs.SidecarRead
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		// Cancel once the sidecar is asked for.
+		for ctx.Err() == nil {
+			for _, r := range stall.Take() {
+				if strings.Contains(r, vfs.SidecarSuffix) {
+					cancel()
+				}
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	fsys, err := vfs.OpenFS(ctx, "s3://side/stall/src.tar.gz|gzip:|pipefs.tar:", o)
+	if err == nil {
+		_, err = fs.ReadFile(fsys, "a.txt")
+		fsys.Close()
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }

@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,7 +29,7 @@ func main() {
 
 func run(ctx context.Context, args []string) error {
 	if len(args) < 3 {
-		return fmt.Errorf("usage: s3put ENDPOINT BUCKET FILE...")
+		return errors.New("usage: s3put ENDPOINT BUCKET FILE [FILE]")
 	}
 	c := s3.New(s3.Options{
 		Region:       "us-east-1",

@@ -191,14 +191,14 @@ type Fingerprinter interface {
 // A Sidecars blob is an object of a store that can keep small objects
 // beside it, named as the blob's object with a suffix appended: the
 // sidecar indexes that vfs.Options.Sidecar shares through the store. The
-// remote roots' blobs implement it; a store that cannot write objects
-// answers errors.ErrUnsupported to both methods.
+// blobs of the remote roots whose store can write objects (S3, GCS)
+// implement it.
 type Sidecars interface {
-	// ReadSidecar returns the object whose name is the blob's name with
-	// suffix appended, if it has at most limit bytes. An object that
-	// does not exist is an error matching fs.ErrNotExist; a larger one
-	// is an error matching ErrLimit.
-	ReadSidecar(ctx context.Context, suffix string, limit int64) ([]byte, error)
+	// OpenSidecar opens the object whose name is the blob's name with
+	// suffix appended, and returns its bytes and its size (-1 when
+	// unknown); the caller closes the body. An object that does not
+	// exist is an error matching fs.ErrNotExist.
+	OpenSidecar(ctx context.Context, suffix string) (body io.ReadCloser, size int64, err error)
 	// WriteSidecar writes data as the object whose name is the blob's
 	// name with suffix appended, replacing any.
 	WriteSidecar(ctx context.Context, suffix string, data []byte) error
