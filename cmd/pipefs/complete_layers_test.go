@@ -239,12 +239,7 @@ func TestCompleteS3(t *testing.T) {
 	if err := gw.Put(ctx, "complete", "d/odd %#.txt", []byte("odd\n")); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("AWS_ACCESS_KEY_ID", cloudtest.AccessKey)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", cloudtest.SecretKey)
-	t.Setenv("AWS_REGION", "us-east-1")
-	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
-	t.Setenv("AWS_ENDPOINT_URL_S3", "http://"+gw.Addr)
+	setS3Env(t, gw.Addr)
 	for _, base := range []string{"s3+http://" + gw.Addr + "/complete/", "s3://complete/"} {
 		checkCompletions(t, base, append([]completeCase{
 			{"", []string{"d/"}, false},
@@ -285,4 +280,15 @@ func prefixCases(dir string, cases []completeCase) []completeCase {
 		}
 	}
 	return out
+}
+
+// setS3Env points the AWS SDK of the processes the test starts, and its
+// own, at the S3 server at addr, signing with the test server's keys.
+func setS3Env(t *testing.T, addr string) {
+	t.Setenv("AWS_ACCESS_KEY_ID", cloudtest.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", cloudtest.SecretKey)
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
+	t.Setenv("AWS_ENDPOINT_URL_S3", "http://"+addr)
 }

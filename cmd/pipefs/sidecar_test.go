@@ -29,12 +29,7 @@ func TestSidecarCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer proxy.Close()
-	t.Setenv("AWS_ACCESS_KEY_ID", cloudtest.AccessKey)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", cloudtest.SecretKey)
-	t.Setenv("AWS_REGION", "us-east-1")
-	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
-	t.Setenv("AWS_ENDPOINT_URL_S3", "http://"+proxy.Addr)
+	setS3Env(t, proxy.Addr)
 	url := "s3://sidecli/x.tar.gz"
 
 	first := runChild(t, t.TempDir(), "--sidecar=write", "ls", "-R", url)
