@@ -364,7 +364,8 @@ func (b *blob) Stat() fs.FileInfo { return b.info }
 // load loads the index kept on disk before the first decode from off,
 // if the stream was opened from the head kept beside it and off is past
 // the first checkpoint the index can have (a read of the stream's start,
-// as format detection does, decodes from there in any case).
+// as format detection does, decodes from there in any case; Stream asks
+// with the largest off).
 func (b *blob) load(ctx context.Context, off int64) {
 	if b.pending != nil && off >= b.spacing {
 		b.loaded.Do(func() { b.pending(ctx) })
@@ -471,7 +472,9 @@ func (b *blob) loadIndex(ctx context.Context, env *vfs.Env, srcSize int64, o *in
 // Stream reads the output forward from off, building the index and
 // learning the size on its way (see the package documentation).
 func (b *blob) Stream(ctx context.Context, off int64) (io.ReadCloser, error) {
-	b.load(ctx, off)
+	// A stream goes on to the end: the checkpoints let a helper decode
+	// ahead of it on a second core (internal/inflate).
+	b.load(ctx, math.MaxInt64)
 	return b.s.Stream(ctx, off)
 }
 

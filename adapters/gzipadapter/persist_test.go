@@ -47,3 +47,22 @@ func FuzzDisk(f *testing.F) {
 		}
 	})
 }
+
+// FuzzHead decodes arbitrary bytes as the head kept beside an index: no
+// panic, and an error matching driver.ErrCorrupt or a size of -1 or more.
+func FuzzHead(f *testing.F) {
+	f.Add(encodeHead(&gzip.Header{Name: "a"}, 10, 1<<20))
+	f.Add(encodeHead(&gzip.Header{}, 10, -1))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, data, size, err := decodeHead(b, 1000, 16)
+		if err != nil {
+			if !errors.Is(err, driver.ErrCorrupt) {
+				t.Fatalf("error %v, want driver.ErrCorrupt", err)
+			}
+			return
+		}
+		if size < -1 || data < 10 || data > 1000 {
+			t.Fatalf("size %d, data %d", size, data)
+		}
+	})
+}
