@@ -368,8 +368,10 @@ func (e *dirEntry) String() string { return fs.FormatDirEntry(e) }
 
 func wrapEntries(ents []fs.DirEntry, dir Pipeline) []fs.DirEntry {
 	out := make([]fs.DirEntry, len(ents))
+	wrapped := make([]dirEntry, len(ents)) // one allocation for all
 	for i, e := range ents {
-		out[i] = &dirEntry{e, dir}
+		wrapped[i] = dirEntry{e, dir}
+		out[i] = &wrapped[i]
 	}
 	return out
 }

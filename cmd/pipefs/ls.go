@@ -341,20 +341,26 @@ func (l *lister) walk(fsys *vfs.FS, dir, prefix string, level int, dataset bool)
 		if dir != "." {
 			name = dir + "/" + name
 		}
-		info, err := e.Info()
-		if err != nil {
-			l.fail(err)
-			continue
+		// The entry's FileInfo is needed for -l and --deep only.
+		var info fs.FileInfo
+		dir := e.IsDir()
+		if l.long || l.deep != nil {
+			var err error
+			if info, err = e.Info(); err != nil {
+				l.fail(err)
+				continue
+			}
+			dir = info.IsDir()
+			if n := l.nested(fsys, name, info, level, dataset); n != nil {
+				l.addNest(prefix+name, info, n)
+				l.walk(n.fsys, ".", prefix+name+"/", level+1, false)
+				reportOmitted(l.cmd, n.fsys)
+				n.fsys.Close()
+				continue
+			}
 		}
-		if n := l.nested(fsys, name, info, level, dataset); n != nil {
-			l.addNest(prefix+name, info, n)
-			l.walk(n.fsys, ".", prefix+name+"/", level+1, false)
-			reportOmitted(l.cmd, n.fsys)
-			n.fsys.Close()
-			continue
-		}
-		l.add(fsys, name, l.name(prefix+name, l.url(fsys, name), info.IsDir()), info)
-		if info.IsDir() {
+		l.add(fsys, name, l.name(prefix+name, l.url(fsys, name), dir), info)
+		if dir {
 			l.walk(fsys, name, prefix, level, dataset)
 		}
 	}
@@ -419,9 +425,10 @@ func (l *lister) name(name, url string, dir bool) string {
 	return name + slash
 }
 
-// add adds the row of name, as it is to be shown, described by info;
-// entry is its name in fsys, the directory it is listed from, where the
-// target of a symbolic link is read (fsys is nil when there is none).
+// add adds the row of name, as it is to be shown, described by info (nil
+// without -l); entry is its name in fsys, the directory it is listed from,
+// where the target of a symbolic link is read (fsys is nil when there is
+// none).
 func (l *lister) add(fsys *vfs.FS, entry, name string, info fs.FileInfo) {
 	if !l.long {
 		l.names = append(l.names, name)

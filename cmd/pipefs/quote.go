@@ -56,7 +56,12 @@ func displayName(name string, tty bool) string {
 
 // hasUnprintable reports whether s holds a byte that shellQuote escapes.
 func hasUnprintable(s string) bool {
-	for i := 0; i < len(s); {
+	// Printable ASCII first, a byte at a time, as most names are.
+	i := 0
+	for i < len(s) && s[i] >= 0x20 && s[i] < 0x7f {
+		i++
+	}
+	for i < len(s) {
 		n, ok := printableAt(s, i)
 		if !ok {
 			return true
