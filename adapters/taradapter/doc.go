@@ -93,7 +93,8 @@
 // archive, and the stream below it, without reading either. What is kept
 // is checked at load as the archive's own bytes are (limits, offsets,
 // sparse maps), and a kept table that does not decode is removed and the
-// archive scanned again.
+// archive scanned again. With vfs.Options.Sidecar the table is also
+// shared as a sidecar object beside the archive in its bucket.
 //
 // # Concurrency and ownership
 //

@@ -24,7 +24,9 @@
 // directory's bytes are kept as read, and parsed at load as the archive's
 // own are, with the same checks and limits; a kept directory that does
 // not decode or parse is removed and the directory read from the archive
-// again. [Open] keeps nothing.
+// again. [Open] keeps nothing. The directory is never a sidecar object
+// (vfs.Options.Sidecar): reading it from the archive's tail costs what
+// reading a sidecar would.
 //
 // # Random access, nothing extracted
 //

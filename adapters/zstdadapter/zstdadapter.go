@@ -37,6 +37,8 @@
 // the file from the table, without walking its blocks or decoding to
 // learn sizes. A kept table is checked at load (order, bounds, the frame
 // count against Limits.MaxEntries); one that does not decode is removed.
+// With vfs.Options.Sidecar the table is also shared as a sidecar object
+// beside the file in its bucket.
 //
 // # Verification and limits
 //
