@@ -142,7 +142,7 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	l := &lister{cmd: cmd, long: o.long, zero: o.zero, urls: o.urls, tty: isTerminal(w), deep: deep}
+	l := &lister{cmd: cmd, out: w, long: o.long, zero: o.zero, urls: o.urls, tty: isTerminal(w), deep: deep}
 	var files, dirs []lsArg
 	for _, arg := range args {
 		if err := ctx.Err(); err != nil {
@@ -282,13 +282,20 @@ type lister struct {
 	deep   *deepener
 	failed bool        // an error was reported
 	rows   [][4]string // size, mode, time, name
-	names  []string    // the rows without -l
+	out    io.Writer   // where rows without -l go as they come
 }
 
 // fail reports err and remembers that the listing failed.
 func (l *lister) fail(err error) {
 	report(l.cmd, err)
 	l.failed = true
+}
+
+// line writes the row of an entry without -l, as it comes: such rows
+// need no widths from the others.
+func (l *lister) line(name string) {
+	io.WriteString(l.out, name)
+	io.WriteString(l.out, l.end())
 }
 
 // end is what ends a line: a newline, or a NUL with -0.
@@ -382,7 +389,7 @@ func (l *lister) nested(fsys *vfs.FS, name string, info fs.FileInfo, level int, 
 func (l *lister) addNest(name string, info fs.FileInfo, n *nest) {
 	shown := l.name(name, n.fsys.Pipeline().String(), true)
 	if !l.long {
-		l.names = append(l.names, shown)
+		l.line(shown)
 		return
 	}
 	l.rows = append(l.rows, [4]string{
@@ -431,7 +438,7 @@ func (l *lister) name(name, url string, dir bool) string {
 // none).
 func (l *lister) add(fsys *vfs.FS, entry, name string, info fs.FileInfo) {
 	if !l.long {
-		l.names = append(l.names, name)
+		l.line(name)
 		return
 	}
 	if t := linkTarget(fsys, entry, info); t != "" {
@@ -465,7 +472,8 @@ func timeOf(info fs.FileInfo) string {
 	return t.Format(timeLayout)
 }
 
-// flush prints the rows: the size column right-aligned, the others left.
+// flush prints the rows of -l, aligned in columns: the size column
+// right-aligned, the others left.
 func (l *lister) flush(w io.Writer) {
 	var width [3]int
 	for _, r := range l.rows {
@@ -474,17 +482,8 @@ func (l *lister) flush(w io.Writer) {
 		}
 	}
 	end := l.end()
-	for _, n := range l.names {
-		io.WriteString(w, n)
-		io.WriteString(w, end)
-	}
-	l.names = l.names[:0]
 	for _, r := range l.rows {
-		if l.long {
-			fmt.Fprintf(w, "%*s  %-*s  %-*s  %s%s", width[0], r[0], width[1], r[1], width[2], r[2], r[3], end)
-		} else {
-			fmt.Fprint(w, r[3], end)
-		}
+		fmt.Fprintf(w, "%*s  %-*s  %-*s  %s%s", width[0], r[0], width[1], r[1], width[2], r[2], r[3], end)
 	}
 	l.rows = l.rows[:0]
 }
