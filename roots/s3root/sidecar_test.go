@@ -1,6 +1,7 @@
 package s3root_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"errors"
@@ -147,5 +148,30 @@ func TestSidecarCancel(t *testing.T) {
 	}
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+// TestSidecarNotForZip: a zip's central directory is one read of its
+// tail, as a sidecar would be, so a zip keeps none.
+func TestSidecarNotForZip(t *testing.T) {
+	needGW(t)
+	bucket(t, "side", false)
+	files := map[string][]byte{"big.bin": fstest.RandomBytes(3<<19, 12), "a.txt": []byte("alpha\n")}
+	put(t, "side", "zip/a.zip", fstest.ZipBytes(files, zip.Store))
+	o := withS3(&s3root.Options{Config: cfg, Endpoint: "http://" + gwProxy.Addr})
+	o.Cache, o.NoDisk, o.Sidecar = vfs.NewCache(0), true, vfs.SidecarWrite
+	gwProxy.Take()
+	fsys, err := vfs.OpenFS(context.Background(), "s3://side/zip/a.zip|zip:", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := fs.ReadFile(fsys, "a.txt"); err != nil || string(b) != "alpha\n" {
+		t.Fatalf("ReadFile = %q, %v", b, err)
+	}
+	fsys.Close()
+	for _, r := range gwProxy.Take() {
+		if strings.Contains(r, vfs.SidecarSuffix) {
+			t.Errorf("a sidecar request for a zip: %s", r)
+		}
 	}
 }
