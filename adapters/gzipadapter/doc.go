@@ -87,13 +87,14 @@
 // the end of the stream, and as far as it goes when the stream is closed
 // after a partial pass (a tar scan ends at the archive's end marker), with
 // a small head beside it: the first member's header and the output size.
-// A later process reads the head at open, so that Stat knows the size and
-// nothing is read from the stream, and loads the checkpoints, which may
-// be megabytes of windows, only before it decodes past the first of them
-// or streams: a listing that a kept tar table answers loads none. It then
-// reads and decodes from the checkpoints instead of from the start. What
-// is kept is checked at load (order, offsets within the input, window
-// sizes, the head against the index); what does not decode is removed.
+// A later process reads the head at open, so that nothing is read from
+// the stream, and loads the checkpoints, which may be megabytes of
+// windows, only before it decodes past the first of them, streams, or is
+// asked its size (the checkpoints' size, which must be the head's): a
+// listing that a kept tar table answers loads none. It then reads and
+// decodes from the checkpoints instead of from the start. What is kept
+// is checked at load (order, offsets within the input, window sizes, the
+// head against the index); what does not decode is removed.
 // With vfs.Options.Sidecar the head and the checkpoints are also shared
 // as sidecar objects beside the archive in its bucket.
 //

@@ -31,3 +31,9 @@ func BGZFDecoded(b driver.Blob) int64 {
 	}
 	return z.decoded.Load()
 }
+
+// EncodeHead and DecodeHead give tests the head kept beside an index.
+var (
+	EncodeHead = encodeHead
+	DecodeHead = decodeHead
+)

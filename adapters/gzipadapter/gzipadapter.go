@@ -288,10 +288,7 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 		if n := z.known(); n >= 0 {
 			return n
 		}
-		if n := s.Index().Size(); n >= 0 {
-			return n
-		}
-		return hsize
+		return s.Index().Size()
 	}
 	b = &blob{
 		s:     s,
@@ -307,7 +304,10 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 	n, _ := s.Index().Stats()
 	b.points.Store(int64(n))
 	if pending {
-		b.pending = func(ctx context.Context) { b.loadIndex(ctx, env, info.Size(), iopts) }
+		// The head's size is not reported (Stat loads the index, whose
+		// size it must match): a kept file is checked before it is
+		// believed.
+		b.pending = func(ctx context.Context) { b.loadIndex(ctx, env, info.Size(), hsize, iopts) }
 		b.spacing = iopts.EffectiveSpacing()
 	}
 	return driver.Location{Blob: b}, nil
@@ -338,10 +338,11 @@ type blob struct {
 	s    *inflate.Stream
 	disk vfs.DiskIndex // where the complete index is kept across processes
 	head vfs.DiskIndex // where the header and size are kept beside it
-	// pending loads the index kept on disk, once, before the first
-	// decode (see load); nil when there is none to load.
+	// pending loads the index kept on disk before the first decode
+	// past its first checkpoint (see load); nil when there is none.
 	pending func(context.Context)
-	loaded  sync.Once
+	loadMu  sync.Mutex
+	loaded  bool         // pending ran to its end, under loadMu
 	spacing int64        // of the index's checkpoints
 	saved   atomic.Bool  // the complete index is kept on disk, or has no place there
 	points  atomic.Int64 // checkpoints of the index at open, or once loaded
@@ -361,19 +362,36 @@ var (
 
 func (b *blob) Stat() fs.FileInfo { return b.info }
 
-// load loads the index kept on disk before the first decode from off,
-// if the stream was opened from the head kept beside it and off is past
-// the first checkpoint the index can have (a read of the stream's start,
-// as format detection does, decodes from there in any case; Stream asks
-// with the largest off).
-func (b *blob) load(ctx context.Context, off int64) {
-	if b.pending != nil && off >= b.spacing {
-		b.loaded.Do(func() { b.pending(ctx) })
+// load loads the index kept on disk before a decode that reaches end, if
+// the stream was opened from the head kept beside it and end is past the
+// first checkpoint the index can have (a read of the stream's start, as
+// format detection does, decodes from there in any case; Stream and Size
+// ask with the largest end). A load that ctx cut short is tried again by
+// the next.
+func (b *blob) load(ctx context.Context, end int64) {
+	if b.pending == nil || end <= b.spacing {
+		return
+	}
+	b.loadMu.Lock()
+	defer b.loadMu.Unlock()
+	if !b.loaded {
+		b.pending(ctx)
+		b.loaded = ctx.Err() == nil
 	}
 }
 
+// unloaded reports whether the index kept on disk is still to be loaded.
+func (b *blob) unloaded() bool {
+	if b.pending == nil {
+		return false
+	}
+	b.loadMu.Lock()
+	defer b.loadMu.Unlock()
+	return !b.loaded
+}
+
 func (b *blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
-	b.load(ctx, off)
+	b.load(ctx, off+int64(len(p)))
 	if b.bgzf != nil {
 		if off < 0 {
 			return b.s.ReadAt(ctx, p, off) // the stream's error
@@ -412,7 +430,9 @@ func (b *blob) store() {
 // has grown since the open: a tar scan stops at the end-of-archive
 // marker, short of the stream's end.
 func (b *blob) savePartial() {
-	if b.saved.Load() {
+	// An index kept on disk that this blob never loaded may reach further
+	// than what it learned: it stays.
+	if b.saved.Load() || b.unloaded() {
 		return
 	}
 	if n, _ := b.s.Index().Stats(); int64(n) > b.points.Load() && !b.s.Index().Complete() {
@@ -422,9 +442,10 @@ func (b *blob) savePartial() {
 
 // loadHead returns the first member's header, its data offset and the
 // output size (-1 when unknown) that the head kept on disk holds, unless
-// env.Cache holds the stream's index; h is nil when there is none.
+// the stream's index in env.Cache has learned something already; h is nil
+// when there is none.
 func loadHead(ctx context.Context, env *vfs.Env, head vfs.DiskIndex, key string, srcSize int64) (h *gzip.Header, data, size int64, ok bool) {
-	if key == "" || !head.Enabled() || inflate.Cached(env.Cache, key) {
+	if key == "" || !head.Enabled() || inflate.Learned(env.Cache, key) {
 		return nil, 0, -1, false
 	}
 	b, ok := head.Load(ctx, maxExtra+2*int64(env.Limits.MaxNameLength)+64)
@@ -439,11 +460,12 @@ func loadHead(ctx context.Context, env *vfs.Env, head vfs.DiskIndex, key string,
 	return h, data, size, true
 }
 
-// loadIndex loads the index kept on disk into the stream's, which has
-// learned nothing yet, before the first decode. Without one that decodes
-// (evicted, damaged, or not of the head's stream), the stream builds its
-// own, which is kept once complete.
-func (b *blob) loadIndex(ctx context.Context, env *vfs.Env, srcSize int64, o *inflate.Options) {
+// loadIndex loads the index kept on disk into the stream's (see
+// inflate.Index.Load). Without one that decodes (evicted, damaged, not of
+// the head's stream or of its size), the stream builds its own, which is
+// kept once complete; a kept index and head that disagree are both
+// removed.
+func (b *blob) loadIndex(ctx context.Context, env *vfs.Env, srcSize, hsize int64, o *inflate.Options) {
 	raw, ok := b.disk.Load(ctx, inflate.EncodedLimit(env.Limits, o.EffectiveSpacing())+maxExtra+2*int64(env.Limits.MaxNameLength)+64)
 	var err error
 	if ok {
@@ -455,15 +477,19 @@ func (b *blob) loadIndex(ctx context.Context, env *vfs.Env, srcSize int64, o *in
 			err = driver.Corruptf("the kept index is not of the kept header's stream")
 		}
 		if err == nil {
-			err = b.s.Index().Load(ix, data, srcSize)
+			_, err = b.s.Index().Load(ix, data, srcSize, hsize)
 		}
 		if err != nil {
 			b.disk.Remove()
+			b.head.Remove()
 		}
 	}
 	if !ok || err != nil {
 		b.saved.Store(false)
 		return
+	}
+	if !b.s.Index().Complete() {
+		b.saved.Store(false) // kept as far as it went: kept again once complete
 	}
 	n, _ := b.s.Index().Stats()
 	b.points.Store(int64(n))

@@ -3,6 +3,7 @@ package inflate
 import (
 	"github.com/pipefs/pipefs/internal/indexenc"
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // An index is kept on disk (vfs.DiskIndex) by the driver that owns the
@@ -85,25 +86,48 @@ func Restore(c *vfs.Cache, key string, b []byte, first, srcSize int64) error {
 }
 
 // Load decodes b, as Encode gave it, into ix, the index of a stream whose
-// data starts at first and whose input is srcSize bytes, when ix has
-// learned nothing yet (its first point alone, no size): what a stream
-// opened before the kept index was read then uses. An index that learned
-// something keeps what it learned, and Load reports no error.
-func (ix *Index) Load(b []byte, first, srcSize int64) error {
+// data starts at first and whose input is srcSize bytes: what a stream
+// opened before its kept index was read then uses. ix takes the kept
+// checkpoints unless it is complete or reaches as far itself; a decoder
+// that learns points meanwhile adds those past the kept ones. size, when
+// not negative, is the size the stream is said to have elsewhere (a
+// header kept beside the index): a complete kept index of another size is
+// corrupt. Load reports whether ix took the kept index.
+func (ix *Index) Load(b []byte, first, srcSize, size int64) (bool, error) {
 	kept, err := decodeIndex(ix.c, ix.key, b, first, srcSize)
 	if err != nil {
-		return err
+		return false, err
+	}
+	if size >= 0 && kept.size >= 0 && kept.size != size {
+		return false, driver.Corruptf("the kept index says the stream decodes to %d bytes, and the header kept beside it %d", kept.size, size)
 	}
 	ix.mu.Lock()
-	if len(ix.points) != 1 || ix.size >= 0 {
+	last := ix.points[len(ix.points)-1]
+	far := kept.points[len(kept.points)-1]
+	if ix.size >= 0 || kept.size < 0 && far.out <= last.out {
 		ix.mu.Unlock()
-		return nil
+		return false, nil
 	}
-	ix.points, ix.lastMember, ix.size, ix.bytes = kept.points, kept.lastMember, kept.size, kept.bytes
-	n := ix.bytes
+	n := kept.bytes - ix.bytes
+	ix.points, ix.lastMember, ix.size, ix.bytes = kept.points, max(kept.lastMember, ix.lastMember), kept.size, kept.bytes
 	ix.mu.Unlock()
-	ix.grew(n)
-	return nil
+	if n > 0 {
+		ix.grew(n)
+	}
+	return true, nil
+}
+
+// Learned reports whether c holds an index under key that has learned
+// anything: a checkpoint past the stream's start, or its size.
+func Learned(c *vfs.Cache, key string) bool {
+	v, ok := c.Peek(indexKey(key))
+	if !ok {
+		return false
+	}
+	ix := v.(*Index)
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return len(ix.points) > 1 || ix.size >= 0
 }
 
 // decodeIndex decodes b, as Encode gave it, into an index of c under key

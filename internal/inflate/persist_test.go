@@ -129,20 +129,22 @@ func FuzzRestore(f *testing.F) {
 	})
 }
 
-// TestIndexLoad: a stream opened before its kept index was read takes the
-// index in when it has learned nothing, and then decodes from its last
-// checkpoint; one that has learned keeps what it learned.
+// TestIndexLoad: a stream opened before its kept index was read takes
+// the index in when it has learned less, and then decodes from its last
+// checkpoint; a complete index keeps what it learned; a kept index of
+// another size than the stream is said to have is corrupt (the gzip
+// adapter's TestKeptHeadWrongSize checks a pass to the end).
 func TestIndexLoad(t *testing.T) {
 	plain, raw := rawDeflate(t, 1<<20)
 	b := complete(t, plain, raw, vfs.NewCache(0))
 	c := vfs.NewCache(0)
 	cb := &countBlob{Blob: driver.BytesBlob(raw, nil)}
 	s := NewMember(cb, 0, int64(len(raw)), int64(len(plain)), 0, false, "k", &Options{Spacing: 64 << 10, Cache: c})
-	if err := s.Index().Load(b[:len(b)-1], 0, int64(len(raw))); !errors.Is(err, driver.ErrCorrupt) {
+	if _, err := s.Index().Load(b[:len(b)-1], 0, int64(len(raw)), -1); !errors.Is(err, driver.ErrCorrupt) {
 		t.Errorf("a truncated index: %v", err)
 	}
-	if err := s.Index().Load(b, 0, int64(len(raw))); err != nil {
-		t.Fatal(err)
+	if took, err := s.Index().Load(b, 0, int64(len(raw)), -1); err != nil || !took {
+		t.Fatalf("Load = %v, %v", took, err)
 	}
 	if pts, _ := s.Index().Stats(); pts < 10 || !s.Index().Complete() {
 		t.Fatalf("loaded index: %d points, complete %v", pts, s.Index().Complete())
@@ -155,16 +157,31 @@ func TestIndexLoad(t *testing.T) {
 	if n := cb.n; n > int64(len(raw))/4 {
 		t.Errorf("a read near the end read %d of %d input bytes", n, len(raw))
 	}
-	// An index that learned something keeps it.
-	s2 := NewMember(driver.BytesBlob(raw, nil), 0, int64(len(raw)), int64(len(plain)), 0, false, "k2", &Options{Spacing: 64 << 10, Cache: c})
+	// An index that learned a few points takes the kept one, which
+	// reaches further; a complete one keeps its own.
+	mk := func(key string) *Stream {
+		return NewMember(driver.BytesBlob(raw, nil), 0, int64(len(raw)), int64(len(plain)), 0, false, key, &Options{Spacing: 64 << 10, Cache: c})
+	}
+	s2 := mk("k2")
 	if _, err := s2.ReadAt(context.Background(), p, 300<<10); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := s2.Index().Stats()
-	if err := s2.Index().Load(b, 0, int64(len(raw))); err != nil {
+	if took, err := s2.Index().Load(b, 0, int64(len(raw)), -1); err != nil || !took {
+		t.Errorf("an index of a few points: Load = %v, %v", took, err)
+	}
+	s3 := mk("k3")
+	complete := make([]byte, len(plain))
+	if _, err := s3.ReadAt(context.Background(), complete, 0); err != nil && err != io.EOF {
 		t.Fatal(err)
 	}
-	if after, _ := s2.Index().Stats(); after != before {
-		t.Errorf("an index with %d points had %d after Load", before, after)
+	if _, err := s3.Size(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if took, err := s3.Index().Load(b, 0, int64(len(raw)), -1); err != nil || took {
+		t.Errorf("a complete index: Load = %v, %v", took, err)
+	}
+	s4 := mk("k4")
+	if _, err := s4.Index().Load(b, 0, int64(len(raw)), int64(len(plain))+1); !errors.Is(err, driver.ErrCorrupt) {
+		t.Errorf("a kept index of another size than expected: %v", err)
 	}
 }
