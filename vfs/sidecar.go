@@ -166,6 +166,9 @@ var (
 const maxWarnings = 32
 
 func (s *sidecar) warn(op string, err error) {
+	if warnings.Load() >= maxWarnings {
+		return // warned holds at most maxWarnings objects
+	}
 	if _, dup := warned.LoadOrStore(op+"\x00"+s.url, true); dup || warnings.Add(1) > maxWarnings {
 		return
 	}
