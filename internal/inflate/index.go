@@ -194,7 +194,6 @@ func (ix *Index) setSize(n int64) error {
 	if ix.size >= 0 && ix.size != n {
 		return driver.Corruptf("stream decoded to %d bytes, and to %d before", n, ix.size)
 	}
-
 	ix.size = n
 	return nil
 }

@@ -9,11 +9,12 @@ import (
 // An index is kept on disk (vfs.DiskIndex) by the driver that owns the
 // stream, once complete: once a pass reached the end of the stream, every
 // checkpoint up to it is known, and so is the size. Encode gives the
-// bytes and Restore puts them back in a vfs.Cache, where New finds them.
+// bytes, and Index.Load puts them into the index of a stream opened
+// later, which its cache shares with the streams opened after it.
 //
 // The encoding, version 1, is a sequence of indexenc values: the size,
 // the last member seen, the count of points, then each point's out, in,
-// bit, member, memberIn, mout, crc and window. Restore checks that the
+// bit, member, memberIn, mout, crc and window. Load checks that the
 // points are in order and consistent, that every offset is within the
 // input, and every window at most 32 KiB: bad bytes are an error matching
 // driver.ErrCorrupt, never a panic. What it cannot check is that a window
@@ -62,29 +63,6 @@ func EncodedLimit(lim vfs.Limits, spacing int64) int64 {
 	return n * perPoint
 }
 
-// Cached reports whether c holds an index under key.
-func Cached(c *vfs.Cache, key string) bool {
-	_, ok := c.Peek(indexKey(key))
-	return ok
-}
-
-// Restore decodes b, as Encode gave it, into the index of the stream
-// whose data starts at first and whose input is srcSize bytes, and keeps
-// it in c under key unless c holds one already.
-func Restore(c *vfs.Cache, key string, b []byte, first, srcSize int64) error {
-	ix, err := decodeIndex(c, key, b, first, srcSize)
-	if err != nil {
-		return err
-	}
-	mu := lockOf(c)
-	mu.Lock()
-	defer mu.Unlock()
-	if _, ok := c.Peek(indexKey(key)); !ok {
-		c.Add(indexKey(key), ix, indexBase+ix.bytes)
-	}
-	return nil
-}
-
 // Load decodes b, as Encode gave it, into ix, the index of a stream whose
 // data starts at first and whose input is srcSize bytes: what a stream
 // opened before its kept index was read then uses. ix takes the kept
@@ -130,8 +108,8 @@ func Learned(c *vfs.Cache, key string) bool {
 	return len(ix.points) > 1 || ix.size >= 0
 }
 
-// decodeIndex decodes b, as Encode gave it, into an index of c under key
-// that c does not hold.
+// decodeIndex decodes b, as Encode gave it, into an index of c under key,
+// checking every point as untrusted input.
 func decodeIndex(c *vfs.Cache, key string, b []byte, first, srcSize int64) (*Index, error) {
 	d := indexenc.NewDecoder(b)
 	size := d.NonNeg(-1)

@@ -49,16 +49,19 @@ func TestPersistRoundTrip(t *testing.T) {
 	plain, raw := rawDeflate(t, 1<<20)
 	b := complete(t, plain, raw, vfs.NewCache(0))
 	c := vfs.NewCache(0)
-	if err := Restore(c, "k", b, 0, int64(len(raw))); err != nil {
+	open := func(src driver.Blob) *Stream {
+		return NewMember(src, 0, int64(len(raw)), int64(len(plain)), 0, false, "k", &Options{Spacing: 64 << 10, Cache: c})
+	}
+	if _, err := open(driver.BytesBlob(raw, nil)).Index().Load(b, 0, int64(len(raw)), -1); err != nil {
 		t.Fatal(err)
 	}
-	if !Cached(c, "k") {
-		t.Fatal("restored index not cached")
+	if !Learned(c, "k") {
+		t.Fatal("loaded index not cached")
 	}
 	// A read near the end decodes from the last checkpoint: fewer input
 	// bytes than the whole stream.
 	cb := &countBlob{Blob: driver.BytesBlob(raw, nil)}
-	s := NewMember(cb, 0, int64(len(raw)), int64(len(plain)), 0, false, "k", &Options{Spacing: 64 << 10, Cache: c})
+	s := open(cb)
 	if pts, _ := s.Index().Stats(); pts < 10 {
 		t.Fatalf("restored index has %d points", pts)
 	}
@@ -90,6 +93,10 @@ func (b *countBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error
 	return n, err
 }
 
+// fresh returns an empty index, of a stream whose data starts at first,
+// in a cache of its own.
+func fresh(first int64) *Index { return cached(vfs.NewCache(0), "k", first) }
+
 func TestPersistBad(t *testing.T) {
 	plain, raw := rawDeflate(t, 256<<10)
 	b := complete(t, plain, raw, vfs.NewCache(0))
@@ -97,31 +104,31 @@ func TestPersistBad(t *testing.T) {
 		if n%97 != 0 && n > 64 {
 			continue
 		}
-		if err := Restore(vfs.NewCache(0), "k", b[:n], 0, int64(len(raw))); !errors.Is(err, driver.ErrCorrupt) {
+		if _, err := fresh(0).Load(b[:n], 0, int64(len(raw)), -1); !errors.Is(err, driver.ErrCorrupt) {
 			t.Fatalf("truncated to %d: %v", n, err)
 		}
 	}
-	if err := Restore(vfs.NewCache(0), "k", b, 0, 100); !errors.Is(err, driver.ErrCorrupt) {
+	if _, err := fresh(0).Load(b, 0, 100, -1); !errors.Is(err, driver.ErrCorrupt) {
 		t.Errorf("points past the input: %v", err)
 	}
-	if err := Restore(vfs.NewCache(0), "k", b, 5, int64(len(raw))); !errors.Is(err, driver.ErrCorrupt) {
+	if _, err := fresh(5).Load(b, 5, int64(len(raw)), -1); !errors.Is(err, driver.ErrCorrupt) {
 		t.Errorf("another start: %v", err)
 	}
 }
 
-// FuzzRestore restores arbitrary bytes and reads the stream: no panic.
-func FuzzRestore(f *testing.F) {
+// FuzzLoad loads arbitrary bytes as a kept index and reads the stream: no
+// panic.
+func FuzzLoad(f *testing.F) {
 	plain, raw := rawDeflate(f, 256<<10)
 	f.Add(complete(f, plain, raw, vfs.NewCache(0)))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		c := vfs.NewCache(0)
-		if err := Restore(c, "k", b, 0, int64(len(raw))); err != nil {
+		s := NewMember(driver.BytesBlob(raw, nil), 0, int64(len(raw)), int64(len(plain)), 0, false, "k", &Options{Spacing: 64 << 10, Cache: vfs.NewCache(0)})
+		if _, err := s.Index().Load(b, 0, int64(len(raw)), -1); err != nil {
 			if !errors.Is(err, driver.ErrCorrupt) {
 				t.Fatal(err)
 			}
 			return
 		}
-		s := NewMember(driver.BytesBlob(raw, nil), 0, int64(len(raw)), int64(len(plain)), 0, false, "k", &Options{Spacing: 64 << 10, Cache: c})
 		p := make([]byte, 1000)
 		for _, off := range []int64{0, 100000, int64(len(plain)) - 500} {
 			s.ReadAt(context.Background(), p, off)
