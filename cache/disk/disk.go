@@ -212,7 +212,7 @@ func ReadEntry(r io.Reader, size int64, key string, limit int64) ([]byte, error)
 	}
 	var h [headerSize]byte
 	if _, err := io.ReadFull(r, h[:]); err != nil {
-		return nil, errBad
+		return nil, short(err)
 	}
 	if size < 0 {
 		size = declared(h[:])
@@ -224,9 +224,18 @@ func ReadEntry(r io.Reader, size int64, key string, limit int64) ([]byte, error)
 	buf := make([]byte, headerSize+len(key)+int(dlen)+trailer)
 	copy(buf, h[:])
 	if _, err := io.ReadFull(r, buf[headerSize:]); err != nil {
-		return nil, errBad
+		return nil, short(err)
 	}
 	return checkEntry(buf, key)
+}
+
+// short returns the error of a read that ended before the entry did: a
+// file or body cut short is damage, a failed read is the failure.
+func short(err error) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return errBad
+	}
+	return err
 }
 
 // declared returns the size of the entry whose header is h, as the header

@@ -3,7 +3,9 @@ package disk
 import (
 	"bytes"
 	"errors"
+	"io"
 	"testing"
+	"testing/iotest"
 )
 
 // TestEncodeDecode: Decode gives back what Encode was given, and refuses
@@ -90,6 +92,15 @@ func TestReadEntry(t *testing.T) {
 	}
 	if _, err := ReadEntry(bytes.NewReader(e), int64(len(e))+1, key, 0); err == nil {
 		t.Error("a size that is not the entry's: no error")
+	}
+	// A read that fails is that failure, not damage (a Store removes
+	// damaged files).
+	failed := errors.New("read failed")
+	if _, err := ReadEntry(io.MultiReader(bytes.NewReader(e[:30]), iotest.ErrReader(failed)), -1, key, 0); !errors.Is(err, failed) || errors.Is(err, errBad) {
+		t.Errorf("a failed read: %v", err)
+	}
+	if _, err := ReadEntry(bytes.NewReader(e[:30]), int64(len(e)), key, 0); !errors.Is(err, errBad) {
+		t.Errorf("an entry cut short: %v", err)
 	}
 	junk := &endless{}
 	if _, err := ReadEntry(junk, -1, key, 0); err == nil || junk.n > 4096 {
