@@ -448,7 +448,7 @@ func loadHead(ctx context.Context, env *vfs.Env, head vfs.DiskIndex, key string,
 	if key == "" || !head.Enabled() || inflate.Learned(env.Cache, key) {
 		return nil, 0, -1, false
 	}
-	b, ok := head.Load(ctx, maxExtra+2*int64(env.Limits.MaxNameLength)+64)
+	b, ok := head.Load(ctx, headerLimit(env.Limits))
 	if !ok {
 		return nil, 0, -1, false
 	}
@@ -460,13 +460,20 @@ func loadHead(ctx context.Context, env *vfs.Env, head vfs.DiskIndex, key string,
 	return h, data, size, true
 }
 
+// headerLimit bounds what encodeDisk writes besides the index: a header
+// whose name and comment, decoded from ISO 8859-1, may take twice their
+// bytes, its extra field, and a few varints.
+func headerLimit(lim vfs.Limits) int64 {
+	return maxExtra + 4*int64(lim.MaxNameLength) + 64
+}
+
 // loadIndex loads the index kept on disk into the stream's (see
 // inflate.Index.Load). Without one that decodes (evicted, damaged, not of
 // the head's stream or of its size), the stream builds its own, which is
 // kept once complete; a kept index and head that disagree are both
 // removed.
 func (b *blob) loadIndex(ctx context.Context, env *vfs.Env, srcSize, hsize int64, o *inflate.Options) {
-	raw, ok := b.disk.Load(ctx, inflate.EncodedLimit(env.Limits, o.EffectiveSpacing())+maxExtra+2*int64(env.Limits.MaxNameLength)+64)
+	raw, ok := b.disk.Load(ctx, inflate.EncodedLimit(env.Limits, o.EffectiveSpacing())+headerLimit(env.Limits))
 	var err error
 	if ok {
 		var h *gzip.Header

@@ -23,44 +23,21 @@ import (
 // when it decodes past the first of them, streams, or is asked its size:
 // a read of the start, as format detection does, loads nothing more.
 func TestKeptHead(t *testing.T) {
-	plain := fstest.RandomBytes(3<<20, 5)
-	var gz bytes.Buffer
-	zw := stdgzip.NewWriter(&gz)
-	zw.Write(plain)
-	zw.Close()
-	name := filepath.Join(t.TempDir(), "r.bin.gz")
-	if err := os.WriteFile(name, gz.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
+	url, plain, store := keptFixture(t)
+	if s := store.Stats(); s.Puts != 2 {
+		t.Fatalf("%d entries kept, want 2 (head and checkpoints)", s.Puts)
 	}
-	p, err := vfs.FromPath(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := p.String() + "|gzip:"
-	store, err := disk.Open(t.TempDir(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
 	open := func() *vfs.File {
 		t.Helper()
-		f, err := vfs.OpenFile(ctx, url, &vfs.Options{Cache: vfs.NewCache(0), Disk: store})
+		f, err := vfs.OpenFile(context.Background(), url, &vfs.Options{Cache: vfs.NewCache(0), Disk: store})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return f
 	}
-	f := open()
-	if got, err := io.ReadAll(f); err != nil || !bytes.Equal(got, plain) {
-		t.Fatalf("first read: %d bytes, %v", len(got), err)
-	}
-	f.Close()
-	if s := store.Stats(); s.Puts != 2 {
-		t.Fatalf("%d entries kept, want 2 (head and checkpoints)", s.Puts)
-	}
 
 	hits := func() int64 { return store.Stats().Hits }
-	f = open()
+	f := open()
 	head := make([]byte, 512)
 	if _, err := f.ReadAt(head, 0); err != nil || !bytes.Equal(head, plain[:512]) || hits() != 1 {
 		t.Errorf("ReadAt(0): %v; %d entries read, want the head alone", err, hits())

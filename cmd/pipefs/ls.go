@@ -350,14 +350,14 @@ func (l *lister) walk(fsys *vfs.FS, dir, prefix string, level int, dataset bool)
 		}
 		// The entry's FileInfo is needed for -l and --deep only.
 		var info fs.FileInfo
-		dir := e.IsDir()
+		isDir := e.IsDir()
 		if l.long || l.deep != nil {
 			var err error
 			if info, err = e.Info(); err != nil {
 				l.fail(err)
 				continue
 			}
-			dir = info.IsDir()
+			isDir = info.IsDir()
 			if n := l.nested(fsys, name, info, level, dataset); n != nil {
 				l.addNest(prefix+name, info, n)
 				l.walk(n.fsys, ".", prefix+name+"/", level+1, false)
@@ -366,8 +366,8 @@ func (l *lister) walk(fsys *vfs.FS, dir, prefix string, level int, dataset bool)
 				continue
 			}
 		}
-		l.add(fsys, name, l.name(prefix+name, l.url(fsys, name), dir), info)
-		if dir {
+		l.add(fsys, name, l.name(prefix+name, l.url(fsys, name), isDir), info)
+		if isDir {
 			l.walk(fsys, name, prefix, level, dataset)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/pipefs/pipefs/cache/disk"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
 
@@ -16,10 +17,10 @@ type Putter interface {
 	Put(ctx context.Context, name string, data []byte) error
 }
 
-// maxSidecar bounds the bytes asked for when a sidecar is read: what a
-// vfs.DiskIndex keeps (disk.MaxEntry) and its header. The reader checks
-// the header before it reads the rest.
-const maxSidecar = 1<<30 + 64<<10
+// maxSidecar bounds the bytes asked for when a sidecar is read: the most
+// a vfs.DiskIndex keeps (disk.MaxEntry), and room for its header and key.
+// The reader checks the header before it reads the rest.
+const maxSidecar = disk.MaxEntry + 128<<10
 
 // sidecarBlob is the Blob of an object whose backend is a Putter.
 type sidecarBlob struct {
