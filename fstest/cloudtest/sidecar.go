@@ -103,14 +103,23 @@ func CheckSidecars(t *testing.T, st SidecarStore) {
 		fsys.Close()
 		return st.Requests()
 	}
-	// count counts the reads of sidecars (sidecar), of the archive
-	// (!sidecar), or the writes (write), which are all of sidecars: the
-	// scenario writes its objects to the server directly.
-	count := func(reqs []string, sidecar, write bool) int {
+	// reads counts the reads of sidecars (sidecar) or of the archive;
+	// writes counts the writes, which are all of sidecars: the scenario
+	// writes its own objects to the server directly.
+	isWrite := func(r string) bool { return strings.HasPrefix(r, "PUT ") || strings.HasPrefix(r, "POST ") }
+	reads := func(reqs []string, sidecar bool) int {
 		n := 0
 		for _, r := range reqs {
-			w := strings.HasPrefix(r, "PUT ") || strings.HasPrefix(r, "POST ")
-			if w == write && (write || strings.Contains(r, ".pipefs") == sidecar) {
+			if !isWrite(r) && strings.Contains(r, ".pipefs") == sidecar {
+				n++
+			}
+		}
+		return n
+	}
+	writes := func(reqs []string) int {
+		n := 0
+		for _, r := range reqs {
+			if isWrite(r) {
 				n++
 			}
 		}
@@ -120,7 +129,7 @@ func CheckSidecars(t *testing.T, st SidecarStore) {
 	// The first process derives the indexes (gzip head and checkpoints,
 	// tar member table) and writes each as a sidecar.
 	first := run("writer", st.Options(newDisk(), vfs.SidecarWrite), files)
-	if n := count(first, true, true); n != 3 {
+	if n := writes(first); n != 3 {
 		t.Fatalf("the writer wrote %d sidecars, want 3 (gzip head and checkpoints, tar table):\n%s", n, strings.Join(first, "\n"))
 	}
 	sides := st.List(prefix)
@@ -144,23 +153,23 @@ func CheckSidecars(t *testing.T, st SidecarStore) {
 		return st.Requests()
 	}
 	second := listOnly(st.Options(d2, vfs.SidecarRead))
-	if len(second) != 3 || count(second, true, false) != 2 {
+	if len(second) != 3 || reads(second, true) != 2 {
 		t.Errorf("listing on another machine: %d requests, want 3 (the open, the gzip head and the tar table):\n%s", len(second), strings.Join(second, "\n"))
 	}
 	if d2.Stats().Puts != 2 {
 		t.Errorf("the machine kept %d sidecars on its disk, want 2 (gzip head, tar table)", d2.Stats().Puts)
 	}
 	// A later process on that machine: the open alone.
-	if third := listOnly(st.Options(d2, vfs.SidecarRead)); len(third) != 1 || count(third, true, false) != 0 {
+	if third := listOnly(st.Options(d2, vfs.SidecarRead)); len(third) != 1 || reads(third, true) != 0 {
 		t.Errorf("listing with the sidecars on disk: %d requests, want 1:\n%s", len(third), strings.Join(third, "\n"))
 	}
 	// Reading a member needs the checkpoints: their sidecar, once.
-	if reqs := run("reader on another machine", st.Options(d2, vfs.SidecarRead), files); count(reqs, true, false) != 1 || count(reqs, true, true) != 0 {
+	if reqs := run("reader on another machine", st.Options(d2, vfs.SidecarRead), files); reads(reqs, true) != 1 || writes(reqs) != 0 {
 		t.Errorf("reading a member on another machine: want one sidecar read (the checkpoints):\n%s", strings.Join(reqs, "\n"))
 	}
 	// And then the machine has them all on its disk.
 	withDisk := run("reader with disk", st.Options(d2, vfs.SidecarRead), files)
-	if count(withDisk, true, false) != 0 || count(withDisk, true, true) != 0 {
+	if reads(withDisk, true) != 0 || writes(withDisk) != 0 {
 		t.Errorf("reader with the sidecars on disk:\n%s", strings.Join(withDisk, "\n"))
 	}
 
@@ -173,7 +182,7 @@ func CheckSidecars(t *testing.T, st SidecarStore) {
 		st.Put(name, b)
 	}
 	reqs := run("damaged sidecars", st.Options(newDisk(), vfs.SidecarRead), files)
-	if count(reqs, true, false) != 2 || count(reqs, true, true) != 0 || count(reqs, false, false) < 3 {
+	if reads(reqs, true) != 2 || writes(reqs) != 0 || reads(reqs, false) < 3 {
 		t.Errorf("with damaged sidecars: want two sidecar reads, no write, and the archive read:\n%s", strings.Join(reqs, "\n"))
 	}
 
@@ -182,21 +191,21 @@ func CheckSidecars(t *testing.T, st SidecarStore) {
 	files2 := sidecarFiles(2)
 	st.Put(st.Object, fstest.TarGzBytes(files2))
 	reqs = run("replaced", st.Options(newDisk(), vfs.SidecarWrite), files2)
-	if count(reqs, true, true) != 3 {
-		t.Errorf("the object replaced: %d sidecars written, want 3:\n%s", count(reqs, true, true), strings.Join(reqs, "\n"))
+	if writes(reqs) != 3 {
+		t.Errorf("the object replaced: %d sidecars written, want 3:\n%s", writes(reqs), strings.Join(reqs, "\n"))
 	}
 	if got := st.List(prefix); len(got) != 6 {
 		t.Errorf("objects %s*: %q, want the 3 of each version", prefix, got)
 	}
 	// Off, the default: no sidecar is read or written.
-	if reqs := run("off", st.Options(nil, vfs.SidecarOff), files2); count(reqs, true, false)+count(reqs, true, true) != 0 {
+	if reqs := run("off", st.Options(nil, vfs.SidecarOff), files2); reads(reqs, true)+writes(reqs) != 0 {
 		t.Errorf("sidecars off:\n%s", strings.Join(reqs, "\n"))
 	}
 	// A reader with no disk at all reads the sidecars, then the archive
 	// as a reader with the indexes on its disk does.
 	reqs = run("reader without a disk", st.Options(nil, vfs.SidecarRead), files2)
-	if count(reqs, true, false) != 3 || count(reqs, false, false) != count(withDisk, false, false) {
+	if reads(reqs, true) != 3 || reads(reqs, false) != reads(withDisk, false) {
 		t.Errorf("reader without a disk: want three sidecar reads, then the %d reads of a reader with the indexes on disk:\n%s",
-			count(withDisk, false, false), strings.Join(reqs, "\n"))
+			reads(withDisk, false), strings.Join(reqs, "\n"))
 	}
 }
