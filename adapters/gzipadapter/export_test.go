@@ -1,6 +1,8 @@
 package gzipadapter
 
 import (
+	"compress/gzip"
+
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -32,8 +34,19 @@ func BGZFDecoded(b driver.Blob) int64 {
 	return z.decoded.Load()
 }
 
-// EncodeHead and DecodeHead give tests the head kept beside an index.
-var (
-	EncodeHead = encodeHead
-	DecodeHead = decodeHead
-)
+// DecodeHead gives tests the header, data offset and size of a head kept
+// beside an index.
+func DecodeHead(b []byte, srcSize int64, maxName int) (*gzip.Header, int64, int64, error) {
+	h, data, hd, err := decodeHead(b, srcSize, maxName)
+	return h, data, hd.size, err
+}
+
+// WithHeadSize returns the kept head b saying the output size is size.
+func WithHeadSize(b []byte, size int64) []byte {
+	h, data, hd, err := decodeHead(b, 1<<62, 1<<20)
+	if err != nil {
+		panic(err)
+	}
+	hd.size = size
+	return encodeHead(h, data, hd)
+}

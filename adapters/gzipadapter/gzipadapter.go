@@ -244,7 +244,8 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 	// The head kept on disk holds the first member's header and the
 	// output size: a stream opened from it reads nothing at open, and
 	// loads the index kept beside it when it first decodes.
-	h, data, hsize, pending := loadHead(ctx, env, head, key, info.Size())
+	h, data, hd, pending := loadHead(ctx, env, head, key, info.Size())
+	hsize := hd.size
 	if h == nil {
 		var err error
 		h, data, err = readHeader(ctx, src, 0, info.Size(), lim.MaxNameLength)
@@ -257,6 +258,9 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 	}
 	fr := &framer{size: info.Size(), maxName: lim.MaxNameLength}
 	s := inflate.New(src, data, fr, key, iopts)
+	if pending {
+		s.Index().SetFirstCheck(hd.checkOut, hd.checkCRC)
+	}
 	mtime := h.ModTime
 	if mtime.IsZero() {
 		mtime = info.ModTime()
@@ -413,7 +417,7 @@ func (b *blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 
 // save keeps the stream's index on disk once it is complete.
 func (b *blob) save() {
-	if b.saved.Load() || !b.s.Index().Complete() || !b.saved.CompareAndSwap(false, true) {
+	if b.saved.Load() || !b.s.Index().Checked() || !b.saved.CompareAndSwap(false, true) {
 		return
 	}
 	b.store()
@@ -423,7 +427,8 @@ func (b *blob) save() {
 func (b *blob) store() {
 	ix := b.s.Index()
 	b.disk.Store(encodeDisk(b.hdr, b.data, ix.Encode()))
-	b.head.Store(encodeHead(b.hdr, b.data, ix.Size()))
+	out, crc, _ := ix.FirstCheck()
+	b.head.Store(encodeHead(b.hdr, b.data, head{size: ix.Size(), checkOut: out, checkCRC: crc}))
 }
 
 // savePartial keeps the stream's index on disk when it is not complete but
@@ -444,20 +449,21 @@ func (b *blob) savePartial() {
 // output size (-1 when unknown) that the head kept on disk holds, unless
 // the stream's index in env.Cache has learned something already; h is nil
 // when there is none.
-func loadHead(ctx context.Context, env *vfs.Env, head vfs.DiskIndex, key string, srcSize int64) (h *gzip.Header, data, size int64, ok bool) {
-	if key == "" || !head.Enabled() || inflate.Learned(env.Cache, key) {
-		return nil, 0, -1, false
+func loadHead(ctx context.Context, env *vfs.Env, kept vfs.DiskIndex, key string, srcSize int64) (h *gzip.Header, data int64, hd head, ok bool) {
+	none := head{size: -1}
+	if key == "" || !kept.Enabled() || inflate.Learned(env.Cache, key) {
+		return nil, 0, none, false
 	}
-	b, ok := head.Load(ctx, headerLimit(env.Limits))
+	b, ok := kept.Load(ctx, headerLimit(env.Limits))
 	if !ok {
-		return nil, 0, -1, false
+		return nil, 0, none, false
 	}
-	h, data, size, err := decodeHead(b, srcSize, env.Limits.MaxNameLength)
+	h, data, hd, err := decodeHead(b, srcSize, env.Limits.MaxNameLength)
 	if err != nil {
-		head.Remove()
-		return nil, 0, -1, false
+		kept.Remove()
+		return nil, 0, none, false
 	}
-	return h, data, size, true
+	return h, data, hd, true
 }
 
 // headerLimit bounds what encodeDisk writes besides the index: a header

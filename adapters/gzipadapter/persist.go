@@ -66,31 +66,51 @@ func decodeDisk(b []byte, size int64, maxName int) (*gzip.Header, int64, []byte,
 
 // headVersion is the version of the small entry kept beside the index
 // (vfs.DiskIndex of headKind): what encodeDisk writes, with the stream's
-// output size in place of the index (as a varint, -1 while unknown). A
-// process reads it at open, and the index, which may be megabytes of
-// windows, only when it decodes: a listing served from a tar member
-// table reads no index at all.
-const headVersion = 1
+// output size in place of the index (as a varint, -1 while unknown), then
+// the output offset (0 when none) and CRC-32 of the first checked
+// checkpoint of the first member (inflate.Index.FirstCheck). A process
+// reads it at open, and the index, which may be megabytes of windows,
+// only when it decodes past that checkpoint: a listing served from a tar
+// member table reads no index at all, and a read of the stream's start
+// (format detection) decodes to the checkpoint and checks its output.
+const headVersion = 2
 
-func encodeHead(h *gzip.Header, data, size int64) []byte {
+// A head is what encodeHead keeps beside the index.
+type head struct {
+	size     int64  // the output size, -1 while unknown
+	checkOut int64  // the first checked checkpoint's output offset, 0 if none
+	checkCRC uint32 // and the CRC-32 of the output before it
+}
+
+func encodeHead(h *gzip.Header, data int64, hd head) []byte {
 	var e indexenc.Encoder
-	e.Int(size)
+	e.Int(hd.size)
+	e.Int(hd.checkOut)
+	e.Uint(uint64(hd.checkCRC))
 	return encodeDisk(h, data, e.Bytes())
 }
 
 // decodeHead decodes what encodeHead wrote for an input of srcSize bytes.
-func decodeHead(b []byte, srcSize int64, maxName int) (h *gzip.Header, data, size int64, err error) {
+func decodeHead(b []byte, srcSize int64, maxName int) (h *gzip.Header, data int64, hd head, err error) {
 	h, data, rest, err := decodeDisk(b, srcSize, maxName)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, 0, head{}, err
 	}
 	d := indexenc.NewDecoder(rest)
-	size = d.Int()
-	if size < -1 {
-		d.Fail("output size %d", size)
+	hd.size = d.Int()
+	hd.checkOut = d.NonNeg(0)
+	crc := d.Uint()
+	hd.checkCRC = uint32(crc)
+	switch {
+	case hd.size < -1:
+		d.Fail("output size %d", hd.size)
+	case crc > 1<<32-1:
+		d.Fail("CRC-32 %d", crc)
+	case hd.size >= 0 && hd.checkOut > hd.size:
+		d.Fail("checkpoint at %d past the output size %d", hd.checkOut, hd.size)
 	}
 	if err := d.Done(); err != nil {
-		return nil, 0, 0, err
+		return nil, 0, head{}, err
 	}
-	return h, data, size, nil
+	return h, data, hd, nil
 }

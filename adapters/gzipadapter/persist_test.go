@@ -51,10 +51,11 @@ func FuzzDisk(f *testing.F) {
 // FuzzHead decodes arbitrary bytes as the head kept beside an index: no
 // panic, and an error matching driver.ErrCorrupt or a size of -1 or more.
 func FuzzHead(f *testing.F) {
-	f.Add(encodeHead(&gzip.Header{Name: "a"}, 10, 1<<20))
-	f.Add(encodeHead(&gzip.Header{}, 10, -1))
+	f.Add(encodeHead(&gzip.Header{Name: "a"}, 10, head{size: 1 << 20, checkOut: 1 << 19, checkCRC: 7}))
+	f.Add(encodeHead(&gzip.Header{}, 10, head{size: -1}))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, data, size, err := decodeHead(b, 1000, 16)
+		_, data, hd, err := decodeHead(b, 1000, 16)
+		size := hd.size
 		if err != nil {
 			if !errors.Is(err, driver.ErrCorrupt) {
 				t.Fatalf("error %v, want driver.ErrCorrupt", err)

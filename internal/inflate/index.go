@@ -108,6 +108,12 @@ type Index struct {
 	lastMember int     // the last member whose start was seen
 	size       int64   // total output size, -1 until the end was reached
 	bytes      int64   // window bytes held
+	// verified is the output offset up to which every member has passed
+	// its trailer check (CRC-32 and size), a prefix of the stream: the
+	// checkpoints at or before it hold CRCs of verified output, so a
+	// later decode that reaches one checks the bytes it produced.
+	verified int64
+	first    point // a check in member 0 kept elsewhere (SetFirstCheck); out 0 if none
 }
 
 func newIndex(c *vfs.Cache, key string, first int64) *Index {
@@ -185,6 +191,78 @@ func (ix *Index) add(p point, spacing int64) bool {
 		ix.grew(int64(len(p.window)))
 	}
 	return ok
+}
+
+// markVerified records that the member whose output spans [start, end)
+// passed its trailer check. The verified prefix grows when the member
+// starts inside it; a member verified out of order is not recorded (a
+// later pass over the members before it will be).
+func (ix *Index) markVerified(start, end int64) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if start <= ix.verified && end > ix.verified {
+		ix.verified = end
+	}
+}
+
+// Verified returns the output offset up to which the stream's checksums
+// have been checked: every member ending at or before it passed its
+// trailer check. A complete index whose Verified equals its Size was
+// built by passes that checked every member.
+func (ix *Index) Verified() int64 {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.verified
+}
+
+// checkAt returns the first checkpoint at or after off that a decode
+// can check its output against: one at or before the verified prefix, or
+// the check given by SetFirstCheck.
+func (ix *Index) checkAt(off int64) (point, bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var p point
+	ok := false
+	if off <= ix.verified {
+		i := sort.Search(len(ix.points), func(i int) bool { return ix.points[i].out >= off })
+		if i < len(ix.points) && ix.points[i].out <= ix.verified {
+			p, ok = ix.points[i], true
+		}
+	}
+	if f := ix.first; f.out >= off && f.out > 0 && (!ok || f.out < p.out) {
+		p, ok = f, true
+	}
+	return p, ok
+}
+
+// FirstCheck returns the output offset and CRC-32 of the first checkpoint
+// inside member 0 when the index has checked it, so that a process that
+// has not loaded the index can check a read of the stream's start
+// (SetFirstCheck); ok is false when there is none.
+func (ix *Index) FirstCheck() (out int64, crc uint32, ok bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if len(ix.points) > 1 {
+		if p := ix.points[1]; p.member == 0 && p.out <= ix.verified {
+			return p.out, p.crc, true
+		}
+	}
+	if ix.first.out > 0 {
+		return ix.first.out, ix.first.crc, true
+	}
+	return 0, 0, false
+}
+
+// SetFirstCheck gives the index the first checkpoint of member 0 as
+// FirstCheck returned it (kept beside the index by its user): reads of
+// the output before out decode to it and check their CRC-32 against crc,
+// rather than decoding to the end of the member.
+func (ix *Index) SetFirstCheck(out int64, crc uint32) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if out > 0 {
+		ix.first = point{out: out, mout: out, crc: crc}
+	}
 }
 
 // setSize records the stream's total output size.

@@ -28,6 +28,15 @@ const maxWindow = 32 << 10
 // Complete reports whether the index covers the whole stream.
 func (ix *Index) Complete() bool { return ix.Size() >= 0 }
 
+// Checked reports whether the index covers the whole stream and every
+// member of it passed its trailer check: only such an index is worth
+// keeping, and a kept complete index is loaded as checked (see Load).
+func (ix *Index) Checked() bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.size >= 0 && ix.verified >= ix.size
+}
+
 // Encode returns the encoded index, complete or not: an index that is
 // not complete serves the offsets up to its last checkpoint, and grows
 // from there.
@@ -88,6 +97,11 @@ func (ix *Index) Load(b []byte, first, srcSize, size int64) (bool, error) {
 	}
 	n := kept.bytes - ix.bytes
 	ix.points, ix.lastMember, ix.size, ix.bytes = kept.points, max(kept.lastMember, ix.lastMember), kept.size, kept.bytes
+	if kept.size >= 0 {
+		// Only a checked index is kept complete (Checked): its
+		// checkpoints' CRCs are those of verified output.
+		ix.verified = kept.size
+	}
 	ix.mu.Unlock()
 	if n > 0 {
 		ix.grew(n)

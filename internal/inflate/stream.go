@@ -44,8 +44,10 @@ type Stream struct {
 	spec     specKnobs
 	dropped  atomic.Int64 // checkpoint candidates that no offset reproduced (for tests)
 
-	mu   sync.Mutex
-	idle []*cursor
+	mu      sync.Mutex
+	idle    []*cursor
+	held    []byte // verified output at heldOff, decoded past a read to its check
+	heldOff int64
 }
 
 var _ io.Closer = (*Stream)(nil)
@@ -164,6 +166,16 @@ func (s *Stream) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	if k := s.fromHeld(p, off); k > 0 {
+		if k == len(p) {
+			if size >= 0 && off+int64(k) == size {
+				return k, io.EOF
+			}
+			return k, nil
+		}
+		n, err := s.ReadAt(ctx, p[k:], off+int64(k))
+		return k + n, err
+	}
 	c, err := s.get(ctx, off)
 	if err != nil {
 		return 0, err
@@ -172,16 +184,106 @@ func (s *Stream) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	if err == nil && s.declared >= 0 && off+int64(n) == s.declared {
 		err = c.finish()
 	}
+	if err == nil {
+		err = c.checkOutput()
+	}
 	c.rd.Ctx = nil
 	if err != nil && err != io.EOF {
 		c.release()
-		return n, err
+		// The bytes of a read that fails its check are withheld.
+		return 0, err
 	}
 	s.put(c)
 	if err == nil && size >= 0 && off+int64(n) == size {
 		err = io.EOF
 	}
 	return n, err
+}
+
+// maxHeld bounds the output a stream keeps from decoding past a read to
+// its check, in multiples of the spacing.
+const maxHeld = 2
+
+// fromHeld copies to p what the stream holds of the output at off, verified
+// output decoded past an earlier read, and returns how many bytes it copied.
+func (s *Stream) fromHeld(p []byte, off int64) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if off < s.heldOff || off >= s.heldOff+int64(len(s.held)) {
+		return 0
+	}
+	return copy(p, s.held[off-s.heldOff:])
+}
+
+// checkOutput decodes on from where a read stopped until the output can be
+// checked: to the next checkpoint of the verified prefix, whose CRC-32
+// the decoder's must equal, or else to the end of the member, whose
+// trailer the framer checks. The output decoded past the read is kept
+// (up to maxHeld spacings) for the reads that follow it. A read at the
+// end of the stream is checked already.
+func (c *cursor) checkOutput() (err error) {
+	s := c.s
+	start := c.out
+	buf := s.takeHeld()
+	defer func() {
+		if err == nil {
+			s.keepHeld(start, buf)
+		}
+	}()
+	full := false // output was dropped: what follows is not held
+	hold := func(n int64) []byte {
+		if full = full || int64(len(buf))+n > maxHeld*s.spacing; !full {
+			if cap(buf)-len(buf) < int(n) {
+				buf = append(make([]byte, 0, max(2*cap(buf), len(buf)+int(n), 256<<10)), buf...)
+			}
+			return buf[len(buf) : len(buf)+int(n)]
+		}
+		return c.scratch[:n]
+	}
+	member := c.member
+	for !c.done && c.member == member {
+		want := int64(len(c.scratch))
+		q, ok := s.ix.checkAt(c.out)
+		if ok && q.member == c.member {
+			if q.out == c.out {
+				if q.crc != c.crc {
+					return driver.Corruptf("the output before offset %d does not match its checksum (CRC-32 %08x, the checked pass had %08x)", c.out, c.crc, q.crc)
+				}
+				return nil
+			}
+			want = min(want, q.out-c.out)
+		}
+		b := hold(want)
+		n, err := c.next(b)
+		if &b[0] != &c.scratch[0] {
+			buf = buf[:len(buf)+n]
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// takeHeld takes the stream's held buffer for reuse.
+func (s *Stream) takeHeld() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.held[:0]
+	s.held, s.heldOff = nil, 0
+	return b
+}
+
+// keepHeld keeps b, the verified output at off, for later reads.
+func (s *Stream) keepHeld(off int64, b []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(b) > len(s.held) {
+		s.held, s.heldOff = b, off
+	}
 }
 
 // Close releases the stream's idle decoders. The stream stays usable.
@@ -431,6 +533,7 @@ func (c *cursor) memberEnd() error {
 	if err != nil {
 		return err
 	}
+	s.ix.markVerified(c.out-c.mout, c.out)
 	if !more {
 		c.done = true
 		return s.ix.setSize(c.out)
