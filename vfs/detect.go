@@ -102,7 +102,7 @@ func detectFile(ctx context.Context, reg *Registry, b driver.Blob) (SubURL, erro
 // known and cheap).
 func matchHead(ctx context.Context, cands []*Format, b driver.Blob, n int) (*Format, error) {
 	hb := make([]byte, n)
-	m, err := b.ReadAt(ctx, hb, 0)
+	m, err := b.ReadAt(driver.Unverified(ctx), hb, 0)
 	if m < n {
 		if err == nil || errors.Is(err, io.EOF) {
 			return nil, nil
@@ -189,7 +189,7 @@ func (g *Registry) Sniff(ctx context.Context, b driver.Blob) *Format {
 		return nil
 	}
 	hb := make([]byte, min(head, maxSniff))
-	n, _ := b.ReadAt(ctx, hb, 0)
+	n, _ := b.ReadAt(driver.Unverified(ctx), hb, 0)
 	hb = hb[:n]
 	var match *Format
 	for _, f := range cands {

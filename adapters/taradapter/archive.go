@@ -165,10 +165,17 @@ func (a *Archive) index(ctx context.Context) (*index, error) {
 	}
 	r := a.scanReader(ctx)
 	sc, err := scan(ctx, r, size, a.lim)
-	if c, ok := r.(io.Closer); ok {
-		c.Close()
+	if f, ok := r.(*blobread.Forward); ok {
+		if err == nil && sc.end != nil {
+			cutAt(sc, f.Pos())
+		}
+		if err == nil {
+			err = a.drain(ctx, f, sc)
+		}
+		f.Close()
 	}
-	if errors.Is(err, driver.ErrCorrupt) && ctx.Err() == nil {
+	var below *belowError
+	if errors.Is(err, driver.ErrCorrupt) && ctx.Err() == nil && !errors.As(err, &below) {
 		// The first header is bad: say what the data looks like.
 		detail := strings.TrimPrefix(err.Error(), driver.ErrCorrupt.Error()+": ")
 		err = vfs.NotFormat(ctx, a.opts, a.blob, Scheme, "a tar archive", detail)
@@ -183,6 +190,57 @@ func (a *Archive) index(ctx context.Context) (*index, error) {
 		a.sh.disk.Store(encodeScanned(sc))
 	}
 	return a.built(buildIndex(sc)), nil
+}
+
+// drain reads the decompressed stream below the archive on to its end
+// after the scan, so that the checksums the stream carries at its end
+// (gzip's CRC-32, a zstd frame's checksum, bzip2's and xz's checks) are
+// verified by the listing itself: a damaged stream ends the listing with
+// the error that says so, after the members already found, as bsdtar
+// reports it. Errors of the context and the input fail the scan.
+func (a *Archive) drain(ctx context.Context, f *blobread.Forward, sc *scanned) error {
+	err := f.Drain()
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case !errors.Is(err, driver.ErrCorrupt):
+		return err
+	}
+	var below *belowError
+	switch {
+	case sc.end == nil:
+		sc.end = &earlyEnd{off: -1, err: fmt.Errorf("the compressed data of the archive is damaged, and no member read from it can be verified: %w", err)}
+	case !errors.As(sc.end.err, &below):
+		// Bytes that are no header, where the stream below fails its
+		// checks: the damage is the stream's.
+		sc.end.err = fmt.Errorf("%w, in compressed data that is damaged: %w", sc.end.err, err)
+	}
+	return nil
+}
+
+// cutAt marks the member whose data runs past present, the bytes that the
+// stream below gave before it failed, as cut short, and says so in the
+// listing's early end: the scan skips member data without reading it,
+// so the failure meets it at the next header.
+func cutAt(sc *scanned, present int64) {
+	for i := range sc.members {
+		m := &sc.members[i]
+		if m.packed == 0 || m.dataOff >= present || m.dataOff+m.packed <= present {
+			continue
+		}
+		m.short = true
+		cause := sc.end.err
+		var below *belowError
+		if errors.As(cause, &below) {
+			cause = below.err
+		}
+		sc.end = &earlyEnd{off: m.hdrOff, name: m.hdr.Name, err: fmt.Errorf(
+			"the readable data ends inside member %q (at byte %d of its %d; the member's header is at offset %d): %w",
+			m.hdr.Name, present-m.dataOff, m.packed, m.hdrOff, cause)}
+		return
+	}
 }
 
 // scanReader returns what the scan reads the archive through: the blob's
@@ -433,18 +491,26 @@ func (a *Archive) Unreachable(ctx context.Context) ([]*tar.Header, error) {
 
 // Omitted lists the members that no name reaches because their name is
 // not a valid io/fs name, in archive order, and, when the listing ended
-// early (at bytes that cannot be a tar header, or at the end of a damaged
-// stream below), one last Omission with an empty Name at the offset where
-// it ended, whose Reason says why: members after that point, if any, are
-// not listed. It scans the archive if that was not done yet.
+// early (at bytes that cannot be a tar header, inside a member whose data
+// the archive does not hold whole, or at a damaged stream below), one
+// last Omission with an empty Name at the offset where it ended (the
+// header of a member cut short; -1 when the stream below fails its checks
+// past the archive's end), whose Reason says why and names the member cut
+// short, and whose Err is the error: members after that point, if any,
+// are not listed, and a member cut short fails to open. It scans the
+// archive if that was not done yet.
 func (a *Archive) Omitted(ctx context.Context) ([]driver.Omission, error) {
 	x, err := a.index(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := slices.Clone(x.omitted)
-	if x.end != nil {
-		out = append(out, driver.Omission{Offset: x.end.off, Reason: "the listing ends here: " + x.end.err.Error()})
+	if e := x.end; e != nil {
+		reason := "the listing ends here: " + e.err.Error()
+		if e.name != "" {
+			reason = e.err.Error()
+		}
+		out = append(out, driver.Omission{Offset: e.off, Reason: reason, Err: e.err})
 	}
 	return out, nil
 }

@@ -231,7 +231,7 @@ func TestTruncatedMember(t *testing.T) {
 		t.Errorf("OpenBlob error = %v, want driver.ErrCorrupt saying truncated", err)
 	}
 	omitted, err := a.Omitted(t.Context())
-	if err != nil || len(omitted) != 1 || omitted[0].Name != "" || omitted[0].Offset != 0 {
+	if err != nil || len(omitted) != 1 || omitted[0].Name != "" || omitted[0].Offset != 0 || !errors.Is(omitted[0].Err, driver.ErrCorrupt) {
 		t.Errorf("Omitted() = %+v, %v; want the early end at offset 0", omitted, err)
 	}
 }

@@ -21,8 +21,9 @@ import (
 // header, a header cut short, or a stream below that failed with corrupt
 // data. The members before it are kept.
 type earlyEnd struct {
-	off int64
-	err error
+	off  int64
+	err  error
+	name string // the member the end lies in, "" if none
 }
 
 // scan reads the whole archive in r and returns its raw members in
@@ -77,7 +78,7 @@ func scan(ctx context.Context, r io.ReaderAt, size int64, lim vfs.Limits) (*scan
 			}
 			last.short = true
 			if out.end == nil {
-				out.end = &earlyEnd{off: last.hdrOff, err: pastEnd(last, p.s.end)}
+				out.end = &earlyEnd{off: last.hdrOff, err: pastEnd(last, p.s.end), name: last.hdr.Name}
 			}
 		}
 	}

@@ -83,7 +83,7 @@ func (s *scanReader) Read(p []byte) (int, error) {
 		case err == nil || err == io.EOF:
 			return 0, io.ErrUnexpectedEOF // the blob is shorter than its size
 		case m == 0:
-			return 0, err
+			return 0, &belowError{err}
 		default:
 			// Keep the bytes that came before the error (a stream
 			// below that is cut short or damaged further on): the
@@ -136,10 +136,18 @@ func (s *scanReader) readAt(p []byte, off int64) error {
 		return nil
 	}
 	if err == nil || err == io.EOF {
-		err = io.ErrUnexpectedEOF
+		return io.ErrUnexpectedEOF
 	}
-	return err
+	return &belowError{err}
 }
+
+// A belowError is an error of what the archive is read from (an I/O
+// error, a damaged compressed stream below it), as opposed to one of the
+// archive's own bytes.
+type belowError struct{ err error }
+
+func (e *belowError) Error() string { return e.err.Error() }
+func (e *belowError) Unwrap() error { return e.err }
 
 // roundUp rounds n up to a whole number of blocks.
 func roundUp(n int64) int64 { return (n + blockSize - 1) &^ (blockSize - 1) }

@@ -34,6 +34,9 @@ type blob struct {
 
 	mu   sync.Mutex
 	idle []*cursor
+
+	checkMu sync.Mutex
+	checked map[int]bool // frames whose content checksum a decode verified, or that carry none
 }
 
 var (
@@ -81,16 +84,92 @@ func (b *blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	c := b.get(i, off)
 	c.ra.ctx = ctx
 	n, err := b.read(c, p, off)
+	if err == nil && c.frame >= 0 && !driver.IsUnverified(ctx) {
+		// The read stopped inside frame c.frame: its bytes are returned
+		// once the frame's checksum vouches for them.
+		err = b.check(ctx, c.frame)
+	}
 	c.ra.ctx = nil
 	if err != nil {
 		c.release()
-		return n, err
+		// The bytes of a read that fails its check are withheld.
+		return 0, err
 	}
 	b.put(c)
 	if eof {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// isChecked reports whether frame i was checked.
+func (b *blob) isChecked(i int) bool {
+	b.checkMu.Lock()
+	defer b.checkMu.Unlock()
+	return b.checked[i]
+}
+
+// setChecked records that frame i was checked.
+func (b *blob) setChecked(i int) {
+	b.checkMu.Lock()
+	defer b.checkMu.Unlock()
+	if b.checked == nil {
+		b.checked = make(map[int]bool)
+	}
+	b.checked[i] = true
+}
+
+// check verifies frame i, once per blob: a frame with a content checksum
+// is decoded to its end with a decoder of its own, which checks the
+// checksum (the reading decoder stays where the read left it, so a
+// sequential reader goes on at no cost); a frame without one is taken as
+// it is (only its declared size would be checked, at its end). The
+// decoder is deterministic: a later read of the checked frame, which
+// decodes the same bytes of the same version, gives the checked output.
+func (b *blob) check(ctx context.Context, i int) error {
+	if b.isChecked(i) {
+		return nil
+	}
+	var fhd [1]byte
+	if n, err := b.src.ReadAt(ctx, fhd[:], b.frames[i].in+4); n < 1 {
+		if err == nil || err == io.EOF {
+			err = driver.Corruptf("zstd frame header at %d is truncated", b.frames[i].in)
+		}
+		return err
+	}
+	if fhd[0]&0x04 != 0 { // Content_Checksum_Flag
+		c := &cursor{ra: ctxReaderAt{ctx: ctx}, frame: -1, buf: make([]byte, 32<<10)}
+		defer c.release()
+		if err := b.start(c, i); err != nil {
+			return err
+		}
+		for size := b.frames[i].size; c.pos < size; {
+			m, err := io.ReadFull(c.dec, c.buf[:min(size-c.pos, int64(len(c.buf)))])
+			c.pos += int64(m)
+			if err != nil {
+				return b.frameErr(err, i)
+			}
+		}
+		if err := b.ended(c); err != nil {
+			return err
+		}
+	}
+	b.setChecked(i)
+	return nil
+}
+
+// ended checks that c, which has decoded all of its frame's declared
+// output, is at the frame's end: this reads the content checksum.
+func (b *blob) ended(c *cursor) error {
+	if k, err := c.dec.Read(c.buf[:1]); k > 0 || err != io.EOF {
+		if err != nil && err != io.EOF {
+			return translate(err, c.frame)
+		}
+		return driver.Corruptf("zstd frame %d decodes to more than its declared %d bytes", c.frame, b.frames[c.frame].size)
+	}
+	b.setChecked(c.frame)
+	c.frame = -1
+	return nil
 }
 
 func (b *blob) get(i int, off int64) *cursor {
@@ -156,13 +235,9 @@ func (b *blob) read(c *cursor, p []byte, off int64) (int, error) {
 		}
 		if c.pos == f.size {
 			// The frame must end here: this reads its checksum.
-			if k, err := c.dec.Read(c.buf[:1]); k > 0 || err != io.EOF {
-				if err != nil && err != io.EOF {
-					return n, translate(err, c.frame)
-				}
-				return n, driver.Corruptf("zstd frame %d decodes to more than its declared %d bytes", c.frame, f.size)
+			if err := b.ended(c); err != nil {
+				return n, err
 			}
-			c.frame = -1
 		}
 	}
 	return n, nil

@@ -115,6 +115,7 @@ func (r *streamReader) Read(p []byte) (int, error) {
 				break
 			}
 			r.sizes[r.i] = r.n
+			r.b.setChecked(r.i)
 			r.c.release()
 			r.c = nil
 			r.i++
@@ -212,6 +213,7 @@ func (r *streamReader) WriteTo(w io.Writer) (int64, error) {
 			r.err = driver.Corruptf("zstd frame %d decodes to fewer than its declared %d bytes", r.i, r.sizes[r.i])
 		default:
 			r.sizes[r.i] = r.n
+			r.b.setChecked(r.i)
 			r.c.release()
 			r.c = nil
 			r.i++

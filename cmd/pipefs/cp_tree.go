@@ -249,7 +249,8 @@ func (t *treeCopy) symlink(url, name, dst string, info fs.FileInfo) error {
 // reportOmittedEntries reports, as failures, the entries below the
 // directory key of the archive under fsys that the archive left out
 // because their names cannot be written (driver.Omitter): cp refuses
-// them. It returns whether there were any.
+// them; and the damage that ended the archive's listing early, if any.
+// It returns whether there were any.
 func reportOmittedEntries(t *treeCopy, report func(error)) bool {
 	var o driver.Omitter
 	if !t.fsys.As(&o) {
@@ -268,6 +269,13 @@ func reportOmittedEntries(t *treeCopy, report func(error)) bool {
 	}
 	found := false
 	for _, om := range list {
+		if om.Err != nil {
+			// The archive is damaged: the copy may lack members, or
+			// hold bytes no check vouched for.
+			report(fmt.Errorf("%s: damaged, the copy is incomplete: %w", archive, om.Err))
+			found = true
+			continue
+		}
 		if key != "." && !strings.HasPrefix(om.Name, key+"/") {
 			continue
 		}

@@ -228,7 +228,9 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 			l.list(fsys)
 		}
 		l.flush(w)
-		reportOmitted(cmd, fsys)
+		if reportOmitted(cmd, fsys) {
+			l.failed = true
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -361,7 +363,9 @@ func (l *lister) walk(fsys *vfs.FS, dir, prefix string, level int, dataset bool)
 			if n := l.nested(fsys, name, info, level, dataset); n != nil {
 				l.addNest(prefix+name, info, n)
 				l.walk(n.fsys, ".", prefix+name+"/", level+1, false)
-				reportOmitted(l.cmd, n.fsys)
+				if reportOmitted(l.cmd, n.fsys) {
+					l.failed = true
+				}
 				n.fsys.Close()
 				continue
 			}
@@ -497,16 +501,19 @@ func sizeOf(info fs.FileInfo) string {
 }
 
 // reportOmitted reports on stderr, once each, the entries that the
-// archive fsys is read from left out of it (driver.Omitter).
-func reportOmitted(cmd *cobra.Command, fsys *vfs.FS) {
+// archive fsys is read from left out of it (driver.Omitter), and reports
+// whether the archive is damaged: a listing that ended early at damage,
+// or a stream below whose checks failed, is an error (the exit status is
+// then 1, as bsdtar's), an entry left out for its name a warning.
+func reportOmitted(cmd *cobra.Command, fsys *vfs.FS) (damaged bool) {
 	var o driver.Omitter
 	if !fsys.As(&o) {
-		return
+		return false
 	}
 	list, err := o.Omitted(cmd.Context())
 	if err != nil {
 		report(cmd, err)
-		return
+		return true
 	}
 	archive := fsys.Pipeline()
 	if len(archive) > 1 {
@@ -514,10 +521,16 @@ func reportOmitted(cmd *cobra.Command, fsys *vfs.FS) {
 	}
 	w := cmd.ErrOrStderr()
 	for _, om := range list {
+		if om.Err != nil {
+			fmt.Fprintf(w, "pipefs: %s: damaged, the listing is incomplete: %s\n", archive, om.Reason)
+			damaged = true
+			continue
+		}
 		at := "at an unknown offset"
 		if om.Offset >= 0 {
 			at = fmt.Sprintf("at offset %d", om.Offset)
 		}
 		fmt.Fprintf(w, "pipefs: warning: %s: entry %s %s left out: %s\n", archive, shellQuote(om.Name), at, om.Reason)
 	}
+	return damaged
 }

@@ -90,6 +90,36 @@ func (f *Forward) start() {
 	}()
 }
 
+// Pos returns the offset of the next byte the stream would give: after
+// it failed, how many bytes it gave.
+func (f *Forward) Pos() int64 { return f.pos }
+
+// Drain reads the stream on to its end and drops what it decodes, so
+// that the checks the stream makes at its end (a gzip trailer's CRC-32,
+// a zstd frame's checksum) run; it returns their error, or nil at a clean
+// end. A scan that stops at an end-of-archive marker drains the rest.
+func (f *Forward) Drain() error {
+	if f.closed {
+		return errForwardClosed
+	}
+	if f.pr == nil && f.err == nil {
+		f.start()
+	}
+	if f.err != nil {
+		if f.err == io.EOF {
+			return nil
+		}
+		return f.err
+	}
+	n, err := io.Copy(io.Discard, f.pr)
+	f.pos += n
+	if err != nil {
+		return f.fail(err)
+	}
+	f.err = io.EOF
+	return nil
+}
+
 // Close stops the stream; later reads fail.
 func (f *Forward) Close() error {
 	f.closed = true

@@ -25,6 +25,7 @@ import (
 	"io"
 	"io/fs"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pipefs/pipefs/vfs/driver"
@@ -63,6 +64,9 @@ type Blob struct {
 
 	sizeMu sync.Mutex
 	size   int64 // the output size once a pass reached the end, else -1
+	bad    error // the corruption or limit a check pass met, sticky
+
+	checked atomic.Bool // a pass reached the end: every check of the format passed
 }
 
 var (
@@ -110,6 +114,7 @@ func (b *Blob) ended(n int64) error {
 		return driver.Corruptf("%s stream decoded to %d bytes, and to %d before", b.cfg.Format, n, b.size)
 	}
 	b.size = n
+	b.checked.Store(true)
 	return nil
 }
 
@@ -264,10 +269,42 @@ func (b *Blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	d.rd.Ctx = ctx
 	defer func() { d.rd.Ctx = nil }()
 	n, err := d.readAt(p, off)
+	if err == nil && !driver.IsUnverified(ctx) {
+		err = b.check(ctx)
+	}
 	if err != nil && err != io.EOF {
 		b.cur = nil // start over next time: the input may have failed
+		// The bytes of a read that fails its check are withheld.
+		return 0, err
 	}
 	return n, err
+}
+
+// check makes sure that a pass has decoded the whole stream, which
+// checks every integrity check the format carries (block and stream
+// CRCs), before a read that stopped short of the end returns its bytes:
+// the first such read runs the pass, with a decoder of its own, so the
+// reading decoder goes on where it stopped. The decoders are
+// deterministic: a later read of the same bytes of the same version gives
+// the checked output. The corruption or limit a pass meets is kept and
+// returned to every later read.
+func (b *Blob) check(ctx context.Context) error {
+	if b.checked.Load() {
+		return nil
+	}
+	b.sizeMu.Lock()
+	bad := b.bad
+	b.sizeMu.Unlock()
+	if bad != nil {
+		return bad
+	}
+	_, err := b.measure(ctx)
+	if errors.Is(err, driver.ErrCorrupt) || errors.Is(err, driver.ErrLimit) {
+		b.sizeMu.Lock()
+		b.bad = err
+		b.sizeMu.Unlock()
+	}
+	return err
 }
 
 // readAt skips to off and fills p; d.out <= off.

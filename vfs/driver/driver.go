@@ -231,6 +231,13 @@ type Omission struct {
 	Name   string // the name as the container stores it
 	Offset int64  // where its entry starts in the container; -1 if unknown
 	Reason string // why it is left out, for people
+	// Err is, for an omission caused by damage (the listing ended early
+	// at bytes that are not what the format says, or at a damaged or
+	// truncated stream below), the error that caused it, matching
+	// ErrCorrupt: the listing is incomplete or its data cannot be
+	// verified, and a tool reports failure. It is nil for an entry left
+	// out only because its name cannot be used.
+	Err error
 }
 
 // A LinkReader is a Tree that holds symbolic links and reads their targets,
