@@ -18,7 +18,8 @@ import (
 const holdBack = 16 << 20
 
 func newCatCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var verify bool
+	cmd := &cobra.Command{
 		Use:   "cat URL...",
 		Short: "Copy file locations to standard output",
 		Long: `cat writes the bytes of each file location to standard output, in
@@ -27,11 +28,21 @@ and goes on with the next one; the exit status is then 1. SIGINT stops
 cat at once: the arguments after the current one are not opened, and the
 exit status is 130.
 
+Every checksum the data carries is checked before its bytes are
+written: a read inside a gzip member decodes on to the next checkpoint
+whose CRC-32 a checked pass recorded, or to the member's trailer; a read
+inside a zstd frame has the frame's content checksum checked; bzip2 and xz
+streams are checked whole by the first read; a zip member's CRC-32 is
+checked when its end is read. Damage is an error, and the exit status 1.
+
 The output of a decompressor (gzip:, zstd:, a compressed archive member)
 is held back until 16 MiB of it have decoded, or all of it: a file that
 decodes to less than that and then fails (a limit such as --max-ratio,
-corrupt data) writes nothing. A larger file that fails later has written
-what decoded before the failure.`,
+corrupt data) writes nothing. A larger file read as one stream (a .gz
+file, a zip member) that fails later, at the check at its end, has
+written what decoded before the failure, and exits 1. --verify decodes
+such a file once to check it before writing any of it: nothing is
+written unless every check passes, at the cost of a second decode.`,
 		Example: `  pipefs cat 'testdata/demo.zip|zip:README.txt'
   pipefs cat 'file:/data/a.zip|zip:README.txt'
   pipefs cat 'file:/data/a.zip|zip:data/inner.zip|zip:deep.zip|zip:hello.txt'
@@ -44,7 +55,7 @@ what decoded before the failure.`,
 				if err := cmd.Context().Err(); err != nil {
 					return err
 				}
-				if err := g.cat(cmd, arg, cmd.OutOrStdout()); err != nil {
+				if err := g.cat(cmd, arg, cmd.OutOrStdout(), verify); err != nil {
 					report(cmd, err)
 					failed = true
 				}
@@ -55,10 +66,14 @@ what decoded before the failure.`,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&verify, "verify", false, "check a decompressed file whole before writing any of it (decodes it twice)")
+	return cmd
 }
 
-// cat copies the file location that the argument arg names to w.
-func (g *globals) cat(cmd *cobra.Command, arg string, w io.Writer) error {
+// cat copies the file location that the argument arg names to w. With
+// verify, a decompressed file is first read to its end and dropped, which
+// runs every check its format carries, and only then copied.
+func (g *globals) cat(cmd *cobra.Command, arg string, w io.Writer, verify bool) error {
 	ctx := cmd.Context()
 	f, err := g.openFile(ctx, arg)
 	if errors.Is(err, vfs.ErrIsDir) {
@@ -72,6 +87,14 @@ func (g *globals) cat(cmd *cobra.Command, arg string, w io.Writer) error {
 	var c driver.Compressed
 	if f.As(&c) {
 		hw.hold = holdBack
+		if verify {
+			if _, err := io.Copy(io.Discard, f); err != nil {
+				return err
+			}
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return err
+			}
+		}
 	}
 	if _, err := io.Copy(hw, f); err != nil {
 		return err
