@@ -21,7 +21,13 @@
 //
 // # Errors and limits
 //
-// Block and stream CRCs are checked by compress/bzip2; a bad CRC, bad
+// Block and stream CRCs are checked by compress/bzip2, and a ReadAt that
+// stops short of the end returns its bytes only once a pass has decoded
+// the whole stream and every CRC passed: the first such read of an open
+// file runs that pass (which also learns the size), with a decoder of its
+// own, and a stream that fails gives every read no bytes and the error.
+// A stream (io.Copy) delivers output as it decodes and fails at the bad
+// block. A bad CRC, bad
 // magic, trailing bytes that are not a bzip2 stream and truncation give
 // errors matching driver.ErrCorrupt. Limits.MaxFileSize bounds the output
 // and, past Limits.RatioFloor, Limits.MaxRatio bounds it against the compressed bytes at the

@@ -29,6 +29,35 @@
 // Go CVE-2022-30631 input, gzipped once more, read through "|gzip:|gzip:"
 // in a few seconds (BenchmarkManyMembersNested).
 //
+// # Verification
+//
+// No byte reaches the caller before a CRC-32 vouches for it:
+//
+//   - ReadAt decodes on from the end of the read to the next checkpoint
+//     of the checked part of the index, and compares its running CRC-32
+//     with the one the checked pass recorded there; with no such
+//     checkpoint ahead (a member no pass has checked yet), it decodes to
+//     the member's trailer, which checks CRC-32 and ISIZE (building the
+//     index on the way: the first read of a cold file costs a pass over
+//     its member). A read that fails its check returns no bytes and an
+//     error matching driver.ErrCorrupt. The output decoded past the read
+//     (up to two spacings) is kept for the reads that follow it, so a
+//     sequential reader decodes each byte once; a random read decodes
+//     about one spacing more than it would unchecked (1 MiB by default).
+//   - The head kept on disk holds the first checkpoint's CRC-32, so a read
+//     of the stream's start in a later process checks without loading
+//     the index.
+//   - Stream (io.Copy, pipefs cat of a .gz) and the first pass deliver
+//     the output as they decode it, and fail at the trailer of a member
+//     whose CRC-32 or ISIZE is wrong: the output before it is not
+//     withheld (pipefs cat holds 16 MiB back, and cat --verify checks the
+//     whole file first).
+//   - An index is kept (in the cache across opens, on disk across
+//     processes) as checked only when every member passed its trailer; a
+//     pass that fails keeps none.
+//   - Format detection reads the start unchecked (driver.Unverified):
+//     those bytes choose an adapter and reach no caller.
+//
 // # BGZF
 //
 // A file whose first member carries the BC subfield of BGZF (bgzip of

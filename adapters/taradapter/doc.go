@@ -37,7 +37,13 @@
 // Bytes that cannot be a header (a bad checksum, a bad size, a header cut
 // short) end the listing where they start, with every member before
 // them kept; so does a stream below that fails with corrupt data (a
-// .tar.gz cut short). [Archive.Omitted] then reports where and why, a
+// .tar.gz cut short), and the member whose data the stream ends in is
+// named and fails to open. Over a decompressed stream, the scan reads on
+// past the end-of-archive marker to the stream's end, so that the checks
+// the stream carries at its end (gzip's CRC-32, a zstd frame's checksum,
+// bzip2's and xz's checks) run: a stream that fails them ends the listing
+// too. [Archive.Omitted] then reports where and why (with the error, in
+// driver.Omission.Err), a
 // name that is not found says so too (its error matches both
 // fs.ErrNotExist and [driver.ErrCorrupt]), and a member whose data the
 // archive does not hold whole fails to open with an error matching

@@ -35,6 +35,16 @@
 // footer or index, check (CRC-32, CRC-64, SHA-256) mismatches, filters
 // other than LZMA2, and truncation are errors matching driver.ErrCorrupt.
 //
+// # Verification
+//
+// The block checks (CRC-32, CRC-64 or SHA-256) and the index are checked
+// by the decoder, and a ReadAt that stops short of the end returns its
+// bytes only once a pass has decoded the whole stream and every check
+// passed: the first such read of an open file runs that pass, with a
+// decoder of its own, and a stream that fails gives every read no bytes
+// and the error. A stream (io.Copy) delivers output as it decodes and
+// fails at the bad block.
+//
 // # Concurrency
 //
 // The blob is safe for concurrent use; its ReadAt calls are serialised.

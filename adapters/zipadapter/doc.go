@@ -41,7 +41,10 @@
 // its bytes, when the hash does not match. A ReadAt that skips ahead
 // turns the check off for that open member: random access (an archive
 // read inside the archive, a range request) is served unchecked, and a
-// byte read before the mismatch is known has already been returned.
+// byte read before the mismatch is known has already been returned. This
+// is the one read path that pipefs does not verify: checking a random
+// read of a stored member would mean reading the whole member first.
+// pipefs cat and cp read members sequentially, so they check them.
 //
 // A DEFLATE member is decompressed as it is read, through the checkpoint
 // index of internal/inflate: the first pass records a resume point about
@@ -53,7 +56,10 @@
 // file decodes it forward with one decoder. When a read reaches the
 // declared size, the stream must end there and its CRC-32 must match the
 // central directory (unless that CRC-32 is 0, which archive/zip also
-// treats as "not set"): a longer or shorter stream, a bad CRC-32 or
+// treats as "not set"), and a ReadAt that stops before the end decodes on
+// to the next checkpoint the checked pass recorded, or to the member's
+// end, and compares CRCs before it returns its bytes (see
+// internal/inflate): a longer or shorter stream, a bad CRC-32 or
 // malformed deflate data is an
 // error matching [driver.ErrCorrupt], returned instead of the data, and every
 // later read of that blob returns it too. Other compression methods and

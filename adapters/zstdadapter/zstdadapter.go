@@ -43,7 +43,17 @@
 // # Verification and limits
 //
 // Content checksums are verified by the decoder when a read reaches the end
-// of a frame; a frame whose output differs from its declared content size
+// of a frame, and a ReadAt that stops inside a frame whose header sets the
+// Content_Checksum_Flag returns its bytes only once the frame is checked:
+// the first such read of a frame decodes the whole frame with a decoder of
+// its own (the reading decoder stays where it is), and a frame that fails
+// gives the read no bytes and an error matching driver.ErrCorrupt. A frame
+// is checked once per open file: the decoder is deterministic, so a later
+// read of the same bytes gives the checked output. A frame without a
+// checksum (zstd --no-check) cannot be verified, and is read as it is. A
+// stream (io.Copy) delivers a frame's output as it decodes and fails at
+// its end when the checksum differs. Format detection reads unchecked
+// (driver.Unverified); a frame whose output differs from its declared content size
 // or from its seek table entry is an error matching driver.ErrCorrupt, and so
 // are reserved bits, bad magic, truncation and trailing bytes that are not
 // a frame. A seek table that does not add up to the file's layout is

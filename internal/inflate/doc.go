@@ -85,7 +85,17 @@
 // The CRC-32 and size of every member are handed to a [Framer] when its
 // DEFLATE data ends; resumed decoders carry the CRC from their checkpoint,
 // so the check runs whatever the read pattern, whenever a read reaches the
-// end of a member. Corrupt or truncated data gives an error matching
+// end of a member. The index records how far every member has passed
+// that check ([Index.Verified], a prefix of the stream): the checkpoints
+// inside it hold the CRC-32 of checked output. [Stream.ReadAt] returns its
+// bytes only once a check covers them: it decodes on to the next such
+// checkpoint and compares CRCs, or, past the checked prefix, to the
+// member's end; a mismatch returns no bytes. Decoding to a checkpoint
+// costs at most one spacing, and what is decoded past the read is kept
+// for the next read (up to two spacings). A read whose context comes from
+// driver.Unverified skips that (format detection). A stream from
+// [Stream.Stream] delivers output as it decodes and fails at the end of a
+// member that does not check out. Corrupt or truncated data gives an error matching
 // driver.ErrCorrupt. Output beyond Limits.MaxFileSize, or more than
 // Limits.MaxRatio times the compressed bytes consumed (plus 64 KiB), gives
 // an error matching driver.ErrLimit as soon as the decoder gets there. When

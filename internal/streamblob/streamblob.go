@@ -15,6 +15,10 @@
 // times the compressed bytes at the bottom of the nest
 // (Limits.MaxOutputSlack), an error matching
 // driver.ErrLimit. Errors of the input (context, I/O) pass through.
+//
+// A ReadAt that stops short of the end returns its bytes only once some
+// pass has decoded the stream to its end, which runs every check the
+// format carries: the first such read runs that pass (see Blob.ReadAt).
 package streamblob
 
 import (
