@@ -51,7 +51,15 @@ outside DEST, and the exit status is 1.
 Each file is written to NAME.pipefs-partial and renamed to NAME once its
 size matches the source's, and for a zip member once the CRC-32 of the
 copy matches the one its header records; a copy that does not match is
-removed and reported. An existing file is replaced. A file whose copy
+removed and reported. Every checksum the source's formats carry is
+checked on the way (gzip's CRC-32 and ISIZE, a zstd frame's content
+checksum, bzip2's block and stream CRCs, xz's block checks, a zip
+member's CRC-32; see pipefs cat --help): a copy whose bytes a check
+refuses is removed, and the exit status is 1. A damaged archive copied
+with -R copies what can be read and checked, reports the rest, and
+exits 1. A zstd frame written without a checksum (zstd --no-check), a
+zip member whose header records none, and a plain tar hold nothing to
+check. An existing file is replaced. A file whose copy
 fails or is interrupted leaves no partial file, unless --continue is given.
 
 --continue resumes an earlier copy: a file that is complete (the
