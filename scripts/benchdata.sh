@@ -5,6 +5,11 @@
 #	src.tar      about 256 MiB of Go sources (GOROOT and the module cache)
 #	src.tar.gz   gzip -6 of src.tar
 #	src.tar.zst  zstd -3 of src.tar
+#	             (src.tar is two archives, cut short: a listing ends at the
+#	             first one's end-of-archive marker, 110 MiB before the end)
+#	one.tar.gz   gzip -6 of one archive of GOROOT's sources, ended by
+#	             tar's own end-of-archive marker and padding
+#	one.tar.zst  zstd -3 of the same
 #	m.bin        the first 64 MiB of src.tar
 #	m.zip        m.bin deflated by zip -6
 #	s.zip        m.bin stored by zip -0
@@ -27,6 +32,9 @@ want() {
 			tar -cf - -C "$(go env GOMODCACHE)" --exclude=./cache . 2>/dev/null) | head -c 268435456 >src.tar ;;
 	src.tar.gz) want src.tar && gzip -6 -c src.tar >src.tar.gz ;;
 	src.tar.zst) want src.tar && zstd -q -3 -f src.tar -o src.tar.zst ;;
+	one.tar) tar -cf one.tar -C "$(go env GOROOT)" src test doc api 2>/dev/null ;;
+	one.tar.gz) want one.tar && gzip -6 -c one.tar >one.tar.gz ;;
+	one.tar.zst) want one.tar && zstd -q -3 -f one.tar -o one.tar.zst ;;
 	m.bin) want src.tar && head -c 67108864 src.tar >m.bin ;;
 	m.zip) want m.bin && zip -q -6 m.zip m.bin ;;
 	s.zip) want m.bin && zip -q -0 s.zip m.bin ;;
