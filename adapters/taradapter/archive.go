@@ -166,10 +166,12 @@ func (a *Archive) index(ctx context.Context) (*index, error) {
 	r := a.scanReader(ctx)
 	sc, err := scan(ctx, r, size, a.lim)
 	if f, ok := r.(*blobread.Forward); ok {
-		if err == nil && sc.end != nil {
-			cutAt(sc, f.Pos())
-		}
-		if err == nil {
+		var below *belowError
+		switch {
+		case err != nil:
+		case sc.end != nil && errors.As(sc.end.err, &below):
+			cutAt(sc, f.Pos()) // the stream failed: it has no end to drain to
+		default:
 			err = a.drain(ctx, f, sc)
 		}
 		f.Close()

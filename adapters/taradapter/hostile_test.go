@@ -478,7 +478,64 @@ func TestTruncatedTarGz(t *testing.T) {
 			if whole == 0 || after == 0 {
 				t.Errorf("cut at %d: %d members before the cut, %d through it, %d after; want some before and after", cut, whole, cutThrough, after)
 			}
+			// The listing says where it ended, and in which member.
+			var o driver.Omitter
+			if !fsys.As(&o) {
+				t.Fatal("the tree is no Omitter")
+			}
+			om, err := o.Omitted(t.Context())
+			if err != nil || len(om) != 1 || !errors.Is(om[0].Err, driver.ErrCorrupt) {
+				t.Fatalf("Omitted() = %+v, %v; want the early end with its error", om, err)
+			}
+			for _, m := range sc.members {
+				if m.dataOff < int64(len(prefix)) && m.dataOff+m.packed > int64(len(prefix)) {
+					if want := fmt.Sprintf("ends inside member %q", m.hdr.Name); !strings.Contains(om[0].Reason, want) {
+						t.Errorf("Omitted()[0].Reason = %q, want it to say %s", om[0].Reason, want)
+					}
+				}
+			}
 		})
+	}
+}
+
+// TestDamagedTrailer: a .tar.gz whose gzip trailer does not match its
+// data (the archive's bytes all decode) lists every member, and reports
+// the damage the listing met at the stream's end (driver.Omission.Err);
+// no member reads.
+func TestDamagedTrailer(t *testing.T) {
+	gz := bytes.Clone(readFixture(t, "gnu.tar.gz"))
+	gz[len(gz)-6] ^= 1 // the CRC-32
+	path := filepath.Join(t.TempDir(), "bad.tar.gz")
+	if err := os.WriteFile(path, gz, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := vfs.OpenFS(t.Context(), "file:"+filepath.ToSlash(path)+"|gzip:|pipefs.tar:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	files := 0
+	err = fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !d.Type().IsRegular() {
+			return err
+		}
+		if info, err := d.Info(); err != nil || info.Size() == 0 {
+			return err // an empty member has no bytes to vouch for
+		}
+		files++
+		if b, err := fs.ReadFile(fsys, name); !errors.Is(err, driver.ErrCorrupt) || len(b) > 0 {
+			t.Errorf("ReadFile(%s): %d bytes, %v; want none and driver.ErrCorrupt", name, len(b), err)
+		}
+		return nil
+	})
+	if err != nil || files == 0 {
+		t.Fatalf("walk: %d files, %v", files, err)
+	}
+	var o driver.Omitter
+	fsys.As(&o)
+	om, err := o.Omitted(t.Context())
+	if err != nil || len(om) != 1 || !errors.Is(om[0].Err, driver.ErrCorrupt) || !strings.Contains(om[0].Reason, "CRC-32") {
+		t.Errorf("Omitted() = %+v, %v; want the CRC-32 failure", om, err)
 	}
 }
 

@@ -80,6 +80,9 @@ and drawn as a file; the exit status is then 1.`,
 				t.dir(fsys, ".", ents, "", 0, label != "")
 			}
 			fmt.Fprintf(w, "\n%s\n", summary(t.dirs, t.files))
+			if reportOmitted(cmd, fsys) {
+				t.failed = true
+			}
 			if err := cmd.Context().Err(); err != nil {
 				return err
 			}
