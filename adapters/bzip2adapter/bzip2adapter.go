@@ -21,7 +21,8 @@
 //
 // # Errors and limits
 //
-// Block and stream CRCs are checked by compress/bzip2, and a ReadAt that
+// Zero bytes after the last stream are padding, as bzip2 -t, GNU tar and
+// bsdtar take them. Block and stream CRCs are checked by compress/bzip2, and a ReadAt that
 // stops short of the end returns its bytes only once a pass has decoded
 // the whole stream and every CRC passed: the first such read of an open
 // file runs that pass (which also learns the size), with a decoder of its
@@ -41,8 +42,10 @@
 package bzip2adapter
 
 import (
+	"bufio"
 	"compress/bzip2"
 	"context"
+	"errors"
 	"io"
 	"strings"
 
@@ -83,11 +86,90 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 	info := src.Stat()
 	b := streamblob.New(ctx, src, streamblob.Config{
 		Format:    "bzip2",
-		NewReader: func(r io.Reader) (io.Reader, error) { return bzip2.NewReader(r), nil },
+		NewReader: newReader,
 		Size:      -1,
 		Name:      fsname.Decompressed("bzip2", info.Name()),
 		Mode:      info.Mode(),
 		ModTime:   info.ModTime(),
 	}, env.Limits)
 	return driver.Location{Blob: b}, nil
+}
+
+// newReader decodes r as compress/bzip2 does, but takes zero bytes after
+// the last stream for padding, as bzip2 -t, GNU tar and bsdtar do.
+func newReader(r io.Reader) (io.Reader, error) {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReader(r)
+	}
+	t := &tail{r: br}
+	return &paddedReader{d: bzip2.NewReader(t), t: t}, nil
+}
+
+// errContinuation is what compress/bzip2 returns when the two bytes after
+// a stream are not the "BZ" of another.
+var errContinuation = bzip2.StructuralError("bad magic value in continuation file")
+
+// A paddedReader ends the output cleanly where compress/bzip2 finds no
+// stream after the last one, when the bytes from there to the end of the
+// input are all zero.
+type paddedReader struct {
+	d   io.Reader
+	t   *tail
+	eof bool
+}
+
+func (p *paddedReader) Read(b []byte) (int, error) {
+	if p.eof {
+		return 0, io.EOF
+	}
+	n, err := p.d.Read(b)
+	if errors.Is(err, errContinuation) && p.t.last == [2]byte{} {
+		zero, rerr := restZero(p.t.r)
+		if rerr != nil {
+			return n, rerr
+		}
+		if zero {
+			p.eof = true
+			return n, io.EOF
+		}
+	}
+	return n, err
+}
+
+// tail is the input of compress/bzip2 (an io.ByteReader, which it reads
+// byte by byte), keeping the last two bytes read: after a stream, the two
+// it looks at for another.
+type tail struct {
+	r    *bufio.Reader
+	last [2]byte
+}
+
+func (t *tail) ReadByte() (byte, error) {
+	c, err := t.r.ReadByte()
+	if err == nil {
+		t.last[0], t.last[1] = t.last[1], c
+	}
+	return c, err
+}
+
+func (t *tail) Read(p []byte) (int, error) { return t.r.Read(p) }
+
+// restZero reports whether the rest of r is zero bytes.
+func restZero(r *bufio.Reader) (bool, error) {
+	for {
+		b, err := r.Peek(r.Size())
+		for _, c := range b {
+			if c != 0 {
+				return false, nil
+			}
+		}
+		r.Discard(len(b))
+		if err == io.EOF {
+			return true, nil
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return false, err
+		}
+	}
 }

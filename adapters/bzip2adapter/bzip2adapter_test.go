@@ -128,11 +128,11 @@ func TestHostile(t *testing.T) {
 	}
 	flip := func(i int) []byte { b := bytes.Clone(good); b[i] ^= 0x10; return b }
 	cases := map[string][]byte{
-		"trailing garbage": append(bytes.Clone(good), "junk"...),
-		"trailing zeros":   append(bytes.Clone(good), 0, 0, 0, 0),
-		"stream crc":       flip(len(good) - 2),
-		"block data":       flip(len(good) / 2),
-		"block crc":        flip(12),
+		"trailing garbage":        append(bytes.Clone(good), "junk"...),
+		"trailing zeros and junk": append(bytes.Clone(good), 0, 0, 0, 0, 'x'),
+		"stream crc":              flip(len(good) - 2),
+		"block data":              flip(len(good) / 2),
+		"block crc":               flip(12),
 	}
 	for i := 11; i < len(good); i += len(good) / 40 {
 		cases[fmt.Sprintf("truncated at %d", i)] = good[:i]
@@ -150,6 +150,18 @@ func TestHostile(t *testing.T) {
 	}
 	if _, err := open(t, []byte("BZh9 not bzip2"), nil); !errors.Is(err, driver.ErrCorrupt) {
 		t.Errorf("open of a bad magic = %v, want ErrCorrupt", err)
+	}
+	// Zero bytes after the stream are padding, as bzip2 -t, GNU tar and
+	// bsdtar take them.
+	want, _, err, _ := readBoth(t, good, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{2, 4, 100 << 10} {
+		read, copied, rerr, cerr := readBoth(t, append(bytes.Clone(good), make([]byte, n)...), nil)
+		if rerr != nil || cerr != nil || !bytes.Equal(read, want) || !bytes.Equal(copied, want) {
+			t.Errorf("%d trailing zeros: %d and %d bytes, %v, %v", n, len(read), len(copied), rerr, cerr)
+		}
 	}
 }
 

@@ -13,8 +13,9 @@
 // stream, as gzip -d does. Member headers may carry FEXTRA, FNAME, FCOMMENT
 // and FHCRC (whose CRC-16 is checked). A reserved flag bit, a compression
 // method other than 8, a bad header CRC, a truncated stream, bytes after
-// the last member that are not a member ("trailing garbage", zeros
-// included), and a member whose CRC-32 or ISIZE differs from its data are
+// the last member that are not a member ("trailing garbage"; zero bytes
+// there are padding, as gzip -t, GNU tar and bsdtar take them), and a
+// member whose CRC-32 or ISIZE differs from its data are
 // errors matching driver.ErrCorrupt.
 //
 // Only wrong bytes are corrupt: a read stopped by its context returns the

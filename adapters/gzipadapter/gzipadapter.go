@@ -217,12 +217,43 @@ func (f *framer) Next(ctx context.Context, r *bufio.Reader, i int, end int64, cr
 	}
 	n, err := parseHeader(r, next, f.maxName, nil)
 	if err == errNotGzip {
+		// Zero bytes after the last member are padding, as gzip -t,
+		// GNU tar and bsdtar take them; anything else is garbage.
+		zeros, err := allZero(r, f.size-next)
+		if err != nil {
+			return 0, false, err
+		}
+		if zeros {
+			return 0, false, nil
+		}
 		return 0, false, driver.Corruptf("trailing garbage at %d after gzip member %d", next, i)
 	}
 	if err != nil {
 		return 0, false, err
 	}
 	return next + n, true, nil
+}
+
+// allZero reports whether the next n bytes of r are all zero; a short
+// input is not.
+func allZero(r *bufio.Reader, n int64) (bool, error) {
+	for n > 0 {
+		b, err := r.Peek(int(min(n, int64(r.Size()))))
+		for _, c := range b {
+			if c != 0 {
+				return false, nil
+			}
+		}
+		r.Discard(len(b))
+		n -= int64(len(b))
+		if err == io.EOF {
+			return n == 0, nil
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {

@@ -234,7 +234,7 @@ func TestHostile(t *testing.T) {
 		{"data crc", flip(n-8, 1), driver.ErrCorrupt},
 		{"isize", flip(n-4, 1), driver.ErrCorrupt},
 		{"trailing garbage", append(bytes.Clone(good), "junk"...), driver.ErrCorrupt},
-		{"trailing zeros", append(bytes.Clone(good), 0, 0, 0, 0), driver.ErrCorrupt},
+		{"trailing zeros then junk", append(bytes.Clone(good), 0, 0, 0, 0, 'x'), driver.ErrCorrupt},
 		{"trailing magic", append(bytes.Clone(good), 0x1f, 0x8b), driver.ErrCorrupt},
 		{"corrupt deflate", flip(20, 0xff), driver.ErrCorrupt},
 	}
@@ -253,6 +253,14 @@ func TestHostile(t *testing.T) {
 				t.Fatalf("read %d bytes, err %v, want %v", len(got), err, tc.want)
 			}
 		})
+	}
+	// Zero bytes after the last member are padding, as gzip -t, GNU tar
+	// and bsdtar take them.
+	for _, n := range []int{1, 4, 100 << 10} {
+		got, err := readAll(t, append(bytes.Clone(good), make([]byte, n)...), nil)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%d trailing zeros: read %d bytes, %v", n, len(got), err)
+		}
 	}
 }
 
