@@ -597,16 +597,26 @@ func (b *Blob) fetchRun(ctx context.Context, first, last int64) (err error) {
 			b.stats.bytes.Add(int64(m))
 		}
 		if err != nil {
-			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				err = driver.Corruptf("%s: short body at %d: %v", b.info.Name(), i*bs+int64(m), io.ErrUnexpectedEOF)
-			}
-			return err
+			return shortBody(b.info.Name(), i*bs+int64(m), err)
 		}
 		blocks = append(blocks, blk)
 		b.stats.misses.Add(1)
 	}
 	fetched = true
 	return nil
+}
+
+// shortBody returns the error of a body that failed at off with err, as
+// io.ReadFull reports it. A body that ends before the bytes asked for was
+// cut short on its way (a connection dropped, a source that gave up): an
+// I/O error, io.ErrUnexpectedEOF, that a new request may not meet, never
+// corrupt data, since no byte it gave was wrong. Any other err is the
+// body's own, kept as it is.
+func shortBody(name string, off int64, err error) error {
+	if err != io.EOF && err != io.ErrUnexpectedEOF {
+		return err
+	}
+	return fmt.Errorf("%s: short body at %d: %w", name, off, io.ErrUnexpectedEOF)
 }
 
 func isContextErr(err error) bool {
