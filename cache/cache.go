@@ -97,10 +97,15 @@ type blockKey struct {
 type block struct {
 	c    *Cache
 	data []byte
+	held atomic.Bool // counted in c.n
 }
 
-// Evicted counts the block out of its cache's Len.
-func (b *block) Evicted() { b.c.n.Add(-1) }
+// Evicted counts the block out of its cache's Len, once.
+func (b *block) Evicted() {
+	if b.held.CompareAndSwap(true, false) {
+		b.c.n.Add(-1)
+	}
+}
 
 // A flight is one block being fetched.
 type flight struct {
@@ -160,8 +165,15 @@ func (c *Cache) add(k blockKey, data []byte) {
 	if _, ok := c.vc.Peek(k); ok {
 		c.vc.Remove(k)
 	}
+	// The block is counted before it is added, since adding it may evict
+	// it; one the vfs.Cache refuses (larger than its budget) is counted
+	// out again.
+	b := &block{c: c, data: data}
+	b.held.Store(true)
 	c.n.Add(1)
-	c.vc.Add(k, &block{c: c, data: data}, int64(len(data)))
+	if !c.vc.Add(k, b, int64(len(data))) {
+		b.Evicted()
+	}
 }
 
 // Stats counts what a Blob's reads cost. The fields are updated atomically;
