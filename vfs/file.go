@@ -361,7 +361,8 @@ func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
 }
 
 // Close closes the file; for a file from OpenFile or Open it releases the
-// pipeline too.
+// pipeline too. What a stage writes as it closes (see FS.Close) follows
+// the file's context.
 func (f *File) Close() error {
 	f.mu.Lock()
 	if f.closed.Load() {
@@ -373,9 +374,9 @@ func (f *File) Close() error {
 	f.mu.Unlock()
 	var err error
 	if f.res != nil {
-		err = f.res.close()
+		err = f.res.close(f.ctx)
 	} else if c, ok := f.blob.(io.Closer); ok {
-		err = c.Close()
+		err = closeWith(f.ctx, c)
 	}
 	if err != nil {
 		return f.err("close", err)
