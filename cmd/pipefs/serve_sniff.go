@@ -59,9 +59,10 @@ func (s *server) sniff(fsys fs.FS, name string) (kind string, folder bool) {
 // format is no compressed stream. A head cut short decodes as far as it
 // goes. A stream that opening would refuse for lim (an xz dictionary or a
 // zstd window over lim.MaxWindow) decodes to nothing; the others decode
-// with a window the size of what is decoded, whatever their header
-// declares (xzadapter.DecodeHead, zstdadapter.DecodeHead), since a
-// listing decodes the head of every file it shows.
+// within a window bounded by limit (and one LZMA2 chunk or zstd block),
+// whatever their header declares (xzadapter.DecodeHead,
+// zstdadapter.DecodeHead), since a listing decodes the head of every file
+// it shows.
 func decodeHead(format string, head []byte, limit int, lim vfs.Limits) (out []byte, stream bool) {
 	r := bytes.NewReader(head)
 	var dec io.Reader
@@ -75,10 +76,10 @@ func decodeHead(format string, head []byte, limit int, lim vfs.Limits) (out []by
 	case format == "bzip2":
 		dec = bzip2.NewReader(r)
 	case format == "xz":
-		out, _ := xzadapter.DecodeHead(head, limit, lim)
+		out, _ = xzadapter.DecodeHead(head, limit, lim)
 		return out, true
 	case strings.HasPrefix(format, "zstd"):
-		out, _ := zstdadapter.DecodeHead(head, limit, lim)
+		out, _ = zstdadapter.DecodeHead(head, limit, lim)
 		return out, true
 	default:
 		return nil, false
