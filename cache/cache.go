@@ -97,10 +97,15 @@ type blockKey struct {
 type block struct {
 	c    *Cache
 	data []byte
+	held atomic.Bool // counted in c.n
 }
 
-// Evicted counts the block out of its cache's Len.
-func (b *block) Evicted() { b.c.n.Add(-1) }
+// Evicted counts the block out of its cache's Len, once.
+func (b *block) Evicted() {
+	if b.held.CompareAndSwap(true, false) {
+		b.c.n.Add(-1)
+	}
+}
 
 // A flight is one block being fetched.
 type flight struct {
@@ -160,8 +165,15 @@ func (c *Cache) add(k blockKey, data []byte) {
 	if _, ok := c.vc.Peek(k); ok {
 		c.vc.Remove(k)
 	}
+	// The block is counted before it is added, since adding it may evict
+	// it; one the vfs.Cache refuses (larger than its budget) is counted
+	// out again.
+	b := &block{c: c, data: data}
+	b.held.Store(true)
 	c.n.Add(1)
-	c.vc.Add(k, &block{c: c, data: data}, int64(len(data)))
+	if !c.vc.Add(k, b, int64(len(data))) {
+		b.Evicted()
+	}
 }
 
 // Stats counts what a Blob's reads cost. The fields are updated atomically;
@@ -597,16 +609,26 @@ func (b *Blob) fetchRun(ctx context.Context, first, last int64) (err error) {
 			b.stats.bytes.Add(int64(m))
 		}
 		if err != nil {
-			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				err = driver.Corruptf("%s: short body at %d: %v", b.info.Name(), i*bs+int64(m), io.ErrUnexpectedEOF)
-			}
-			return err
+			return shortBody(b.info.Name(), i*bs+int64(m), err)
 		}
 		blocks = append(blocks, blk)
 		b.stats.misses.Add(1)
 	}
 	fetched = true
 	return nil
+}
+
+// shortBody returns the error of a body that failed at off with err, as
+// io.ReadFull reports it. A body that ends before the bytes asked for was
+// cut short on its way (a connection dropped, a source that gave up): an
+// I/O error, io.ErrUnexpectedEOF, that a new request may not meet, never
+// corrupt data, since no byte it gave was wrong. Any other err is the
+// body's own, kept as it is.
+func shortBody(name string, off int64, err error) error {
+	if err != io.EOF && err != io.ErrUnexpectedEOF {
+		return err
+	}
+	return fmt.Errorf("%s: short body at %d: %w", name, off, io.ErrUnexpectedEOF)
 }
 
 func isContextErr(err error) bool {

@@ -8,7 +8,9 @@ import (
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"testing/iotest"
 
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -18,6 +20,7 @@ type memSource struct {
 	data     []byte
 	requests atomic.Int64
 	short    atomic.Bool
+	fail     error         // when set, bodies fail with it half way
 	gate     chan struct{} // when set, requests wait for it
 }
 
@@ -33,6 +36,9 @@ func (s *memSource) ReadRange(ctx context.Context, off, n int64) (io.ReadCloser,
 	b := s.data[off : off+n]
 	if s.short.Load() {
 		b = b[:len(b)/2]
+	}
+	if s.fail != nil {
+		return io.NopCloser(io.MultiReader(bytes.NewReader(b[:len(b)/2]), iotest.ErrReader(s.fail))), nil
 	}
 	return io.NopCloser(bytes.NewReader(b)), nil
 }
@@ -167,17 +173,46 @@ func TestBudgetEvicts(t *testing.T) {
 	}
 }
 
-func TestShortBodyIsAnError(t *testing.T) {
-	b, src := newBlob(t, 1<<20, Config{BlockSize: 64 * kib})
-	src.short.Store(true)
-	p := make([]byte, 100*kib)
-	n, err := b.ReadAt(context.Background(), p, 0)
-	if err == nil || n != 0 || !errors.Is(err, driver.ErrCorrupt) {
-		t.Fatalf("ReadAt over a short body = %d, %v, want 0 and ErrCorrupt", n, err)
+// A body that ends before the bytes asked for is an I/O error
+// (io.ErrUnexpectedEOF), whether it fills blocks or a declared span: the
+// source gave no wrong byte, so it is not corrupt data. A failed fetch is
+// not cached, and the next read is answered.
+func TestShortBodyIsAnIOError(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		read func(b *Blob, p []byte) (int, error)
+	}{
+		{"blocks", func(b *Blob, p []byte) (int, error) { return b.ReadAt(context.Background(), p, 0) }},
+		{"span", func(b *Blob, p []byte) (int, error) {
+			if err := b.Prefetch(context.Background(), 0, int64(len(p))); err != nil {
+				return 0, err
+			}
+			return b.ReadAt(context.Background(), p, 0)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, src := newBlob(t, 1<<20, Config{BlockSize: 64 * kib})
+			src.short.Store(true)
+			p := make([]byte, 100*kib)
+			n, err := tc.read(b, p)
+			if n != 0 || !errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, driver.ErrCorrupt) {
+				t.Fatalf("read over a short body = %d, %v; want 0 and io.ErrUnexpectedEOF, not ErrCorrupt", n, err)
+			}
+			src.short.Store(false)
+			if n, err := tc.read(b, p); err != nil || !bytes.Equal(p[:n], src.data[:len(p)]) {
+				t.Errorf("read after the short body = %d, %v: a failed fetch must not be cached", n, err)
+			}
+		})
 	}
-	src.short.Store(false)
-	if _, err := b.ReadAt(context.Background(), p, 0); err != nil {
-		t.Errorf("ReadAt after the short body = %v: a failed fetch must not be cached", err)
+}
+
+// A body that fails on its way fails the read with its own error.
+func TestBodyErrorKept(t *testing.T) {
+	b, src := newBlob(t, 1<<20, Config{BlockSize: 64 * kib})
+	src.fail = syscall.ECONNRESET
+	_, err := b.ReadAt(context.Background(), make([]byte, 10), 0)
+	if !errors.Is(err, syscall.ECONNRESET) || errors.Is(err, driver.ErrCorrupt) {
+		t.Errorf("read over a reset body = %v, want ECONNRESET", err)
 	}
 }
 

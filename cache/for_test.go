@@ -42,3 +42,27 @@ func TestForSharesBudget(t *testing.T) {
 		t.Errorf("after Purge: %d blocks, %d bytes", c.Len(), vc.Size())
 	}
 }
+
+// A block that the vfs.Cache refuses (larger than its whole budget) is
+// not held, and Len does not count it: Len is the number of blocks the
+// vfs.Cache holds, whatever it refused or evicted on the way.
+func TestLenCountsHeldBlocks(t *testing.T) {
+	vc := vfs.NewCache(100 * kib) // under the default block of 256 KiB
+	c := For(vc)
+	src := &memSource{data: make([]byte, 2*256*kib+50*kib)}
+	b := c.Blob(src, "obj", &driver.FileInfo{FName: "obj", FSize: int64(len(src.data))}, nil)
+	p := make([]byte, len(src.data))
+	for range 3 {
+		if _, err := b.ReadAt(context.Background(), p, 0); err != nil {
+			t.Fatal(err)
+		}
+		// Blocks 0 and 1 are refused; the last, of 50 KiB, fits.
+		if c.Len() != vc.Len() || c.Len() != 1 {
+			t.Fatalf("Len = %d, the vfs.Cache holds %d entries; want 1 and 1", c.Len(), vc.Len())
+		}
+	}
+	vc.Purge()
+	if c.Len() != 0 {
+		t.Errorf("after Purge: Len = %d, want 0", c.Len())
+	}
+}

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"sort"
 	"sync"
-
-	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // Spans are the exact extents that readers declared they need
@@ -303,10 +301,7 @@ func (b *Blob) fetchSpan(ctx context.Context, lo, hi int64) (data []byte, err er
 		b.stats.bytes.Add(int64(m))
 	}
 	if err != nil {
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			err = driver.Corruptf("%s: short body at %d: %v", b.info.Name(), lo+int64(m), io.ErrUnexpectedEOF)
-		}
-		return nil, err
+		return nil, shortBody(b.info.Name(), lo+int64(m), err)
 	}
 	b.stats.misses.Add(1)
 	c.addSpan(b.key, lo, data)

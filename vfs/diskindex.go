@@ -123,16 +123,19 @@ func (d DiskIndex) Load(ctx context.Context, limit int64) ([]byte, bool) {
 	return b, ok
 }
 
-// Store keeps data as the index, replacing any earlier one. A failure is
-// not reported: a later process builds the index again. (A sidecar that
-// cannot be written is logged, once per object, with log/slog's default
-// logger.)
-func (d DiskIndex) Store(data []byte) {
+// Store keeps data as the index, replacing any earlier one. ctx bounds
+// the write of a sidecar: the context of the call in which the index
+// became complete, or the one a driver.ContextCloser is closed with, so
+// that cancelling it stops the write. A failure is not reported: a later
+// process builds the index again. (A sidecar that cannot be written is
+// logged, once per object, with log/slog's default logger; one that a
+// cancellation stopped is not.)
+func (d DiskIndex) Store(ctx context.Context, data []byte) {
 	if d.s != nil {
 		d.s.Put(d.key, data)
 	}
 	if d.side != nil {
-		d.side.store(d.key, data)
+		d.side.store(ctx, d.key, data)
 	}
 }
 

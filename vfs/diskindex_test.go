@@ -53,7 +53,7 @@ func TestDiskIndex(t *testing.T) {
 	if !d.Enabled() {
 		t.Fatal("no place for a versioned input with Options.Disk")
 	}
-	d.Store([]byte("index"))
+	d.Store(context.Background(), []byte("index"))
 	if b, ok := open(versioned, &vfs.Options{Cache: vfs.NewCache(0), Disk: store}).Load(context.Background(), 0); !ok || string(b) != "index" {
 		t.Errorf("another cache with the same store: Load = %q, %v", b, ok)
 	}

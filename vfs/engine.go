@@ -55,8 +55,10 @@ func (r *resources) track(loc driver.Location) {
 	}
 }
 
-// close closes every resource, innermost first, and returns the first error.
-func (r *resources) close() error {
+// close closes every resource, innermost first, and returns the first
+// error. ctx is the context of what is closed (an FS, a File, a failed
+// open): a driver.ContextCloser's I/O follows it.
+func (r *resources) close(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -65,12 +67,20 @@ func (r *resources) close() error {
 	r.closed = true
 	var first error
 	for i := len(r.closers) - 1; i >= 0; i-- {
-		if err := r.closers[i].Close(); err != nil && first == nil {
+		if err := closeWith(ctx, r.closers[i]); err != nil && first == nil {
 			first = err
 		}
 	}
 	r.closers = nil
 	return first
+}
+
+// closeWith closes c, with ctx when c is a driver.ContextCloser.
+func closeWith(ctx context.Context, c io.Closer) error {
+	if cc, ok := c.(driver.ContextCloser); ok {
+		return cc.CloseContext(ctx)
+	}
+	return c.Close()
 }
 
 // result is an opened pipeline: its resolved pipeline (detected adapters
@@ -133,7 +143,7 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 	r := &result{p: p, written: len(p), res: &resources{trace: newTrace(reg, len(p))}}
 	defer func() {
 		if err != nil {
-			r.res.close()
+			r.res.close(ctx)
 			markDetected(err, p, r.p)
 		}
 	}()

@@ -221,7 +221,8 @@ func (f *File) Read(p []byte) (int, error) {
 // WriteTo writes the file from the current offset to its end, as
 // io.WriterTo, so that io.Copy streams it: a blob that is a Streamer (a
 // decompressed stream) is read sequentially, without first learning its
-// size; other blobs are read in large pieces.
+// size; other blobs are read in large pieces. A failure of w is returned
+// as it is; a failed read is a read *fs.PathError of the file.
 func (f *File) WriteTo(w io.Writer) (int64, error) {
 	if f.blob == nil {
 		return 0, f.err("read", f.notRegular())
@@ -240,10 +241,14 @@ func (f *File) WriteTo(w io.Writer) (int64, error) {
 			return 0, f.driverErr("read", err)
 		}
 		defer rc.Close()
-		n, err := io.Copy(w, rc)
+		tw := &trackedWriter{w: w}
+		n, err := io.Copy(tw, rc)
 		f.off += n
+		if tw.err != nil {
+			return n, tw.err // the writer's failure is its own, not a read's
+		}
 		if err != nil {
-			return n, f.err("read", err)
+			return n, f.driverErr("read", err)
 		}
 		return n, nil
 	}
@@ -275,6 +280,25 @@ func (f *File) WriteTo(w io.Writer) (int64, error) {
 // writeToBuffer is the size of WriteTo's reads from a blob that is not a
 // Streamer.
 const writeToBuffer = 1 << 20
+
+// A trackedWriter is the writer of a copy, which keeps its first failure
+// so that the copy's error can be told to be the writer's, not the
+// reader's.
+type trackedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (t *trackedWriter) Write(p []byte) (int, error) {
+	n, err := t.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil && t.err == nil {
+		t.err = err
+	}
+	return n, err
+}
 
 // Seek sets the offset of the next Read, as io.Seeker.
 func (f *File) Seek(offset int64, whence int) (int64, error) {
@@ -337,7 +361,8 @@ func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
 }
 
 // Close closes the file; for a file from OpenFile or Open it releases the
-// pipeline too.
+// pipeline too. What a stage writes as it closes (see FS.Close) follows
+// the file's context.
 func (f *File) Close() error {
 	f.mu.Lock()
 	if f.closed.Load() {
@@ -349,9 +374,9 @@ func (f *File) Close() error {
 	f.mu.Unlock()
 	var err error
 	if f.res != nil {
-		err = f.res.close()
+		err = f.res.close(f.ctx)
 	} else if c, ok := f.blob.(io.Closer); ok {
-		err = c.Close()
+		err = closeWith(f.ctx, c)
 	}
 	if err != nil {
 		return f.err("close", err)

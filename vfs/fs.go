@@ -107,7 +107,10 @@ func (f *FS) WithContext(ctx context.Context) *FS {
 
 // Close releases the pipeline: the stages' files and connections, innermost
 // first. Files opened from the FS must not be used after it is closed.
-func (f *FS) Close() error { return f.res.close() }
+// What a stage writes as it closes (an index kept as a sidecar, see
+// Options.Sidecar) follows the FS's context: once it is cancelled, Close
+// waits for no server.
+func (f *FS) Close() error { return f.res.close(f.ctx) }
 
 func (f *FS) full(name string) string {
 	if f.dir == "." {

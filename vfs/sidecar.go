@@ -46,7 +46,9 @@ import (
 // and keeps it on disk; a sidecar that is missing, that the process may
 // not read, or that fails its checks is a miss. With SidecarWrite, an
 // index a process derives is written as a sidecar (one request, when it
-// is complete or at Close) as well as to the disk; a write that fails (no
+// is complete or at Close) as well as to the disk, within the context of
+// the call in which it became complete or of the FS or File being closed:
+// cancelling that context stops the write. A write that fails (no
 // permission, say) is logged with log/slog's default logger, once per
 // object, and the process goes on without it. Sidecars are written by
 // processes that derived an index, not by ones that loaded it, so an index
@@ -99,9 +101,9 @@ const SidecarSuffix = ".pipefs/"
 // reading the object whole costs about what reading a sidecar would.
 const sidecarMinSize = 1 << 20
 
-// sidecarTimeout bounds one write of a sidecar, which runs outside the
-// context of any call (a driver stores an index when it completes, perhaps
-// at Close), with a further second per MiB written.
+// sidecarTimeout bounds one write of a sidecar, with a further second per
+// MiB written, within the context of what writes it (the call in which the
+// index completed, or the Close of the FS or File).
 const sidecarTimeout = time.Minute
 
 // sidecar is where the indexes of one pipeline's first blob are shared.
@@ -143,15 +145,17 @@ func (s *sidecar) load(ctx context.Context, key string, limit int64) ([]byte, bo
 	return data, true
 }
 
-// store writes data as the index of key, in SidecarWrite mode. An index
-// that a disk.Store would not keep (over disk.MaxEntry) is not written.
-func (s *sidecar) store(key string, data []byte) {
-	if !s.write || int64(len(data)) > disk.MaxEntry {
+// store writes data as the index of key, in SidecarWrite mode, within
+// ctx: a write that ctx's cancellation stops is no failure to report. An
+// index that a disk.Store would not keep (over disk.MaxEntry) is not
+// written.
+func (s *sidecar) store(ctx context.Context, key string, data []byte) {
+	if !s.write || int64(len(data)) > disk.MaxEntry || ctx.Err() != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), sidecarTimeout+time.Duration(len(data)>>20)*time.Second)
+	wctx, cancel := context.WithTimeout(ctx, sidecarTimeout+time.Duration(len(data)>>20)*time.Second)
 	defer cancel()
-	if err := s.b.WriteSidecar(ctx, SidecarSuffix+disk.Name(key), disk.Encode(key, data)); err != nil {
+	if err := s.b.WriteSidecar(wctx, SidecarSuffix+disk.Name(key), disk.Encode(key, data)); err != nil && ctx.Err() == nil {
 		s.warn("write", err)
 	}
 }

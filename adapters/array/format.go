@@ -159,7 +159,8 @@ func exists(ctx context.Context, t driver.Tree, name string) (bool, error) {
 }
 
 // ReadFile reads the metadata file name of s.Tree whole, failing with
-// driver.ErrLimit past Limits.MaxDocument.
+// driver.ErrLimit past Limits.MaxDocument, and with driver.ErrCorrupt
+// when it ends before its size.
 func (s *Source) ReadFile(ctx context.Context, name string) ([]byte, error) {
 	return readFile(ctx, s.Tree, name, s.Limits.Effective().MaxDocument, "Limits.MaxDocument")
 }
@@ -205,7 +206,8 @@ func (s *Source) Subdirs(ctx context.Context, dir string, metas ...string) ([]st
 }
 
 // ReadFile reads name in t whole, failing with driver.ErrLimit when it is
-// larger than max bytes. Chunk readers read stored chunks with it.
+// larger than max bytes, and with driver.ErrCorrupt when it ends before
+// its size. Chunk readers read stored chunks with it.
 func ReadFile(ctx context.Context, t driver.Tree, name string, max int64) ([]byte, error) {
 	return readFile(ctx, t, name, max, "")
 }
@@ -234,6 +236,11 @@ func readFile(ctx context.Context, t driver.Tree, name string, max int64, field 
 	n, err := b.ReadAt(ctx, buf, 0)
 	if n == len(buf) && err == io.EOF {
 		err = nil
+	}
+	if n < len(buf) && (err == nil || err == io.EOF) {
+		// The file ends before the size it has: a bare io.EOF would
+		// read as a clean end.
+		return nil, driver.Corruptf("%s is truncated: %d of its %d bytes", name, n, size)
 	}
 	if err != nil {
 		return nil, err

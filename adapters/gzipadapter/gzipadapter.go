@@ -316,7 +316,7 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 		if errors.Is(err, driver.ErrCorrupt) || errors.Is(err, driver.ErrLimit) {
 			s.Forget() // a bad stream's partial index is not kept
 		}
-		b.save()
+		b.save(ctx)
 		return n, err
 	}
 	known := func() int64 {
@@ -389,10 +389,11 @@ type blob struct {
 }
 
 var (
-	_ driver.Blob       = (*blob)(nil)
-	_ driver.Streamer   = (*blob)(nil)
-	_ io.Closer         = (*blob)(nil)
-	_ driver.Compressed = (*blob)(nil)
+	_ driver.Blob          = (*blob)(nil)
+	_ driver.Streamer      = (*blob)(nil)
+	_ io.Closer            = (*blob)(nil)
+	_ driver.ContextCloser = (*blob)(nil)
+	_ driver.Compressed    = (*blob)(nil)
 )
 
 func (b *blob) Stat() fs.FileInfo { return b.info }
@@ -441,38 +442,40 @@ func (b *blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	}
 	n, err := b.s.ReadAt(ctx, p, off)
 	if n < len(p) && !b.saved.Load() {
-		b.save() // a read that reached the end completed the index
+		b.save(ctx) // a read that reached the end completed the index
 	}
 	return n, err
 }
 
-// save keeps the stream's index on disk once it is complete.
-func (b *blob) save() {
+// save keeps the stream's index on disk once it is complete and checked;
+// ctx bounds the write of its sidecars.
+func (b *blob) save(ctx context.Context) {
 	if b.saved.Load() || !b.s.Index().Checked() || !b.saved.CompareAndSwap(false, true) {
 		return
 	}
-	b.store()
+	b.store(ctx)
 }
 
-// store keeps the stream's index, and the head beside it, on disk.
-func (b *blob) store() {
+// store keeps the stream's index, and the head beside it, on disk, and
+// as sidecars within ctx.
+func (b *blob) store(ctx context.Context) {
 	ix := b.s.Index()
-	b.disk.Store(encodeDisk(b.hdr, b.data, ix.Encode()))
+	b.disk.Store(ctx, encodeDisk(b.hdr, b.data, ix.Encode()))
 	out, crc, _ := ix.FirstCheck()
-	b.head.Store(encodeHead(b.hdr, b.data, head{size: ix.Size(), checkOut: out, checkCRC: crc}))
+	b.head.Store(ctx, encodeHead(b.hdr, b.data, head{size: ix.Size(), checkOut: out, checkCRC: crc}))
 }
 
 // savePartial keeps the stream's index on disk when it is not complete but
 // has grown since the open: a tar scan stops at the end-of-archive
 // marker, short of the stream's end.
-func (b *blob) savePartial() {
+func (b *blob) savePartial(ctx context.Context) {
 	// An index kept on disk that this blob never loaded may reach further
 	// than what it learned: it stays.
 	if b.saved.Load() || b.unloaded() {
 		return
 	}
 	if n, _ := b.s.Index().Stats(); int64(n) > b.points.Load() && !b.s.Index().Complete() {
-		b.store()
+		b.store(ctx)
 	}
 }
 
@@ -548,9 +551,14 @@ func (b *blob) Stream(ctx context.Context, off int64) (io.ReadCloser, error) {
 	return b.s.Stream(ctx, off)
 }
 
-func (b *blob) Close() error {
-	b.save()
-	b.savePartial()
+// Close is CloseContext with a context that nothing cancels.
+func (b *blob) Close() error { return b.CloseContext(context.Background()) }
+
+// CloseContext keeps the index the stream learned, as a sidecar within
+// ctx (see driver.ContextCloser), and releases the stream.
+func (b *blob) CloseContext(ctx context.Context) error {
+	b.save(ctx)
+	b.savePartial(ctx)
 	return b.s.Close()
 }
 

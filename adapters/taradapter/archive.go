@@ -189,7 +189,7 @@ func (a *Archive) index(ctx context.Context) (*index, error) {
 		return nil, err
 	}
 	if sc.end == nil && a.sh.disk.Enabled() {
-		a.sh.disk.Store(encodeScanned(sc))
+		a.sh.disk.Store(ctx, encodeScanned(sc))
 	}
 	return a.built(buildIndex(sc)), nil
 }

@@ -344,30 +344,49 @@ func (s *scanner) header(off int64) error {
 	if err := s.read(h, off); err != nil {
 		return err
 	}
+	dicts, _, err := blockHeader(h, off)
+	if err != nil {
+		return err
+	}
+	for _, dict := range dicts {
+		s.dict = max(s.dict, dict)
+		s.dicts += dict
+		if err := checkDict(dict, off, s.lim); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// blockHeader parses h, the whole block header at off, and returns the
+// dictionaries of its LZMA2 filters and whether LZMA2 is its one filter
+// (the decoder refuses any other).
+func blockHeader(h []byte, off int64) (dicts []int64, lzma2 bool, err error) {
 	n := len(h)
 	if crc32.ChecksumIEEE(h[:n-4]) != binary.LittleEndian.Uint32(h[n-4:]) {
-		return driver.Corruptf("xz block header at %d: bad CRC-32", off)
+		return nil, false, driver.Corruptf("xz block header at %d: bad CRC-32", off)
 	}
 	flags := h[1]
 	if flags&0x3c != 0 {
-		return driver.Corruptf("xz block header at %d: reserved flags %#02x", off, flags)
+		return nil, false, driver.Corruptf("xz block header at %d: reserved flags %#02x", off, flags)
 	}
 	r := bytes.NewReader(h[2 : n-4])
 	if flags&0x40 != 0 {
 		if _, err := binary.ReadUvarint(r); err != nil {
-			return driver.Corruptf("xz block header at %d is damaged", off)
+			return nil, false, driver.Corruptf("xz block header at %d is damaged", off)
 		}
 	}
 	if flags&0x80 != 0 {
 		if _, err := binary.ReadUvarint(r); err != nil {
-			return driver.Corruptf("xz block header at %d is damaged", off)
+			return nil, false, driver.Corruptf("xz block header at %d is damaged", off)
 		}
 	}
-	for i := 0; i <= int(flags&3); i++ {
+	filters := int(flags&3) + 1
+	for range filters {
 		id, err1 := binary.ReadUvarint(r)
 		plen, err2 := binary.ReadUvarint(r)
 		if err1 != nil || err2 != nil || plen > uint64(r.Len()) {
-			return driver.Corruptf("xz block header at %d is damaged", off)
+			return nil, false, driver.Corruptf("xz block header at %d is damaged", off)
 		}
 		props := make([]byte, plen)
 		r.Read(props)
@@ -375,17 +394,22 @@ func (s *scanner) header(off int64) error {
 			continue // other filters are refused by the decoder
 		}
 		if plen != 1 || props[0] > 40 {
-			return driver.Corruptf("xz block header at %d: bad LZMA2 properties", off)
+			return nil, false, driver.Corruptf("xz block header at %d: bad LZMA2 properties", off)
 		}
 		dict := int64(0xffffffff)
 		if p := props[0]; p < 40 {
 			dict = int64(2|p&1) << (p/2 + 11)
 		}
-		s.dict = max(s.dict, dict)
-		s.dicts += dict
-		if dict > s.lim.MaxWindow {
-			return driver.Limitf("xz block at %d needs a %d-byte dictionary, more than Limits.MaxWindow (%d)", off, dict, s.lim.MaxWindow)
-		}
+		dicts = append(dicts, dict)
+	}
+	return dicts, filters == 1 && len(dicts) == 1, nil
+}
+
+// checkDict checks the dictionary that the block at off asks for against
+// Limits.MaxWindow: it is what a decoder allocates.
+func checkDict(dict, off int64, lim vfs.Limits) error {
+	if dict > lim.MaxWindow {
+		return driver.Limitf("xz block at %d needs a %d-byte dictionary, more than Limits.MaxWindow (%d)", off, dict, lim.MaxWindow)
 	}
 	return nil
 }

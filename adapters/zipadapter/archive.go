@@ -115,7 +115,7 @@ func open(ctx context.Context, b driver.Blob, o *vfs.Options, disk vfs.DiskIndex
 	if err != nil {
 		return nil, err
 	}
-	storeDir(disk, a, end, lim)
+	storeDir(ctx, disk, a, end, lim)
 	return a, nil
 }
 

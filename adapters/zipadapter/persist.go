@@ -100,8 +100,8 @@ func loadDir(ctx context.Context, disk vfs.DiskIndex, size int64, lim vfs.Limits
 }
 
 // storeDir keeps the directory of a, which end describes, on disk.
-func storeDir(disk vfs.DiskIndex, a *Archive, end *endRecord, lim vfs.Limits) {
+func storeDir(ctx context.Context, disk vfs.DiskIndex, a *Archive, end *endRecord, lim vfs.Limits) {
 	if disk.Enabled() && int64(len(a.dir)) <= maxKeptDir(lim) {
-		disk.Store(encodeDir(a.size, end, a.dir))
+		disk.Store(ctx, encodeDir(a.size, end, a.dir))
 	}
 }

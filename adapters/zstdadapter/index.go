@@ -14,6 +14,71 @@ import (
 // maxBlock is the largest block size RFC 8878 allows.
 const maxBlock = 128 << 10
 
+// A frameHeader is what the header of a frame says.
+type frameHeader struct {
+	single bool   // Single_Segment_flag: no window descriptor
+	window uint64 // the window, the content size of a single segment
+	size   int64  // the content size, -1 when not given
+	len    int    // the header's length, magic number included
+}
+
+// parseHeader parses the header of the frame at off, whose first bytes h
+// holds (its magic number first).
+func parseHeader(h []byte, off int64) (frameHeader, error) {
+	if len(h) < 6 {
+		return frameHeader{}, driver.Corruptf("zstd frame header at %d is truncated", off)
+	}
+	fhd := h[4]
+	if fhd&0x08 != 0 {
+		return frameHeader{}, driver.Corruptf("zstd frame at %d: reserved header bit set", off)
+	}
+	fh := frameHeader{single: fhd&0x20 != 0, size: -1}
+	pos := 5
+	if !fh.single {
+		wd := h[pos]
+		pos++
+		exp := uint(wd>>3) + 10
+		base := uint64(1) << exp
+		fh.window = base + base/8*uint64(wd&7)
+	}
+	pos += []int{0, 1, 2, 4}[fhd&3]
+	fcsLen := []int{0, 2, 4, 8}[fhd>>6]
+	if fhd>>6 == 0 && fh.single {
+		fcsLen = 1
+	}
+	if pos+fcsLen > len(h) {
+		return frameHeader{}, driver.Corruptf("zstd frame header at %d is truncated", off)
+	}
+	switch fcsLen {
+	case 1:
+		fh.size = int64(h[pos])
+	case 2:
+		fh.size = int64(binary.LittleEndian.Uint16(h[pos:])) + 256
+	case 4:
+		fh.size = int64(binary.LittleEndian.Uint32(h[pos:]))
+	case 8:
+		v := binary.LittleEndian.Uint64(h[pos:])
+		if v > 1<<62 {
+			return frameHeader{}, driver.Limitf("zstd frame at %d declares %d bytes", off, v)
+		}
+		fh.size = int64(v)
+	}
+	fh.len = pos + fcsLen
+	if fh.single {
+		fh.window = uint64(fh.size)
+	}
+	return fh, nil
+}
+
+// checkWindow checks the window that the frame at off asks for against
+// Limits.MaxWindow: it is what a decoder allocates.
+func checkWindow(window uint64, off int64, lim vfs.Limits) error {
+	if window > uint64(lim.MaxWindow) {
+		return driver.Limitf("zstd frame at %d needs a %d-byte window, more than Limits.MaxWindow (%d)", off, window, lim.MaxWindow)
+	}
+	return nil
+}
+
 // A frame is one zstd frame of the input.
 type frame struct {
 	in, end int64 // compressed bytes [in, end)
@@ -94,53 +159,14 @@ func (o *opener) frame(off int64) (frame, error) {
 	if err := o.read(h[:hn], off); err != nil {
 		return frame{}, err
 	}
-	if hn < 6 {
-		return frame{}, driver.Corruptf("zstd frame header at %d is truncated", off)
+	fh, err := parseHeader(h[:hn], off)
+	if err != nil {
+		return frame{}, err
 	}
-	fhd := h[4]
-	if fhd&0x08 != 0 {
-		return frame{}, driver.Corruptf("zstd frame at %d: reserved header bit set", off)
+	if err := checkWindow(fh.window, off, o.lim); err != nil {
+		return frame{}, err
 	}
-	single := fhd&0x20 != 0
-	pos := 5
-	var window uint64
-	if !single {
-		wd := h[pos]
-		pos++
-		exp := uint(wd>>3) + 10
-		base := uint64(1) << exp
-		window = base + base/8*uint64(wd&7)
-	}
-	pos += []int{0, 1, 2, 4}[fhd&3]
-	fcsLen := []int{0, 2, 4, 8}[fhd>>6]
-	if fhd>>6 == 0 && single {
-		fcsLen = 1
-	}
-	if int64(pos+fcsLen) > hn {
-		return frame{}, driver.Corruptf("zstd frame header at %d is truncated", off)
-	}
-	size := int64(-1)
-	switch fcsLen {
-	case 1:
-		size = int64(h[pos])
-	case 2:
-		size = int64(binary.LittleEndian.Uint16(h[pos:])) + 256
-	case 4:
-		size = int64(binary.LittleEndian.Uint32(h[pos:]))
-	case 8:
-		v := binary.LittleEndian.Uint64(h[pos:])
-		if v > 1<<62 {
-			return frame{}, driver.Limitf("zstd frame at %d declares %d bytes", off, v)
-		}
-		size = int64(v)
-	}
-	pos += fcsLen
-	if single {
-		window = uint64(size)
-	}
-	if window > uint64(o.lim.MaxWindow) {
-		return frame{}, driver.Limitf("zstd frame at %d needs a %d-byte window, more than Limits.MaxWindow (%d)", off, window, o.lim.MaxWindow)
-	}
+	size, pos, fhd := fh.size, fh.len, h[4]
 	p := off + int64(pos)
 	for {
 		var bh [3]byte

@@ -1,6 +1,8 @@
 package zstdadapter
 
 import (
+	"context"
+
 	"github.com/pipefs/pipefs/internal/indexenc"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -59,10 +61,10 @@ func decodeFrames(b []byte, size int64, lim vfs.Limits) ([]frame, bool, error) {
 	return frames, seekable, nil
 }
 
-// storeFrames keeps the frame table on disk; b.sizeMu is held or b is
-// not shared yet.
-func (b *blob) storeFrames() {
+// storeFrames keeps the frame table on disk, a sidecar within ctx; b.sizeMu
+// is held or b is not shared yet.
+func (b *blob) storeFrames(ctx context.Context) {
 	if b.disk.Enabled() {
-		b.disk.Store(encodeFrames(b.frames, b.seekable))
+		b.disk.Store(ctx, encodeFrames(b.frames, b.seekable))
 	}
 }

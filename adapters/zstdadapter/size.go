@@ -61,11 +61,12 @@ func (b *blob) measureAll(ctx context.Context) (int64, error) {
 			sizes[i] = n
 		}
 	}
-	return b.setSizes(sizes)
+	return b.setSizes(ctx, sizes)
 }
 
-// setSizes records the frame sizes a pass learnt; b.sizeMu is held.
-func (b *blob) setSizes(sizes []int64) (int64, error) {
+// setSizes records the frame sizes a pass learnt, within ctx; b.sizeMu is
+// held.
+func (b *blob) setSizes(ctx context.Context, sizes []int64) (int64, error) {
 	for i := range b.frames {
 		b.frames[i].size = sizes[i]
 	}
@@ -73,7 +74,7 @@ func (b *blob) setSizes(sizes []int64) (int64, error) {
 		return 0, err
 	}
 	b.sized.Store(true)
-	b.storeFrames()
+	b.storeFrames(ctx)
 	return b.size, nil
 }
 

@@ -157,7 +157,7 @@ func (r *streamReader) end() error {
 		b.sizeMu.Lock()
 		defer b.sizeMu.Unlock()
 		if !b.sized.Load() {
-			if _, err := b.setSizes(r.sizes); err != nil {
+			if _, err := b.setSizes(r.ctx, r.sizes); err != nil {
 				return err
 			}
 		}

@@ -148,7 +148,7 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 	}
 	b := &blob{src: src, frames: frames, csize: driver.CompressedSize(src), lim: op.lim, disk: disk, seekable: seekable}
 	if !loaded {
-		b.storeFrames()
+		b.storeFrames(ctx)
 	}
 	sized := true
 	for _, f := range frames {

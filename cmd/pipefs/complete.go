@@ -359,7 +359,7 @@ const maxChain = 4
 func (c *completer) fileFormats(pipeline string, f *vfs.File) []string {
 	var fits []string
 	chain := ""
-	for range maxChain {
+	for i := range maxChain {
 		u, err := c.reg().Detect(c.ctx, fileBlob{f})
 		f.Close()
 		if err != nil {
@@ -367,8 +367,8 @@ func (c *completer) fileFormats(pipeline string, f *vfs.File) []string {
 		}
 		chain += u.String()
 		fits = append(fits, chain)
-		if _, yields, _ := vfs.SchemeKinds(u.Scheme); yields != vfs.KindFile {
-			break
+		if _, yields, _ := vfs.SchemeKinds(u.Scheme); yields != vfs.KindFile || i == maxChain-1 {
+			break // at maxChain, a further layer would be opened for nothing
 		}
 		pipeline += "|" + u.String()
 		if f, err = vfs.OpenFile(c.ctx, pipeline, c.options()); err != nil {

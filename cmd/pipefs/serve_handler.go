@@ -33,7 +33,9 @@ type server struct {
 }
 
 // newServer returns the handler that serves root, opening what lies below
-// it with o. logger (nil: none) logs failures. With loopback set it
+// it with o; the layers it opens keep root's context, the server's, whose
+// cancellation stops what they write as they close. logger (nil: none)
+// logs failures. With loopback set it
 // refuses requests whose Host is not a loopback name. Close closes the
 // layers it opened, not root.
 func newServer(root *vfs.FS, o *vfs.Options, logger *log.Logger, loopback bool) *server {
@@ -48,7 +50,7 @@ func newServer(root *vfs.FS, o *vfs.Options, logger *log.Logger, loopback bool) 
 		reg:      registry(o),
 		logger:   logger,
 		loopback: loopback,
-		layers:   newLayerCache(),
+		layers:   newLayerCache(root.Context()),
 	}
 }
 

@@ -83,6 +83,11 @@ func remember[T any](l *layer, key string, weight func(T) int, f func() (T, erro
 // at Close) and no request holds it; a request that holds it closes it on
 // release.
 type layerCache struct {
+	// ctx is the server's context, which the layers' FSes keep: what a
+	// stage writes as it closes (a sidecar) follows it, and not the
+	// context of the request that opened the layer, long gone.
+	ctx context.Context
+
 	mu     sync.Mutex
 	byKey  map[string]*layer
 	lru    *list.List
@@ -90,8 +95,8 @@ type layerCache struct {
 	now    func() time.Time
 }
 
-func newLayerCache() *layerCache {
-	return &layerCache{byKey: map[string]*layer{}, lru: list.New(), now: time.Now}
+func newLayerCache(ctx context.Context) *layerCache {
+	return &layerCache{ctx: ctx, byKey: map[string]*layer{}, lru: list.New(), now: time.Now}
 }
 
 // get returns the layer under key, opening it with open the first time,
@@ -99,8 +104,8 @@ func newLayerCache() *layerCache {
 // single open; a failed open is not kept. The open runs with the context
 // of the request that asked first, so that a client that goes away stops
 // it; a request that was waiting for it then opens the layer itself. A
-// layer's FS keeps no request's context: requests read through
-// FS.WithContext.
+// layer's FS keeps the server's context, not a request's: requests read
+// through FS.WithContext.
 func (c *layerCache) get(ctx context.Context, key string, open func(ctx context.Context) (*layer, error)) (*layer, error) {
 	for {
 		l, waited, err := c.get1(ctx, key, open)
@@ -151,7 +156,11 @@ func (c *layerCache) get1(ctx context.Context, key string, open func(ctx context
 	if err == nil {
 		l.fsys, l.node, l.closer, l.url = opened.fsys, opened.node, opened.closer, opened.url
 		if l.fsys != nil {
-			l.fsys = l.fsys.WithContext(context.Background())
+			fsys := l.fsys.WithContext(c.ctx)
+			if l.closer == io.Closer(l.fsys) {
+				l.closer = fsys // so that closing it follows c.ctx
+			}
+			l.fsys = fsys
 		}
 	}
 	l.err = err

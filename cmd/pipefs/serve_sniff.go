@@ -8,8 +8,10 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
-	"github.com/ulikunitz/xz"
+
+	"github.com/pipefs/pipefs/adapters/xzadapter"
+	"github.com/pipefs/pipefs/adapters/zstdadapter"
+	"github.com/pipefs/pipefs/vfs"
 )
 
 // maxStreamDepth bounds how many compressed streams inside one another
@@ -43,7 +45,7 @@ func (s *server) sniff(fsys fs.FS, name string) (kind string, folder bool) {
 			return strings.Join(kinds, "|"), false
 		}
 		kinds = append(kinds, strings.TrimSuffix(fm.Name, " (skippable frame first)"))
-		inner, stream := decodeHead(fm.Name, head, s.reg.HeadLen())
+		inner, stream := decodeHead(fm.Name, head, s.reg.HeadLen(), s.opts.EffectiveLimits())
 		if !stream {
 			return strings.Join(kinds, "|"), true
 		}
@@ -55,8 +57,13 @@ func (s *server) sniff(fsys fs.FS, name string) (kind string, folder bool) {
 // decodeHead decodes what head, the first bytes of a stream of the
 // format named format, begins with, up to limit bytes; stream is false when
 // format is no compressed stream. A head cut short decodes as far as it
-// goes.
-func decodeHead(format string, head []byte, limit int) (out []byte, stream bool) {
+// goes. A stream that opening would refuse for lim (an xz dictionary or a
+// zstd window over lim.MaxWindow) decodes to nothing; the others decode
+// within a window bounded by limit (and one LZMA2 chunk or zstd block),
+// whatever their header declares (xzadapter.DecodeHead,
+// zstdadapter.DecodeHead), since a listing decodes the head of every file
+// it shows.
+func decodeHead(format string, head []byte, limit int, lim vfs.Limits) (out []byte, stream bool) {
 	r := bytes.NewReader(head)
 	var dec io.Reader
 	switch {
@@ -69,18 +76,11 @@ func decodeHead(format string, head []byte, limit int) (out []byte, stream bool)
 	case format == "bzip2":
 		dec = bzip2.NewReader(r)
 	case format == "xz":
-		z, err := xz.NewReader(r)
-		if err != nil {
-			return nil, true
-		}
-		dec = z
+		out, _ = xzadapter.DecodeHead(head, limit, lim)
+		return out, true
 	case strings.HasPrefix(format, "zstd"):
-		z, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxWindow(1<<27))
-		if err != nil {
-			return nil, true
-		}
-		defer z.Close()
-		dec = z
+		out, _ = zstdadapter.DecodeHead(head, limit, lim)
+		return out, true
 	default:
 		return nil, false
 	}

@@ -29,11 +29,7 @@ func (t *Tree) open(ctx context.Context, name string) (*head, error) {
 			}
 			t.opening[name] = c
 			t.mu.Unlock()
-			c.h, c.err = t.openFirst(ctx, name)
-			t.mu.Lock()
-			delete(t.opening, name)
-			t.mu.Unlock()
-			close(c.done)
+			t.run(ctx, name, c)
 			return c.h, c.err
 		}
 		t.mu.Unlock()
@@ -54,6 +50,25 @@ type openCall struct {
 	done chan struct{}
 	h    *head
 	err  error
+}
+
+// run makes c, the first read of name, and ends it: c.done is closed and
+// name no longer opening, even when the backend panics, so that neither
+// the opens waiting for c nor later opens of name wait forever. The
+// waiters then get an error, and the panic goes on.
+func (t *Tree) run(ctx context.Context, name string, c *openCall) {
+	finished := false
+	defer func() {
+		if !finished {
+			c.h, c.err = nil, fmt.Errorf("opening %s: the backend panicked", t.b.Key(name))
+		}
+		t.mu.Lock()
+		delete(t.opening, name)
+		t.mu.Unlock()
+		close(c.done)
+	}()
+	c.h, c.err = t.openFirst(ctx, name)
+	finished = true
 }
 
 func isContextErr(err error) bool {

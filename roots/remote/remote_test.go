@@ -75,7 +75,7 @@ func data(n int) []byte {
 	return b
 }
 
-func newTree(f *fake) *Tree {
+func newTree(f Backend) *Tree {
 	return NewTree(f, nil, Options{
 		Cache: cache.New(cache.Config{BlockSize: 4096}),
 		Retry: Retry{MaxAttempts: 4, BaseDelay: time.Microsecond, MaxDelay: time.Millisecond},
@@ -251,5 +251,43 @@ func TestFingerprint(t *testing.T) {
 	f.version = ""
 	if got := fp(); got != "" {
 		t.Errorf("with no version, Fingerprint() = %q, want \"\"", got)
+	}
+}
+
+// panicFake is a fake whose first Get panics, as a backend with a bug.
+type panicFake struct {
+	*fake
+	panicked atomic.Bool
+}
+
+func (f *panicFake) Get(ctx context.Context, name string, off, n int64, version string) (*Response, error) {
+	if f.panicked.CompareAndSwap(false, true) {
+		panic("backend bug")
+	}
+	return f.fake.Get(ctx, name, off, n, version)
+}
+
+// A backend that panics while it opens an object leaves no open of that
+// object waiting for it: a later open reads the object again. (The
+// deadline only keeps a regression from hanging the test.)
+func TestOpenAfterPanic(t *testing.T) {
+	f := &panicFake{fake: &fake{data: data(10000), version: "v1"}}
+	tr := newTree(f)
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("the backend's panic did not reach the open")
+			}
+		}()
+		tr.OpenBlob(context.Background(), "obj")
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	b, err := tr.OpenBlob(ctx, "obj")
+	if err != nil {
+		t.Fatalf("open after a panicking open = %v, want the object", err)
+	}
+	if got := readAllAt(t, b); !bytes.Equal(got, f.data) {
+		t.Error("content differs")
 	}
 }

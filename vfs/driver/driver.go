@@ -169,6 +169,15 @@ type Compressed interface {
 	CompressedSize() int64
 }
 
+// A ContextCloser is a Tree or Blob whose Close does I/O that may wait on
+// a server, such as writing an index it derived as a sidecar
+// (vfs.DiskIndex.Store). The engine closes it with CloseContext and the
+// context of the vfs.FS or vfs.File being closed, whose cancellation stops
+// that I/O; its Close does the same with a context that nothing cancels.
+type ContextCloser interface {
+	CloseContext(ctx context.Context) error
+}
+
 // A Counter is a Tree or Blob that counts what its reads cost, such as the
 // tree of a remote root. vfs.FS.Stats reports every stage that is one.
 type Counter interface {
