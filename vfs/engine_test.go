@@ -1,6 +1,7 @@
 package vfs_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"errors"
@@ -9,8 +10,10 @@ import (
 	"testing"
 
 	_ "github.com/pipefs/pipefs/adapters/rangeadapter"
+	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/roots/memroot"
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 func TestByteRangeOverMemory(t *testing.T) {
@@ -140,6 +143,21 @@ func TestAs(t *testing.T) {
 	var n *int
 	if fsys.As(&n) {
 		t.Error("FS.As(**int) matched")
+	}
+
+	// The blob a stage's tree opened for the next stage (the memory
+	// root's a.zip, for zip:) is asked too, after the stages.
+	if err := memroot.WriteFile("engine-as/a.zip", fstest.ZipBytes(map[string][]byte{"m.txt": []byte("m")}, zip.Store)); err != nil {
+		t.Fatal(err)
+	}
+	zfs, err := vfs.OpenFS(ctx, "memory:/engine-as/a.zip|zip:", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zfs.Close()
+	var fp driver.Fingerprinter
+	if !zfs.As(&fp) || fp.Fingerprint() == "" {
+		t.Errorf("FS.As(*driver.Fingerprinter) of a zip in memory = %v, want the memory root's blob of a.zip", fp)
 	}
 }
 

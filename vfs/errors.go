@@ -21,7 +21,8 @@ var (
 	// The sentinels that drivers return, re-exported for callers as os
 	// re-exports those of io/fs: vfs.ErrCorrupt is driver.ErrCorrupt.
 
-	// ErrModified: a remote object changed after it was opened.
+	// ErrModified: an object changed after it was opened (a remote
+	// object read, or a blob that driver.Revalidator checked).
 	ErrModified = driver.ErrModified
 	// ErrLimit: input exceeded a configured limit (see Limits).
 	ErrLimit = driver.ErrLimit

@@ -61,7 +61,10 @@ func (f *File) Stats() []StageCounts { return f.res.counts() }
 // errors: each stage's tree or blob, innermost first, is asked through an
 // optional As(any) bool method (an archive reaches its *zip.Reader, a
 // remote root its SDK client), and a tree or blob that is itself assignable
-// to target is taken. It reports whether one matched.
+// to target is taken; then, innermost first, the blobs opened from the
+// stages' trees for the stages after them (the object a remote root's tree
+// opened for "https://h/a.zip|zip:", which a driver.Revalidator asks
+// about). It reports whether one matched.
 func (f *FS) As(target any) bool { return f.res.as(f.tree, target) }
 
 // As is FS.As for the pipeline of a file from Open or OpenFile; for a file
@@ -83,6 +86,11 @@ func (r *resources) as(first any, target any) bool {
 			if asOne(v, target) {
 				return true
 			}
+		}
+	}
+	for i := len(stages) - 1; i >= 0; i-- {
+		if asOne(stages[i].about.blob, target) {
+			return true
 		}
 	}
 	return false

@@ -19,9 +19,12 @@ import (
 const shutdownTimeout = 10 * time.Second
 
 func newServeCmd(g *globals) *cobra.Command {
-	var addr string
+	var (
+		addr       string
+		revalidate time.Duration
+	)
 	cmd := &cobra.Command{
-		Use:   "serve [--addr HOST:PORT] URL",
+		Use:   "serve [--addr HOST:PORT] [--revalidate DURATION] URL",
 		Short: "Browse a directory location, its archives and arrays, in a web browser",
 		Long: `serve serves the directory location that URL names over HTTP, read-only,
 as pages to browse in a web browser, and its files as they are.
@@ -55,8 +58,23 @@ shows its canonical pipeline, and ?format=json gives the page's data
 as JSON.
 
 Each opened layer is kept for the next request in a small cache, so
-browsing a remote archive again costs no request; layers are closed
-when evicted, once idle, and at shutdown.
+browsing a remote archive again costs no new read; layers are closed
+when evicted, once idle, and at shutdown. Before a kept layer answers,
+serve checks that what it was read from is unchanged: a local file by a
+stat (size, times, inode) at every request, a remote object (http, s3,
+gs) by one conditional request at most once per --revalidate interval
+(default 1s; 0 asks at every request), shared by the layers that read
+it. A layer whose file or object changed is opened again, so a
+rewritten or appended archive shows its new bytes, members and listing
+at the next request, or once the interval has passed for a remote one;
+a served remote directory is opened again after the interval. A
+negative --revalidate turns every check off, and layers show what they
+first read until they leave the cache. A file's ETag hashes its URL,
+size and time and the version of what it is read from (the local file
+or remote object holding it), so a member that changed never answers
+If-None-Match with 304 for its old tag. A served local directory is
+listed at every request; the kinds of its entries are kept until it
+lists something else.
 
 A path with "." or ".." segments, an empty segment, an encoded "/" or
 "\" or a control character is refused (400). A file or page that cannot
@@ -75,6 +93,7 @@ with status 0.`,
 		Annotations: map[string]string{stopsOnSignal: "yes"},
 		Example: `  pipefs serve testdata/demo.zip
   pipefs serve --addr 127.0.0.1:8000 'file:/data/a.zip|zip:site/'
+  pipefs serve --revalidate 30s https://example.com/data/release.zip
   curl -r 0-99 http://127.0.0.1:8080/README.txt
   curl 'http://127.0.0.1:8080/data/inner.zip/?format=json'`,
 		Args:              args(cobra.ExactArgs(1)),
@@ -94,7 +113,7 @@ with status 0.`,
 				return err
 			}
 			logger := log.New(cmd.ErrOrStderr(), "pipefs: ", log.LstdFlags)
-			h := newServer(loc.fsys, g.options(), logger, isLoopback(ln.Addr()))
+			h := newServer(loc.fsys, g.options(), logger, isLoopback(ln.Addr()), revalidate)
 			defer h.Close()
 			srv := &http.Server{
 				Handler:           h,
@@ -122,6 +141,7 @@ with status 0.`,
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT`")
+	cmd.Flags().DurationVar(&revalidate, "revalidate", defaultRevalidate, "ask a remote object whether it changed at most once per `DURATION` (0: at every request; negative: check nothing, local files included)")
 	return cmd
 }
 

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/pipefs/pipefs/adapters/array"
 	"github.com/pipefs/pipefs/internal/rfc3986"
@@ -24,7 +25,10 @@ import (
 // hold, and answers pages (directories, arrays, versions, errors, as HTML
 // or JSON) and raw files. It keeps the layers it opens in a layerCache.
 type server struct {
-	root     *layer // the served location, never evicted
+	// root is the pipeline of the served location, whose layer is kept
+	// pinned in layers under rootKey.
+	root     vfs.Pipeline
+	rootKey  string
 	opts     *vfs.Options
 	reg      *vfs.Registry
 	logger   *log.Logger
@@ -35,23 +39,40 @@ type server struct {
 // newServer returns the handler that serves root, opening what lies below
 // it with o; the layers it opens keep root's context, the server's, whose
 // cancellation stops what they write as they close. logger (nil: none)
-// logs failures. With loopback set it
-// refuses requests whose Host is not a loopback name. Close closes the
-// layers it opened, not root.
-func newServer(root *vfs.FS, o *vfs.Options, logger *log.Logger, loopback bool) *server {
+// logs failures. With loopback set it refuses requests whose Host is not
+// a loopback name. revalidate is how long a remote object seen current is
+// not asked again (see layerCache.check). Close closes the layers it
+// opened, not root; when what root reads changes, root's pipeline is
+// opened again, and that layer is the server's.
+func newServer(root *vfs.FS, o *vfs.Options, logger *log.Logger, loopback bool, revalidate time.Duration) *server {
 	if logger == nil {
 		logger = log.New(io.Discard, "", 0)
 	}
-	ready := make(chan struct{})
-	close(ready)
-	return &server{
-		root:     &layer{key: root.Pipeline().String(), fsys: root, ready: ready},
+	s := &server{
+		root:     root.Pipeline(),
+		rootKey:  "root\x00" + root.Pipeline().String(),
 		opts:     o,
 		reg:      registry(o),
 		logger:   logger,
 		loopback: loopback,
 		layers:   newLayerCache(root.Context()),
 	}
+	s.layers.revalidate, s.layers.logger = revalidate, logger
+	s.layers.put(&layer{key: s.rootKey, fsys: root})
+	return s
+}
+
+// rootLayer returns the layer of the served location, held until
+// release: the one kept, or, when what it reads changed, the location
+// opened again.
+func (s *server) rootLayer(ctx context.Context) (*layer, error) {
+	return s.layers.get(ctx, s.rootKey, true, func(ctx context.Context) (*layer, error) {
+		fsys, err := vfs.OpenPipelineFS(ctx, s.root, s.opts)
+		if err != nil {
+			return nil, err
+		}
+		return &layer{fsys: fsys, closer: fsys}, nil
+	})
 }
 
 // Close closes the layers the server opened.
@@ -96,7 +117,13 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, nil, err)
 		return
 	}
-	t := &target{s: s, l: s.root, name: ".", href: "/", storeHref: "/"}
+	root, err := s.rootLayer(r.Context())
+	if err != nil {
+		s.fail(w, r, nil, err)
+		return
+	}
+	t := &target{s: s, name: ".", href: "/", storeHref: "/"}
+	t.enter(root)
 	defer t.release()
 	err = t.resolve(r.Context(), segs, dir)
 	if err == nil && !t.page {
@@ -359,7 +386,7 @@ func dirPipeline(fsys *vfs.FS, name string) (vfs.Pipeline, error) {
 // openStore opens directory name of l as the versioned store it holds,
 // or returns nil when it holds none.
 func (s *server) openStore(ctx context.Context, l *layer, name string) (*layer, error) {
-	p, err := s.detectDir(ctx, l, "store\x00"+name, name, false)
+	p, err := s.detectDir(ctx, l, "store\x00"+name, "", name, false)
 	if err != nil || p == nil {
 		return nil, err
 	}
@@ -369,9 +396,9 @@ func (s *server) openStore(ctx context.Context, l *layer, name string) (*layer, 
 // detectDir detects the format of directory name of l: with dataset, an
 // array or group; without, a versioned store. It returns the pipeline
 // that opens the directory in that format, or nil when it holds none. l
-// remembers the result under key.
-func (s *server) detectDir(ctx context.Context, l *layer, key, name string, dataset bool) (vfs.Pipeline, error) {
-	found, err := remember(l, key, nil, func() (storeFormat, error) {
+// remembers the result under key, for version.
+func (s *server) detectDir(ctx context.Context, l *layer, key, version, name string, dataset bool) (vfs.Pipeline, error) {
+	found, err := remember(l, key, version, nil, func() (storeFormat, error) {
 		u, ok, err := s.reg.DetectDir(ctx, driver.SubTree(array.FSTree(l.fsys.WithContext(ctx)), name), dataset)
 		return storeFormat{u, ok}, err
 	})
@@ -387,7 +414,7 @@ func (s *server) detectDir(ctx context.Context, l *layer, key, name string, data
 
 // openPipeline opens the directory that p names as a layer.
 func (s *server) openPipeline(ctx context.Context, p vfs.Pipeline) (*layer, error) {
-	return s.layers.get(ctx, "fs\x00"+p.String(), func(ctx context.Context) (*layer, error) {
+	return s.layers.get(ctx, "fs\x00"+p.String(), false, func(ctx context.Context) (*layer, error) {
 		fsys, err := vfs.OpenPipelineFS(ctx, p, s.opts)
 		if err != nil {
 			return nil, err
@@ -423,7 +450,7 @@ func (s *server) openVersion(ctx context.Context, l *layer, ver string) (*layer,
 // openContainer opens the file that pipeline names as the directory its
 // detected format holds, or as the dataset it is (an image).
 func (s *server) openContainer(ctx context.Context, pipeline string) (*layer, error) {
-	return s.layers.get(ctx, "file\x00"+pipeline, func(ctx context.Context) (*layer, error) {
+	return s.layers.get(ctx, "file\x00"+pipeline, false, func(ctx context.Context) (*layer, error) {
 		fsys, err := vfs.OpenFS(ctx, pipeline, s.opts)
 		if err == nil {
 			return &layer{fsys: fsys, closer: fsys}, nil
@@ -446,11 +473,11 @@ func (s *server) openContainer(ctx context.Context, pipeline string) (*layer, er
 // openDataset opens directory name of l, whose info is given, as the
 // array or group it holds, or returns nil when it holds none.
 func (s *server) openDataset(ctx context.Context, l *layer, name string, info fs.FileInfo) (*layer, error) {
-	p, err := s.detectDir(ctx, l, fmt.Sprintf("dataset\x00%s\x00%d", name, info.ModTime().UnixNano()), name, true)
+	p, err := s.detectDir(ctx, l, "dataset\x00"+name, fmt.Sprint(info.ModTime().UnixNano()), name, true)
 	if err != nil || p == nil {
 		return nil, err
 	}
-	return s.layers.get(ctx, "fs\x00"+p.String(), func(ctx context.Context) (*layer, error) {
+	return s.layers.get(ctx, "fs\x00"+p.String(), false, func(ctx context.Context) (*layer, error) {
 		fsys, err := vfs.OpenPipelineFS(ctx, p, s.opts)
 		if err != nil {
 			return nil, err
@@ -491,5 +518,5 @@ func errorStatus(err error) int {
 // below it with the default options, answering any Host; its layers are
 // closed with the process.
 func newHandler(fsys *vfs.FS, logger *log.Logger) http.Handler {
-	return newServer(fsys, nil, logger, false)
+	return newServer(fsys, nil, logger, false, defaultRevalidate)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -30,7 +31,15 @@ type layer struct {
 	url    string      // the canonical pipeline of a file node
 	fsys   *vfs.FS     // nil for a file node
 	node   *array.Node // the node of a file node, or of a dataset directory
-	closer io.Closer   // what holds it open; nil for the served location
+	closer io.Closer   // what holds it open; nil for the served location as given
+
+	// base is what the layer was read from, checked before the layer
+	// answers a request (see layerCache.check); nil when nothing is.
+	base *base
+	// live is set for a local tree read as it is at every call (a
+	// served directory), whose listings are kept per what they list.
+	live   bool
+	opened time.Time // when the open returned
 
 	ready chan struct{} // closed once opened
 	err   error         // the open's failure
@@ -39,24 +48,34 @@ type layer struct {
 	refs    int
 	used    time.Time
 	evicted bool
-	elem    *list.Element
+	pinned  bool          // the served location: never evicted, not in lru
+	elem    *list.Element // in lru; nil when pinned
 
 	mu       sync.Mutex
-	memo     map[string]any
+	memo     map[string]memoEntry
 	memoSize int         // the weights of memo's values
 	closed   atomic.Bool // set once closer was closed
 }
 
-// remember returns the value kept under key, computing and keeping it
-// with f the first time. f's failures are not kept. weight is the value's
-// approximate size in bytes. At most maxMemo values, of memoBytes in all,
-// are kept; past that, values are computed every time.
-func remember[T any](l *layer, key string, weight func(T) int, f func() (T, error)) (T, error) {
+// A memoEntry is a value a layer keeps, with the version of what it was
+// derived from and its weight.
+type memoEntry struct {
+	version string
+	v       any
+	weight  int
+}
+
+// remember returns the value kept under key for version, computing and
+// keeping it with f the first time. A value kept for another version is
+// replaced. f's failures are not kept. weight is the value's approximate
+// size in bytes. At most maxMemo values, of memoBytes in all, are kept;
+// past that, values are computed every time.
+func remember[T any](l *layer, key, version string, weight func(T) int, f func() (T, error)) (T, error) {
 	l.mu.Lock()
-	v, ok := l.memo[key]
+	e, ok := l.memo[key]
 	l.mu.Unlock()
-	if ok {
-		return v.(T), nil
+	if ok && e.version == version {
+		return e.v.(T), nil
 	}
 	t, err := f()
 	if err != nil {
@@ -68,20 +87,27 @@ func remember[T any](l *layer, key string, weight func(T) int, f func() (T, erro
 	}
 	l.mu.Lock()
 	if l.memo == nil {
-		l.memo = map[string]any{}
+		l.memo = map[string]memoEntry{}
+	}
+	if old, ok := l.memo[key]; ok && old.version != version {
+		delete(l.memo, key)
+		l.memoSize -= old.weight
 	}
 	if _, ok := l.memo[key]; !ok && len(l.memo) < maxMemo && l.memoSize+w <= memoBytes {
-		l.memo[key] = t
+		l.memo[key] = memoEntry{version: version, v: t, weight: w}
 		l.memoSize += w
 	}
 	l.mu.Unlock()
 	return t, nil
 }
 
-// layerCache holds the layers that serve opened, most recently used first.
-// A layer is closed when it leaves the cache (evicted, idle too long, or
-// at Close) and no request holds it; a request that holds it closes it on
-// release.
+// layerCache holds the layers that serve opened, most recently used first,
+// and the served location's layer, pinned. A layer is closed when it
+// leaves the cache (evicted, idle too long, found stale, or at Close) and
+// no request holds it; a request that holds it closes it on release.
+//
+// Before a kept layer answers a request, its base is checked (see check):
+// a layer whose base changed is dropped and opened again.
 type layerCache struct {
 	// ctx is the server's context, which the layers' FSes keep: what a
 	// stage writes as it closes (a sidecar) follows it, and not the
@@ -93,10 +119,19 @@ type layerCache struct {
 	lru    *list.List
 	closed bool
 	now    func() time.Time
+	logger *log.Logger // logs the layers opened again; nil: none
+
+	// revalidate is how long a remote base seen current is not asked
+	// again; 0 asks at every request, a negative value never checks.
+	revalidate time.Duration
+	// bases holds what is known of the remote bases of the layers, by
+	// URL, so that layers reading one object share its checks.
+	basesMu sync.Mutex
+	bases   map[string]*baseState
 }
 
 func newLayerCache(ctx context.Context) *layerCache {
-	return &layerCache{ctx: ctx, byKey: map[string]*layer{}, lru: list.New(), now: time.Now}
+	return &layerCache{ctx: ctx, byKey: map[string]*layer{}, lru: list.New(), now: time.Now, revalidate: defaultRevalidate}
 }
 
 // get returns the layer under key, opening it with open the first time,
@@ -105,20 +140,26 @@ func newLayerCache(ctx context.Context) *layerCache {
 // of the request that asked first, so that a client that goes away stops
 // it; a request that was waiting for it then opens the layer itself. A
 // layer's FS keeps the server's context, not a request's: requests read
-// through FS.WithContext.
-func (c *layerCache) get(ctx context.Context, key string, open func(ctx context.Context) (*layer, error)) (*layer, error) {
+// through FS.WithContext. A kept layer whose base changed is dropped and
+// opened again. pin keeps the layer out of the eviction order (the served
+// location).
+func (c *layerCache) get(ctx context.Context, key string, pin bool, open func(ctx context.Context) (*layer, error)) (*layer, error) {
 	for {
-		l, waited, err := c.get1(ctx, key, open)
-		if waited && err != nil && ctx.Err() == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-			continue // another request's open was stopped, not ours
+		l, waited, err := c.get1(ctx, key, pin, open)
+		if waited && err != nil && ctx.Err() == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || err == errStale) {
+			continue // another request's open was stopped, not ours, or the layer was stale
 		}
 		return l, err
 	}
 }
 
+// errStale is what get1 returns for a kept layer it dropped because its
+// base changed.
+var errStale = errors.New("stale layer")
+
 // get1 is one try of get; waited reports that another request opened
 // the layer.
-func (c *layerCache) get1(ctx context.Context, key string, open func(ctx context.Context) (*layer, error)) (_ *layer, waited bool, _ error) {
+func (c *layerCache) get1(ctx context.Context, key string, pin bool, open func(ctx context.Context) (*layer, error)) (_ *layer, waited bool, _ error) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -129,7 +170,9 @@ func (c *layerCache) get1(ctx context.Context, key string, open func(ctx context
 	if ok {
 		l.refs++
 		l.used = c.now()
-		c.lru.MoveToFront(l.elem)
+		if l.elem != nil {
+			c.lru.MoveToFront(l.elem)
+		}
 		c.mu.Unlock()
 		closeAll(stale)
 		select {
@@ -143,10 +186,26 @@ func (c *layerCache) get1(ctx context.Context, key string, open func(ctx context
 			c.release(l)
 			return nil, true, err
 		}
+		if err := c.check(ctx, l); err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				c.release(l) // the check was stopped, not answered
+				return nil, true, cerr
+			}
+			c.mu.Lock()
+			c.drop(l)
+			c.mu.Unlock()
+			c.release(l)
+			if c.logger != nil {
+				c.logger.Printf("opening %s again: %s", pipelineOf(l), message(err))
+			}
+			return nil, true, errStale
+		}
 		return l, true, nil
 	}
-	l = &layer{key: key, ready: make(chan struct{}), refs: 1, used: c.now()}
-	l.elem = c.lru.PushFront(l)
+	l = &layer{key: key, ready: make(chan struct{}), refs: 1, used: c.now(), pinned: pin}
+	if !pin {
+		l.elem = c.lru.PushFront(l)
+	}
 	c.byKey[key] = l
 	stale = append(stale, c.evict()...)
 	c.mu.Unlock()
@@ -162,6 +221,7 @@ func (c *layerCache) get1(ctx context.Context, key string, open func(ctx context
 			}
 			l.fsys = fsys
 		}
+		c.noteOpened(l)
 	}
 	l.err = err
 	close(l.ready)
@@ -173,6 +233,19 @@ func (c *layerCache) get1(ctx context.Context, key string, open func(ctx context
 		return nil, false, err
 	}
 	return l, false, nil
+}
+
+// put adds l, opened by the caller, to the cache, pinned.
+func (c *layerCache) put(l *layer) {
+	l.pinned = true
+	if l.ready == nil {
+		l.ready = make(chan struct{})
+		close(l.ready)
+	}
+	c.noteOpened(l)
+	c.mu.Lock()
+	c.byKey[l.key] = l
+	c.mu.Unlock()
 }
 
 // errServerClosed answers the requests that arrive while serve shuts down.
@@ -196,7 +269,9 @@ func (c *layerCache) drop(l *layer) {
 		return
 	}
 	l.evicted = true
-	c.lru.Remove(l.elem)
+	if l.elem != nil {
+		c.lru.Remove(l.elem)
+	}
 	if c.byKey[l.key] == l {
 		delete(c.byKey, l.key)
 	}
@@ -235,7 +310,7 @@ func closeAll(ls []*layer) {
 	}
 }
 
-// Len returns the number of layers in the cache.
+// Len returns the number of layers in the cache, the pinned one aside.
 func (c *layerCache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -248,8 +323,7 @@ func (c *layerCache) Close() {
 	c.mu.Lock()
 	c.closed = true
 	var now []*layer
-	for c.lru.Len() > 0 {
-		l := c.lru.Front().Value.(*layer)
+	for _, l := range c.byKey {
 		c.drop(l)
 		if l.refs == 0 {
 			now = append(now, l)

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"html/template"
 	"io/fs"
 	"net/http"
@@ -154,7 +155,7 @@ func (s *server) servePage(w http.ResponseWriter, r *http.Request, t *target) er
 		if !isStoreRoot(t.l) || t.name != "." {
 			return statusError(http.StatusNotFound, "%s is not the root of a versioned store (OCDBT or Icechunk): it has no versions", t.pipeline())
 		}
-		v, err := remember(t.l, "versions", func(v *versionsView) int { return 128 * (len(v.List) + len(v.Refs)) }, func() (*versionsView, error) { return s.versions(ctx, t) })
+		v, err := remember(t.l, "versions", "", func(v *versionsView) int { return 128 * (len(v.List) + len(v.Refs)) }, func() (*versionsView, error) { return s.versions(ctx, t) })
 		if err != nil {
 			return err
 		}
@@ -203,7 +204,7 @@ func (s *server) newPage(r *http.Request, t *target) *page {
 			p.Title = t.crumbs[len(t.crumbs)-1].Name
 		}
 	} else {
-		p.Pipeline = s.root.fsys.Pipeline().String()
+		p.Pipeline = s.root.String()
 	}
 	return p
 }
@@ -252,25 +253,49 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, t *target, err err
 }
 
 // dirView lists directory t.name of t.l, with each entry's kind; it is
-// kept with the layer, keyed by the directory's modification time.
+// kept with the layer for the directory's modification time. The
+// directory of a tree read live (a served local directory) is listed at
+// every request, and what is kept is for what it lists, the name, size,
+// time and mode of each entry shown: a file appended to or rewritten in
+// place leaves the directory's time alone.
 func (s *server) dirView(ctx context.Context, t *target) (*dirView, error) {
-	key := fmt.Sprintf("dir\x00%s\x00%d", t.name, t.info.ModTime().UnixNano())
-	d, err := remember(t.l, key, func(d *dirView) int { return 256 * len(d.Entries) }, func() (*dirView, error) {
-		fsys := t.l.fsys.WithContext(ctx)
+	fsys := t.l.fsys.WithContext(ctx)
+	version := fmt.Sprint(t.info.ModTime().UnixNano())
+	var infos []fs.FileInfo
+	more := 0
+	list := func() error {
 		ents, err := fsys.ReadDir(t.name)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		d := &dirView{Entries: []entryView{}, Store: isStoreRoot(t.l) && t.name == "."}
 		if len(ents) > maxEntries {
-			d.More = len(ents) - maxEntries
+			more = len(ents) - maxEntries
 			ents = ents[:maxEntries]
 		}
-		for i, e := range ents {
+		infos = make([]fs.FileInfo, 0, len(ents))
+		for _, e := range ents {
 			info, err := e.Info()
 			if err != nil {
+				return err
+			}
+			infos = append(infos, info)
+		}
+		return nil
+	}
+	if t.l.live {
+		if err := list(); err != nil {
+			return nil, err
+		}
+		version += "\x00" + listingVersion(infos, more)
+	}
+	d, err := remember(t.l, "dir\x00"+t.name, version, func(d *dirView) int { return 256 * len(d.Entries) }, func() (*dirView, error) {
+		if infos == nil {
+			if err := list(); err != nil {
 				return nil, err
 			}
+		}
+		d := &dirView{Entries: []entryView{}, Store: isStoreRoot(t.l) && t.name == ".", More: more}
+		for i, info := range infos {
 			d.Entries = append(d.Entries, s.entry(ctx, t, info, i < maxKinds))
 		}
 		return d, nil
@@ -281,6 +306,17 @@ func (s *server) dirView(ctx context.Context, t *target) (*dirView, error) {
 	c := *d
 	c.Parent = len(t.crumbs) > 0
 	return &c, nil
+}
+
+// listingVersion names what a listing shows: a hash of the name, size,
+// time and mode of each entry, and of the number left out.
+func listingVersion(infos []fs.FileInfo, more int) string {
+	h := fnv.New64a()
+	for _, info := range infos {
+		fmt.Fprint(h, info.Name(), "\x00", info.Size(), "\x00", info.ModTime().UnixNano(), "\x00", uint32(info.Mode()), "\x00")
+	}
+	fmt.Fprint(h, more)
+	return fmt.Sprintf("%016x", h.Sum64())
 }
 
 // entry describes one entry of a listing of t; detect says whether to
@@ -394,7 +430,7 @@ func (s *server) child(ctx context.Context, t *target, key string) error {
 	if !slices.Contains(t.node.Children, key) {
 		return statusError(http.StatusNotFound, "%s has no child %q; its children are %s", t.pipeline(), key, strings.Join(t.node.Children, ", "))
 	}
-	n, err := remember(t.l, "child\x00"+t.name+"\x00"+key, nil, func() (*array.Node, error) { return t.node.Child(ctx, key) })
+	n, err := remember(t.l, "child\x00"+t.name+"\x00"+key, "", nil, func() (*array.Node, error) { return t.node.Child(ctx, key) })
 	if err != nil {
 		return err
 	}

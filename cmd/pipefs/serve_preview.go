@@ -118,7 +118,7 @@ func (s *server) servePreview(w http.ResponseWriter, r *http.Request, t *target,
 	if err != nil {
 		return err
 	}
-	b, err := remember(t.l, "preview\x00"+t.name+"\x00"+t.child, func(b []byte) int { return len(b) }, func() ([]byte, error) { return renderPreview(r.Context(), t.node.Array, plan) })
+	b, err := remember(t.l, "preview\x00"+t.name+"\x00"+t.child, "", func(b []byte) int { return len(b) }, func() ([]byte, error) { return renderPreview(r.Context(), t.node.Array, plan) })
 	if err != nil {
 		return err
 	}

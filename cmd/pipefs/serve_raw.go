@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // serveRaw answers a request for the file t names with its bytes, through
@@ -62,7 +63,7 @@ func (s *server) serveFile(w http.ResponseWriter, r *http.Request, fsys *vfs.FS,
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "sandbox")
-	h.Set("ETag", etag(info))
+	h.Set("ETag", etag(info, fileVersion(t.l, f)))
 	if isDataset(info) {
 		h.Set("Content-Type", "application/octet-stream")
 	}
@@ -145,13 +146,32 @@ func (f *logFile) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// etag is a strong entity tag for a file: a hash of its canonical URL, size
-// and modification time, which change when its bytes do.
-func etag(info fs.FileInfo) string {
+// fileVersion names the version of the bytes that f, a file of l, reads:
+// the fingerprint of its own blob (a file of a directory tree), or else
+// that of l's base (an archive member, a decompressed stream).
+func fileVersion(l *layer, f *vfs.File) string {
+	var fp driver.Fingerprinter
+	if f.As(&fp) {
+		if v := fp.Fingerprint(); v != "" {
+			return v
+		}
+	}
+	if l.base != nil {
+		return l.base.version
+	}
+	return ""
+}
+
+// etag is a strong entity tag for a file: a hash of its canonical URL, the
+// version of what it is read from (see fileVersion), and its size and
+// modification time. A file whose bytes changed gets another tag, even
+// when its own size and time did not change (a member of an archive
+// rewritten in place).
+func etag(info fs.FileInfo, version string) string {
 	h := fnv.New64a()
 	if o, ok := info.Sys().(*vfs.Origin); ok {
 		fmt.Fprint(h, o.URL)
 	}
-	fmt.Fprint(h, "\x00", info.Size(), "\x00", info.ModTime().UnixNano())
+	fmt.Fprint(h, "\x00", version, "\x00", info.Size(), "\x00", info.ModTime().UnixNano())
 	return fmt.Sprintf(`"%016x"`, h.Sum64())
 }

@@ -227,9 +227,14 @@ func TestServeSniffMemory(t *testing.T) {
 	}
 	s := serverAt(t, root.String(), &vfs.Options{Limits: vfs.Limits{MaxWindow: 2 << 30}})
 	for name, want := range map[string]string{"a.tar.xz": "xz|tar", "b.tar.zst": "zstd|tar"} {
+		rl, err := s.rootLayer(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		kind, folder := s.sniff(s.root.fsys, name)
+		kind, folder := s.sniff(rl.fsys, name)
+		s.layers.release(rl)
 		runtime.ReadMemStats(&after)
 		if kind != want || !folder {
 			t.Errorf("sniff(%s) = %q, %v; want %q, a folder", name, kind, folder, want)

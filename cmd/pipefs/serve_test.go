@@ -303,9 +303,16 @@ func serverAt(t *testing.T, pipeline string, o *vfs.Options) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newServer(fsys, o, nil, true)
+	s := newServer(fsys, o, nil, true, defaultRevalidate)
 	t.Cleanup(func() { s.Close(); fsys.Close() })
 	return s
+}
+
+// rootURL returns the canonical pipeline of name in the served location.
+func rootURL(s *server, name string) string {
+	s.layers.mu.Lock()
+	defer s.layers.mu.Unlock()
+	return s.layers.byKey[s.rootKey].fsys.URL(name)
 }
 
 // remoteNestServer serves the test nest's outer.zip on an HTTP server, and
@@ -704,6 +711,10 @@ func TestServeVersions(t *testing.T) {
 // second time, every layer and page is cached and costs no request.
 func TestServeRemote(t *testing.T) {
 	srv, s := remoteNestServer(t)
+	// Within the revalidation interval, which is the test's whole run:
+	// no request asks whether outer.zip changed (see
+	// TestServeRevalidateRequests).
+	s.layers.revalidate = time.Hour
 	targets := []string{
 		"/", "/?format=json", "/inner.tar.gz/", "/inner.tar.gz/data.zarr/", "/inner.tar.gz/data.zarr/grad/",
 		"/inner.tar.gz/data.zarr/grad/?preview=png", "/inner.tar.gz/data.zarr/grad/?format=json",
@@ -743,7 +754,7 @@ func TestServeLayerCache(t *testing.T) {
 	ctx := t.Context()
 	layerOf := func(i int) *layer {
 		t.Helper()
-		l, err := s.openContainer(ctx, s.root.fsys.URL(fmt.Sprintf("z%02d.zip", i)))
+		l, err := s.openContainer(ctx, rootURL(s, fmt.Sprintf("z%02d.zip", i)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -829,9 +840,10 @@ func TestServeCanceledOpen(t *testing.T) {
 	}
 	second := make(chan *http.Response, 1)
 	go func() { second <- fetch(t, s, "/inner.tar.gz/?format=json") }()
+	innerKey := "file\x00" + rootURL(s, "inner.tar.gz")
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		s.layers.mu.Lock()
-		l := s.layers.byKey["file\x00"+s.root.fsys.URL("inner.tar.gz")]
+		l := s.layers.byKey[innerKey]
 		waiting := l != nil && l.refs == 2
 		s.layers.mu.Unlock()
 		if waiting {

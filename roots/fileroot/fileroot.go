@@ -13,7 +13,9 @@
 // Trees and blobs are safe for concurrent use; a blob owns its *os.File and
 // closes it when closed. A blob's driver.Fingerprinter names the version of
 // the file it opened (size, times, device and inode), so what adapters
-// cache about it is not used for a file replaced since.
+// cache about it is not used for a file replaced since; its
+// driver.Revalidator stats the name again to tell whether it still names
+// that version.
 package fileroot
 
 import (
@@ -80,7 +82,8 @@ func OpenPath(ctx context.Context, name string) (driver.Location, error) {
 		f.Close()
 		return driver.Location{}, fmt.Errorf("%s is not a regular file: %w", name, fs.ErrInvalid)
 	}
-	return driver.Location{Blob: &blob{f: f, info: info}}, nil
+	restat := func() (fs.FileInfo, error) { return os.Stat(name) }
+	return driver.Location{Blob: &blob{f: f, info: info, restat: restat}}, nil
 }
 
 // Tree is a local directory, confined with os.Root.
@@ -157,13 +160,18 @@ func (t *Tree) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s is not a regular file: %w", name, fs.ErrInvalid)
 	}
-	return &blob{f: f, info: info}, nil
+	restat := func() (fs.FileInfo, error) { return t.root.Stat(name) }
+	return &blob{f: f, info: info, restat: restat}, nil
 }
 
 type blob struct {
 	f    *os.File
 	info fs.FileInfo
+	// restat describes what the blob's name names now (Revalidate).
+	restat func() (fs.FileInfo, error)
 }
+
+var _ driver.Revalidator = (*blob)(nil)
 
 func (b *blob) Stat() fs.FileInfo { return b.info }
 func (b *blob) Close() error      { return b.f.Close() }
@@ -173,8 +181,34 @@ func (b *blob) Close() error      { return b.f.Close() }
 // inode and change time. A file replaced by a rename has another inode,
 // and one rewritten in place another change time, even when its size and
 // modification time were kept (os.Chtimes cannot set the change time).
-func (b *blob) Fingerprint() string {
-	return fmt.Sprintf("file size %d mtime %d%s", b.info.Size(), b.info.ModTime().UnixNano(), sysVersion(b.info))
+func (b *blob) Fingerprint() string { return fingerprint(b.info) }
+
+func fingerprint(info fs.FileInfo) string {
+	return fmt.Sprintf("file size %d mtime %d%s", info.Size(), info.ModTime().UnixNano(), sysVersion(info))
+}
+
+// Revalidate stats the file's name again (one stat, no read): it returns
+// nil when the name still names the version Fingerprint names, and an
+// error matching driver.ErrModified when it names another (a file
+// rewritten, appended to or replaced by a rename) or, matching
+// fs.ErrNotExist too, nothing. The blob goes on reading the file it
+// opened.
+func (b *blob) Revalidate(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	info, err := b.restat()
+	if err != nil {
+		err = mapErr(err)
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%w: %w", err, driver.ErrModified)
+		}
+		return err
+	}
+	if fingerprint(info) != b.Fingerprint() {
+		return fmt.Errorf("%w: the file's size, times or inode changed", driver.ErrModified)
+	}
+	return nil
 }
 
 func (b *blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {

@@ -39,7 +39,10 @@
 // A blob is a driver.Fingerprinter giving that version (with the size), so
 // the indexes adapters derive from it (vfs.Env.Key) are per version too: an
 // object replaced by one of the same size and time is read anew. A server
-// that gives no validator leaves only the size and time to tell.
+// that gives no validator leaves only the size and time to tell. A blob is
+// also a driver.Revalidator: Revalidate asks, with one request for the
+// object's last byte conditional on that version, whether the object is
+// still the one the blob reads.
 //
 // # Faults
 //

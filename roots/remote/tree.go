@@ -308,13 +308,16 @@ func (t *Tree) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 }
 
 // Blob is an open remote object: a cache.Blob (so a driver.Blob and a
-// driver.Prefetcher) that also lets archive readers grow the first read.
+// driver.Prefetcher) that also lets archive readers grow the first read,
+// and a driver.Revalidator.
 type Blob struct {
 	*cache.Blob
 	t   *Tree
 	key string
 	src *source
 }
+
+var _ driver.Revalidator = (*Blob)(nil)
 
 // Fingerprint returns the version the object had when it was opened (its
 // ETag or generation, as the backend gave it, which every read of the blob
@@ -324,6 +327,39 @@ func (b *Blob) Fingerprint() string {
 		return ""
 	}
 	return b.src.version + "\x00" + strconv.FormatInt(b.src.size, 10)
+}
+
+// Revalidate asks the service whether the object still has the version
+// the blob was opened at: one request (retried as reads are), for the
+// object's last byte and conditional on that version, whose answer is
+// compared as a read's is (version and size). It returns nil when the
+// object is unchanged, an error matching driver.ErrModified when it
+// changed or, matching fs.ErrNotExist too, was deleted, and the request's
+// error otherwise. The tree's Stats count the request.
+func (b *Blob) Revalidate(ctx context.Context) error {
+	s, t := b.src, b.t
+	return t.o.Retry.Do(ctx, func() error {
+		t.stats.AddRequest()
+		resp, err := t.b.Get(ctx, s.name, -1, 0, s.version)
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%w: %w", err, driver.ErrModified)
+		}
+		if err != nil {
+			return err
+		}
+		// The byte, read so that the connection can be used again; a
+		// server that sent the whole object has its body cut.
+		n, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		t.stats.AddBytes(n)
+		resp.Body.Close()
+		switch {
+		case resp.Size >= 0 && resp.Size != s.size:
+			return fmt.Errorf("%s: size changed from %d to %d: %w", b.key, s.size, resp.Size, driver.ErrModified)
+		case s.version != "" && resp.Version != s.version:
+			return fmt.Errorf("%s: version changed from %q to %q: %w", b.key, s.version, resp.Version, driver.ErrModified)
+		}
+		return nil
+	})
 }
 
 // Close releases the whole-object body a server that ignores Range left

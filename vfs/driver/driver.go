@@ -64,6 +64,9 @@
 //   - [Fingerprinter]: a Blob that names the version of its bytes (an
 //     ETag, a generation, a file's inode and times), so that what is
 //     derived from them is cached per version.
+//   - [Revalidator]: a Fingerprinter that can ask where its bytes come
+//     from whether they still have that version (a stat, one conditional
+//     request), for a long-lived reader such as "pipefs serve".
 //   - [Versioned]: a Tree that is a store with a history (OCDBT,
 //     Icechunk), for "pipefs log".
 //   - [Omitter]: a Tree that leaves out entries it cannot expose, and says
@@ -195,6 +198,21 @@ type Counter interface {
 // stream) need not implement it, as its container's fingerprint covers it.
 type Fingerprinter interface {
 	Fingerprint() string
+}
+
+// A Revalidator is a Fingerprinter that can ask where its bytes come from
+// whether the object it was opened from still has the version Fingerprint
+// names: a local file's stat, one conditional request for a remote
+// object. Revalidate returns nil when it does, an error matching
+// ErrModified when the object changed (and fs.ErrNotExist as well when it
+// is gone), and another error when the answer could not be had. It
+// changes nothing: the blob goes on reading the version it was opened at
+// (or failing with ErrModified); a caller that wants the new version opens
+// the object again. The roots whose blobs name their version (file, http,
+// s3, gs) implement it.
+type Revalidator interface {
+	Fingerprinter
+	Revalidate(ctx context.Context) error
 }
 
 // A Sidecars blob is an object of a store that can keep small objects

@@ -10,7 +10,8 @@ import (
 // Sentinel errors, for errors.Is. Drivers wrap them (and the matching io/fs
 // sentinel where one applies); package vfs re-exports them.
 var (
-	// ErrModified: a remote object changed after it was opened.
+	// ErrModified: an object changed after it was opened (a remote
+	// object read, or a blob that driver.Revalidator checked).
 	ErrModified = errors.New("object modified since open")
 	// ErrLimit: input exceeded a configured limit (see vfs.Limits).
 	ErrLimit = errors.New("limit exceeded")
