@@ -313,9 +313,10 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 		}
 		b.load(ctx, math.MaxInt64)
 		n, err := s.Size(ctx)
-		if errors.Is(err, driver.ErrCorrupt) || errors.Is(err, driver.ErrLimit) {
+		if errors.Is(err, driver.ErrLimit) {
 			s.Forget() // a bad stream's partial index is not kept
 		}
+		b.failed(err)
 		b.save(ctx)
 		return n, err
 	}
@@ -380,6 +381,7 @@ type blob struct {
 	loaded  bool         // pending ran to its end, under loadMu
 	spacing int64        // of the index's checkpoints
 	saved   atomic.Bool  // the complete index is kept on disk, or has no place there
+	bad     atomic.Bool  // a read found the stream corrupt: nothing is kept (failed)
 	points  atomic.Int64 // checkpoints of the index at open, or once loaded
 	hdr     *gzip.Header // the first member\'s header, kept with the index
 	data    int64        // the offset of the first member\'s DEFLATE data
@@ -444,7 +446,7 @@ func (b *blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	if n < len(p) && !b.saved.Load() {
 		b.save(ctx) // a read that reached the end completed the index
 	}
-	return n, err
+	return n, b.failed(err)
 }
 
 // save keeps the stream's index on disk once it is complete and checked;
@@ -471,7 +473,7 @@ func (b *blob) store(ctx context.Context) {
 func (b *blob) savePartial(ctx context.Context) {
 	// An index kept on disk that this blob never loaded may reach further
 	// than what it learned: it stays.
-	if b.saved.Load() || b.unloaded() {
+	if b.saved.Load() || b.unloaded() || b.bad.Load() {
 		return
 	}
 	if n, _ := b.s.Index().Stats(); int64(n) > b.points.Load() && !b.s.Index().Complete() {
@@ -548,7 +550,47 @@ func (b *blob) Stream(ctx context.Context, off int64) (io.ReadCloser, error) {
 	// A stream goes on to the end: the checkpoints let a helper decode
 	// ahead of it on a second core (internal/inflate).
 	b.load(ctx, math.MaxInt64)
-	return b.s.Stream(ctx, off)
+	rc, err := b.s.Stream(ctx, off)
+	if err != nil {
+		return nil, b.failed(err)
+	}
+	return &watched{rc, b}, nil
+}
+
+// failed notes err, the error of a read: a stream found corrupt keeps no
+// index, neither what this blob learned (savePartial) nor what it loaded
+// (removed from disk, so that no process resumes from it), and drops the
+// index from the cache.
+func (b *blob) failed(err error) error {
+	if errors.Is(err, driver.ErrCorrupt) && b.bad.CompareAndSwap(false, true) {
+		b.s.Forget()
+		if b.pending != nil {
+			b.disk.Remove()
+			b.head.Remove()
+		}
+	}
+	return err
+}
+
+// watched is a stream of the blob whose errors the blob notes (failed).
+type watched struct {
+	io.ReadCloser
+	b *blob
+}
+
+func (w *watched) Read(p []byte) (int, error) {
+	n, err := w.ReadCloser.Read(p)
+	return n, w.b.failed(err)
+}
+
+// WriteTo passes the stream's own WriteTo on (two cores for DEFLATE).
+func (w *watched) WriteTo(dst io.Writer) (int64, error) {
+	wt, ok := w.ReadCloser.(io.WriterTo)
+	if !ok {
+		return io.Copy(dst, struct{ io.Reader }{w})
+	}
+	n, err := wt.WriteTo(dst)
+	return n, w.b.failed(err)
 }
 
 // Close is CloseContext with a context that nothing cancels.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -108,11 +109,11 @@ type Index struct {
 	lastMember int     // the last member whose start was seen
 	size       int64   // total output size, -1 until the end was reached
 	bytes      int64   // window bytes held
-	// verified is the output offset up to which every member has passed
-	// its trailer check (CRC-32 and size), a prefix of the stream: the
-	// checkpoints at or before it hold CRCs of verified output, so a
-	// later decode that reaches one checks the bytes it produced.
-	verified int64
+	// checked holds the output spans of the members that passed their
+	// trailer check (CRC-32 and size), sorted and merged: the checkpoints
+	// inside them hold CRCs of checked output, so a later decode that
+	// reaches one checks the bytes it produced.
+	checked []span
 	first    point // a check in member 0 kept elsewhere (SetFirstCheck); out 0 if none
 }
 
@@ -193,41 +194,77 @@ func (ix *Index) add(p point, spacing int64) bool {
 	return ok
 }
 
+// A span is the output [start, end) of members that passed their check.
+type span struct{ start, end int64 }
+
 // markVerified records that the member whose output spans [start, end)
-// passed its trailer check. The verified prefix grows when the member
-// starts inside it; a member verified out of order is not recorded (a
-// later pass over the members before it will be).
+// passed its trailer check.
 func (ix *Index) markVerified(start, end int64) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if start <= ix.verified && end > ix.verified {
-		ix.verified = end
+	ix.checked = addSpan(ix.checked, span{start, end})
+}
+
+// addSpan adds t to the sorted, merged spans s.
+func addSpan(s []span, t span) []span {
+	i := sort.Search(len(s), func(i int) bool { return s[i].end >= t.start })
+	j := i
+	for j < len(s) && s[j].start <= t.end {
+		t.start, t.end = min(t.start, s[j].start), max(t.end, s[j].end)
+		j++
 	}
+	return slices.Insert(slices.Delete(s, i, j), i, t)
 }
 
 // Verified returns the output offset up to which the stream's checksums
 // have been checked: every member ending at or before it passed its
-// trailer check. A complete index whose Verified equals its Size was
-// built by passes that checked every member.
+// trailer check.
 func (ix *Index) Verified() int64 {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	return ix.verified
+	if len(ix.checked) > 0 && ix.checked[0].start == 0 {
+		return ix.checked[0].end
+	}
+	return 0
 }
 
-// checkAt returns the first checkpoint at or after off that a decode
-// can check its output against: one at or before the verified prefix, or
-// the check given by SetFirstCheck.
+// inChecked reports whether out lies in a checked member: a checkpoint
+// there holds the CRC-32 of checked output. ix.mu is held.
+func (ix *Index) inChecked(out int64) bool {
+	i := sort.Search(len(ix.checked), func(i int) bool { return ix.checked[i].end >= out })
+	return i < len(ix.checked) && ix.checked[i].start <= out
+}
+
+// inMemberChecked reports whether the output at out lies in a member that
+// passed its check.
+func (ix *Index) inMemberChecked(out int64) bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.inChecked(out)
+}
+
+// furthest returns the last checkpoint of the index inside member m.
+func (ix *Index) furthest(m int) (point, bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	i := sort.Search(len(ix.points), func(i int) bool { return ix.points[i].member > m })
+	if i > 0 && ix.points[i-1].member == m {
+		return ix.points[i-1], true
+	}
+	return point{}, false
+}
+
+// checkAt returns the first checkpoint at or after off, in the member that
+// starts at or before off, that a decode can check its output against:
+// one in a checked member, or the check given by SetFirstCheck.
 func (ix *Index) checkAt(off int64) (point, bool) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	var p point
 	ok := false
-	if off <= ix.verified {
-		i := sort.Search(len(ix.points), func(i int) bool { return ix.points[i].out >= off })
-		if i < len(ix.points) && ix.points[i].out <= ix.verified {
-			p, ok = ix.points[i], true
-		}
+	i := sort.Search(len(ix.points), func(i int) bool { return ix.points[i].out >= off })
+	if i < len(ix.points) && ix.inChecked(ix.points[i].out) {
+		p, ok = ix.points[i], true
 	}
 	if f := ix.first; f.out >= off && f.out > 0 && (!ok || f.out < p.out) {
 		p, ok = f, true
@@ -243,7 +280,7 @@ func (ix *Index) FirstCheck() (out int64, crc uint32, ok bool) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if len(ix.points) > 1 {
-		if p := ix.points[1]; p.member == 0 && p.out <= ix.verified {
+		if p := ix.points[1]; p.member == 0 && ix.inChecked(p.out) {
 			return p.out, p.crc, true
 		}
 	}

@@ -34,7 +34,7 @@ func (ix *Index) Complete() bool { return ix.Size() >= 0 }
 func (ix *Index) Checked() bool {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	return ix.size >= 0 && ix.verified >= ix.size
+	return ix.size >= 0 && len(ix.checked) == 1 && ix.checked[0].start == 0 && ix.checked[0].end >= ix.size
 }
 
 // Encode returns the encoded index, complete or not: an index that is
@@ -100,7 +100,7 @@ func (ix *Index) Load(b []byte, first, srcSize, size int64) (bool, error) {
 	if kept.size >= 0 {
 		// Only a checked index is kept complete (Checked): its
 		// checkpoints' CRCs are those of verified output.
-		ix.verified = kept.size
+		ix.checked = []span{{0, kept.size}}
 	}
 	ix.mu.Unlock()
 	if n > 0 {

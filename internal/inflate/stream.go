@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -48,6 +49,9 @@ type Stream struct {
 	idle    []*cursor
 	held    []byte // verified output at heldOff, decoded past a read to its check
 	heldOff int64
+	checked []span // the output this stream's reads checked (seen)
+
+	checking chan struct{} // held by the reader checking a member (checkMember)
 }
 
 var _ io.Closer = (*Stream)(nil)
@@ -69,6 +73,7 @@ func New(src driver.Blob, first int64, fr Framer, key string, o *Options) *Strea
 		rootSize: driver.CompressedSize(src),
 		declared: -1,
 		spec:     o.specKnobs(),
+		checking: make(chan struct{}, 1),
 	}
 }
 
@@ -184,8 +189,8 @@ func (s *Stream) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	if err == nil && s.declared >= 0 && off+int64(n) == s.declared {
 		err = c.finish()
 	}
-	if err == nil && !driver.IsUnverified(ctx) {
-		err = c.checkOutput()
+	if err == nil && !driver.IsUnverified(ctx) && !s.seen(off, off+int64(n)) {
+		err = c.checkOutput(ctx)
 	}
 	c.rd.Ctx = nil
 	if err != nil && err != io.EOF {
@@ -201,8 +206,11 @@ func (s *Stream) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 }
 
 // maxHeld bounds the output a stream keeps from decoding past a read to
-// its check, in multiples of the spacing.
-const maxHeld = 2
+// its check: two spacings, and at most maxHeldBytes.
+const (
+	maxHeld      = 2
+	maxHeldBytes = 8 << 20
+)
 
 // fromHeld copies to p what the stream holds of the output at off, verified
 // output decoded past an earlier read, and returns how many bytes it copied.
@@ -215,24 +223,47 @@ func (s *Stream) fromHeld(p []byte, off int64) int {
 	return copy(p, s.held[off-s.heldOff:])
 }
 
+// seen reports whether this stream has checked the output [lo, hi)
+// already: a decode of the same input from a checkpoint is deterministic,
+// so a later read there needs no check of its own, and its decoder stays
+// where the read ends for the next one.
+func (s *Stream) seen(lo, hi int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := sort.Search(len(s.checked), func(i int) bool { return s.checked[i].end >= hi })
+	return i < len(s.checked) && s.checked[i].start <= lo
+}
+
+// saw records that this stream checked the output [lo, hi).
+func (s *Stream) saw(lo, hi int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.checked = addSpan(s.checked, span{lo, hi})
+}
+
 // checkOutput decodes on from where a read stopped until the output can be
-// checked: to the next checkpoint of the verified prefix, whose CRC-32
-// the decoder's must equal, or else to the end of the member, whose
-// trailer the framer checks. The output decoded past the read is kept
-// (up to maxHeld spacings) for the reads that follow it. A read at the
+// checked: to the next checkpoint in a checked member, whose CRC-32 the
+// decoder's must equal, or else to the end of the member, whose trailer
+// the framer checks. A member no pass has checked is checked once for all
+// readers (checkMember), from the furthest checkpoint known in it. The
+// output decoded past the read is kept (up to maxHeld spacings) for the
+// reads that follow it; the decoder stops at the end of the read's
+// member, so nothing of the next member is kept unchecked. A read at the
 // end of the stream is checked already.
-func (c *cursor) checkOutput() (err error) {
+func (c *cursor) checkOutput(ctx context.Context) (err error) {
 	s := c.s
-	start := c.out
+	start, from := c.out, c.from
 	buf := s.takeHeld()
 	defer func() {
 		if err == nil {
 			s.keepHeld(start, buf)
+			s.saw(from, c.out)
 		}
 	}()
+	limit := min(maxHeld*s.spacing, maxHeldBytes)
 	full := false // output was dropped: what follows is not held
 	hold := func(n int64) []byte {
-		if full = full || int64(len(buf))+n > maxHeld*s.spacing; !full {
+		if full = full || int64(len(buf))+n > limit; !full {
 			if cap(buf)-len(buf) < int(n) {
 				buf = append(make([]byte, 0, max(2*cap(buf), len(buf)+int(n), 256<<10)), buf...)
 			}
@@ -241,10 +272,19 @@ func (c *cursor) checkOutput() (err error) {
 		return c.scratch[:n]
 	}
 	member := c.member
+	c.stopAtEnd = true
+	holding := false // the stream's member check is c's (checkMember)
+	defer func() {
+		c.stopAtEnd = false
+		if holding {
+			<-s.checking
+		}
+	}()
 	for !c.done && c.member == member {
 		want := int64(len(c.scratch))
 		q, ok := s.ix.checkAt(c.out)
-		if ok && q.member == c.member {
+		switch {
+		case ok && q.member == c.member:
 			if q.out == c.out {
 				if q.crc != c.crc {
 					return driver.Corruptf("the output before offset %d does not match its checksum (CRC-32 %08x, the checked pass had %08x)", c.out, c.crc, q.crc)
@@ -252,6 +292,15 @@ func (c *cursor) checkOutput() (err error) {
 				return nil
 			}
 			want = min(want, q.out-c.out)
+		case !holding && !s.ix.inMemberChecked(c.out):
+			done, self, err := s.checkMember(ctx, c)
+			if err != nil || done {
+				return err
+			}
+			if !self {
+				continue // checked by another reader: look for its checkpoints
+			}
+			holding = true
 		}
 		b := hold(want)
 		n, err := c.next(b)
@@ -266,6 +315,46 @@ func (c *cursor) checkOutput() (err error) {
 		}
 	}
 	return nil
+}
+
+// checkMember checks the member c is in, which no pass has checked, once
+// for all the stream's readers: a reader that finds another's check under
+// way waits for it, then looks for its checkpoints (done and self false).
+// When the index knows a checkpoint of the member past c (a pass that
+// stopped there), a decoder of its own goes on from the furthest one to
+// the member's end, so that a check that a deadline cut short makes
+// progress the next time, and c stays where its read ended (done).
+// Otherwise the check is c's (self): it returns with the check held, and
+// the caller decodes on with c to the member's end, keeping what c
+// decodes, then lets the check go (<-s.checking).
+func (s *Stream) checkMember(ctx context.Context, c *cursor) (done, self bool, err error) {
+	select {
+	case s.checking <- struct{}{}:
+	case <-ctx.Done():
+		return false, false, ctx.Err()
+	}
+	if s.ix.inMemberChecked(c.out) {
+		<-s.checking
+		return false, false, nil
+	}
+	far, ok := s.ix.furthest(c.member)
+	if !ok || far.out <= c.out {
+		return false, true, nil
+	}
+	defer func() { <-s.checking }()
+	d := cursorPool.Get().(*cursor)
+	d.s = s
+	defer d.release()
+	if err := d.resume(ctx, far); err != nil {
+		return false, false, err
+	}
+	d.stopAtEnd = true
+	for !d.done && d.member == far.member {
+		if _, err := d.next(d.scratch); err != nil && err != io.EOF {
+			return false, false, err
+		}
+	}
+	return true, false, nil
 }
 
 // takeHeld takes the stream's held buffer for reuse.
@@ -286,11 +375,12 @@ func (s *Stream) keepHeld(off int64, b []byte) {
 	}
 }
 
-// Close releases the stream's idle decoders. The stream stays usable.
+// Close releases the stream's idle decoders and the output it holds. The
+// stream stays usable.
 func (s *Stream) Close() error {
 	s.mu.Lock()
 	idle := s.idle
-	s.idle = nil
+	s.idle, s.held = nil, nil
 	s.mu.Unlock()
 	for _, c := range idle {
 		c.release()
@@ -377,6 +467,10 @@ type cursor struct {
 	want     int64  // output offset after which a checkpoint is wanted
 	pend     *pending
 	done     bool
+	from     int64 // the output offset the decoder resumed at
+	// stopAtEnd makes next return at the end of a member, before it
+	// decodes any of the next one (checkOutput).
+	stopAtEnd bool
 }
 
 // pending is a checkpoint candidate waiting for the output after it.
@@ -410,7 +504,7 @@ func (c *cursor) resume(ctx context.Context, pt point) error {
 	c.rd = blobread.Reader{Ctx: ctx, Src: s.src, Pos: pt.in, End: s.srcSize}
 	c.br.Reset(&c.rd)
 	c.member, c.memberIn, c.mout, c.out, c.crc = pt.member, pt.memberIn, pt.mout, pt.out, pt.crc
-	c.done, c.pend = false, nil
+	c.done, c.pend, c.from = false, nil, pt.out
 	return c.restart(pt.mout, pt.in, pt.bit, pt.window)
 }
 
@@ -493,6 +587,9 @@ func (c *cursor) next(buf []byte) (int, error) {
 		case err == io.EOF:
 			if err := c.memberEnd(); err != nil {
 				return 0, err
+			}
+			if c.stopAtEnd {
+				return 0, nil
 			}
 		default:
 			return n, translate(err)

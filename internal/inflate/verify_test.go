@@ -6,6 +6,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
+	"sync/atomic"
 	"testing"
 
 	"github.com/pipefs/pipefs/vfs"
@@ -106,5 +107,45 @@ func TestSegmentCheck(t *testing.T) {
 	}
 	if bad == 0 || good == 0 {
 		t.Errorf("%d reads failed and %d succeeded; want the damaged segment's reads to fail and the others' to succeed", bad, good)
+	}
+}
+
+// countingBlob counts the bytes read from a blob.
+type countingBlob struct {
+	driver.Blob
+	n atomic.Int64
+}
+
+func (c *countingBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	n, err := c.Blob.ReadAt(ctx, p, off)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// TestCheckedSequentialLinear: sequential reads of 128 KiB, after a first
+// pass checked the stream, decode it about once, even where the
+// checkpoints lie far more than the held output apart (runs of zeros,
+// whose DEFLATE blocks each hold megabytes): a segment this stream checked
+// needs no check again, so the reads go on with one decoder instead of
+// decoding the gap again for every held window.
+func TestCheckedSequentialLinear(t *testing.T) {
+	ctx := context.Background()
+	data := make([]byte, 48<<20)
+	comp := compressors[0].fn(t, data)
+	src := &countingBlob{Blob: driver.BytesBlob(comp, nil)}
+	s := NewMember(src, 0, int64(len(comp)), int64(len(data)), crc32.ChecksumIEEE(data), true, "", &Options{Spacing: 64 << 10})
+	defer s.Close()
+	if _, err := s.Size(ctx); err != nil {
+		t.Fatal(err)
+	}
+	src.n.Store(0)
+	p := make([]byte, 128<<10)
+	for off := int64(0); off < int64(len(data)); off += int64(len(p)) {
+		if _, err := s.ReadAt(ctx, p, off); err != nil && err != io.EOF {
+			t.Fatal(err)
+		}
+	}
+	if n := src.n.Load(); n > 4*int64(len(comp)) {
+		t.Errorf("sequential reads read %d compressed bytes, %.1f times the stream's %d", n, float64(n)/float64(len(comp)), len(comp))
 	}
 }
