@@ -114,7 +114,7 @@ type Index struct {
 	// inside them hold CRCs of checked output, so a later decode that
 	// reaches one checks the bytes it produced.
 	checked []span
-	first    point // a check in member 0 kept elsewhere (SetFirstCheck); out 0 if none
+	first   point // a check in member 0 kept elsewhere (SetFirstCheck); out 0 if none
 }
 
 func newIndex(c *vfs.Cache, key string, first int64) *Index {
