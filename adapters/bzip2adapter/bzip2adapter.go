@@ -21,8 +21,9 @@
 //
 // # Errors and limits
 //
-// Zero bytes after the last stream are padding, as bzip2 -t, GNU tar and
-// bsdtar take them. Block and stream CRCs are checked by compress/bzip2, and a ReadAt that
+// Two or more zero bytes after the last stream are padding, as bzip2 -t,
+// GNU tar and bsdtar take them (a single one is read as a truncated
+// stream: compress/bzip2 reports it so). Block and stream CRCs are checked by compress/bzip2, and a ReadAt that
 // stops short of the end returns its bytes only once a pass has decoded
 // the whole stream and every CRC passed: the first such read of an open
 // file runs that pass (which also learns the size), with a decoder of its

@@ -108,6 +108,7 @@ func (b *blob) measure(ctx context.Context, i int, lim vfs.Limits) (int64, error
 			return 0, lim.RatioError(fmt.Sprintf("zstd frame %d", i), end-in)
 		}
 		if err == io.EOF {
+			b.setChecked(i) // the decoder checked the content checksum
 			return n, nil
 		}
 		if err != nil {

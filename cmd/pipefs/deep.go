@@ -118,7 +118,9 @@ func (d *deepener) open(fsys *vfs.FS, name string, info fs.FileInfo, level int, 
 // readHead reads the first bytes of the file name of fsys, of the given
 // size, into d.head and returns how many it read.
 func (d *deepener) readHead(fsys *vfs.FS, name string, size int64) (int, error) {
-	f, err := fsys.WithContext(d.ctx).OpenFile(name)
+	// The head only chooses a format: it is read unchecked, as format
+	// detection reads (driver.Unverified); what is then opened is checked.
+	f, err := fsys.WithContext(driver.Unverified(d.ctx)).OpenFile(name)
 	if err != nil {
 		return 0, err
 	}

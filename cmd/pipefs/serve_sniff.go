@@ -12,6 +12,7 @@ import (
 	"github.com/pipefs/pipefs/adapters/xzadapter"
 	"github.com/pipefs/pipefs/adapters/zstdadapter"
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // maxStreamDepth bounds how many compressed streams inside one another
@@ -26,6 +27,11 @@ const maxStreamDepth = 3
 // It decodes at most the head it read, so a listing costs one head read
 // per file.
 func (s *server) sniff(fsys fs.FS, name string) (kind string, folder bool) {
+	if v, ok := fsys.(*vfs.FS); ok {
+		// The head only chooses a kind: it is read unchecked, as format
+		// detection reads (driver.Unverified).
+		fsys = v.WithContext(driver.Unverified(v.Context()))
+	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return "", false
