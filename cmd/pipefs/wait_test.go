@@ -46,6 +46,23 @@ func waitUntil(t *testing.T, what string, ok func() bool, detail func() string) 
 	}
 }
 
+// waitChan waits for ch to deliver a value, or to be closed, and returns
+// what it received; at waitDeadline t fails as waitUntil's does.
+func waitChan[T any](t *testing.T, what string, ch <-chan T, detail func() string) T {
+	t.Helper()
+	start := time.Now()
+	timer := time.NewTimer(time.Until(waitDeadline(t)))
+	defer timer.Stop()
+	select {
+	case v := <-ch:
+		return v
+	case <-timer.C:
+		giveUp(t, what, start, detail)
+		var zero T
+		return zero
+	}
+}
+
 // giveUp fails t after a wait for what that began at start.
 func giveUp(t *testing.T, what string, start time.Time, detail func() string) {
 	t.Helper()
