@@ -143,13 +143,14 @@ func (k FaultKind) String() string {
 }
 
 // A Fault is injected into the requests that match it, Times times (0
-// means once, a negative count forever). Faults are matched in the order
-// they were injected; several may apply to one request (a change, then a
-// short body).
+// means once, a negative count forever), after the first Skip of them.
+// Faults are matched in the order they were injected; several may apply
+// to one request (a change, then a short body).
 type Fault struct {
 	Kind       FaultKind
 	Path       string        // only requests for this fs name; "" matches every one
 	Times      int           // requests to affect: 0 once, < 0 forever
+	Skip       int           // requests that match and are let through first
 	Status     int           // FaultStatus: the status, default 503
 	RetryAfter string        // FaultStatus: the Retry-After header, if any
 	Cut        int64         // FaultShortBody: body bytes sent before closing
@@ -267,6 +268,11 @@ func (s *HTTPServer) take(name string, r *http.Request) []Fault {
 	kept := s.faults[:0]
 	for _, f := range s.faults {
 		if (f.Path == "" || f.Path == name) && (!f.OnlyRange || r.Header.Get("Range") != "") {
+			if f.Skip > 0 {
+				f.Skip--
+				kept = append(kept, f)
+				continue
+			}
 			out = append(out, *f)
 			if f.Times == 0 || f.Times == 1 {
 				continue

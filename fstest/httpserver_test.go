@@ -129,6 +129,17 @@ func TestHTTPServerFaults(t *testing.T) {
 			t.Errorf("Times 2, request %d: %d, want %d", i, resp.StatusCode, want)
 		}
 	}
+	// Skip lets the first requests that match through; a request that
+	// does not match counts for nothing.
+	s.Inject(fstest.Fault{Kind: fstest.FaultStatus, Skip: 2, Path: "f"})
+	for i, tc := range []struct {
+		name string
+		want int
+	}{{"f", 200}, {"missing", 404}, {"f", 200}, {"f", 503}, {"f", 200}} {
+		if resp, _, _ := get(t, s, tc.name, nil); resp.StatusCode != tc.want {
+			t.Errorf("Skip 2, request %d for %s: %d, want %d", i, tc.name, resp.StatusCode, tc.want)
+		}
+	}
 }
 
 // StrongETagOnly sends a strong ETag that changes with the content and no

@@ -167,10 +167,11 @@ func TestCompleteHTTP(t *testing.T) {
 }
 
 // TestCompleteTimeout checks that a completion that takes longer than
-// PIPEFS_COMPLETE_TIMEOUT offers nothing.
+// PIPEFS_COMPLETE_TIMEOUT offers nothing: the server answers no request
+// until the completion has given up.
 func TestCompleteTimeout(t *testing.T) {
 	s := fstest.NewHTTPServer(t, layerFiles(t))
-	s.SetLatency(5 * time.Second)
+	s.Inject(fstest.Fault{Kind: fstest.FaultDelay, Delay: time.Until(waitDeadline(t)), Times: -1})
 	t.Setenv("PIPEFS_COMPLETE_TIMEOUT", "50ms")
 	r := runCLI(t, "__complete", "ls", s.URL()+"/outer.zip|zip:")
 	if r.code != 0 || r.stdout != ":5\n" {

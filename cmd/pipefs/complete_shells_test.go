@@ -5,11 +5,21 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pipefs/pipefs/fstest"
 )
+
+// shellReady is what the shells' start-up files print on their last
+// line: before it shows, keys typed may reach a shell that has not yet
+// set up its line editor or loaded pipefs's completion.
+const shellReady = "pipefs-test-shell-ready"
+
+// completeTimeoutVar gives each completion in the shells as long as the
+// tests' (see TestMain): a completion that gives up offers nothing.
+const completeTimeoutVar = "PIPEFS_COMPLETE_TIMEOUT=" + testCompleteTimeout
 
 // A shellStep types keys, then presses Tab tabs times, and waits for the
 // command line to read line and, if list is set, for the screen to list
@@ -91,14 +101,14 @@ func TestCompleteShells(t *testing.T) {
 				fstest.Unavailable(t, "bash-completion is not installed: %v", err)
 			}
 			rc := filepath.Join(dir, "bashrc")
-			writeRC(t, rc, "PS1='$ '\nunset HISTFILE\nexport PATH=%s:$PATH\nsource "+bc+"\nsource <(pipefs completion bash)\ncd %s\n", bin, work)
-			return []string{"env", "HOME=" + dir, "bash", "--noprofile", "--rcfile", rc, "-i"}
+			writeRC(t, rc, "PS1='$ '\nunset HISTFILE\nexport PATH=%s:$PATH\nsource "+bc+"\nsource <(pipefs completion bash)\ncd %s\necho %s\n", bin, work, shellReady)
+			return []string{"env", "HOME=" + dir, completeTimeoutVar, "bash", "--noprofile", "--rcfile", rc, "-i"}
 		}, []shellCase{quoted, escaped(`odd\ %25%23%3F.txt`), adapters, odd,
 			list(2, `with\ space/a%7Cb%23c%3Fd%25e.txt`, `with\ space/file\ one.txt`)}},
 		{"zsh", func(t *testing.T, dir string) []string {
 			fstest.NeedTool(t, "zsh")
-			writeRC(t, filepath.Join(dir, ".zshrc"), "PS1='$ '\nunset HISTFILE\nexport PATH=%s:$PATH\nautoload -Uz compinit && compinit -u\nsource <(pipefs completion zsh)\ncd %s\n", bin, work)
-			return []string{"env", "HOME=" + dir, "ZDOTDIR=" + dir, "zsh", "-i"}
+			writeRC(t, filepath.Join(dir, ".zshrc"), "PS1='$ '\nunset HISTFILE\nexport PATH=%s:$PATH\nautoload -Uz compinit && compinit -u\nsource <(pipefs completion zsh)\ncd %s\necho %s\n", bin, work, shellReady)
+			return []string{"env", "HOME=" + dir, "ZDOTDIR=" + dir, completeTimeoutVar, "zsh", "-i"}
 		}, []shellCase{quoted, escaped(`odd\ %25%23%3F.txt`), adapters, odd,
 			list(1, `with\ space/a%7Cb%23c%3Fd%25e.txt`, `with\ space/file\ one.txt`)}},
 		{"fish", func(t *testing.T, dir string) []string {
@@ -109,8 +119,8 @@ func TestCompleteShells(t *testing.T) {
 			if err := os.MkdirAll(filepath.Join(dir, "fish", "generated_completions"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			writeRC(t, filepath.Join(dir, "fish", "config.fish"), "set -g fish_greeting\nset -g fish_autosuggestion_enabled 0\nfunction fish_prompt; echo -n '$ '; end\nset -gx PATH %s $PATH\npipefs completion fish | source\ncd %s\n", bin, work)
-			return []string{"env", "HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "XDG_DATA_HOME=" + dir, "fish", "--private", "-i"}
+			writeRC(t, filepath.Join(dir, "fish", "config.fish"), "set -g fish_greeting\nset -g fish_autosuggestion_enabled 0\nfunction fish_prompt; echo -n '$ '; end\nset -gx PATH %s $PATH\npipefs completion fish | source\ncd %s\necho %s\n", bin, work, shellReady)
+			return []string{"env", "HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "XDG_DATA_HOME=" + dir, completeTimeoutVar, "fish", "--private", "-i"}
 		}, []shellCase{quoted, escaped(`odd\ \%25\%23\%3F.txt`), adapters, odd,
 			// fish's pager shows names after the common prefix, and
 			// lists a space unescaped.
@@ -120,7 +130,14 @@ func TestCompleteShells(t *testing.T) {
 		t.Run(sh.name, func(t *testing.T) {
 			dir := t.TempDir()
 			term := newTerminal(t, 250, 40, sh.setup(t, dir)...)
-			term.waitFor(t, "the prompt", func(screen string) bool { return strings.Contains(screen, "$") })
+			// The start-up file has run to its end, and the shell waits
+			// for a command line, its prompt on the last line (fish
+			// says it runs in private mode in between): keys typed from
+			// now on are its.
+			term.waitFor(t, "the start-up file's last line, then the prompt", func(screen string) bool {
+				lines := strings.Split(strings.TrimRight(screen, "\n "), "\n")
+				return slices.Contains(lines, shellReady) && strings.TrimSpace(lines[len(lines)-1]) == "$"
+			})
 			for _, c := range sh.cases {
 				t.Run(c.name, func(t *testing.T) {
 					// Empty the command line and the screen.

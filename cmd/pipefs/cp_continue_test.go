@@ -28,11 +28,13 @@ func cpChild(t *testing.T, args ...string) (int, string) {
 
 // interruptedCopy starts cp --continue of url to dest in a child process
 // and sends it SIGINT once it has recorded its source beside the partial
-// copy, before the copy's bytes arrive (the server answers late).
-func interruptedCopy(t *testing.T, srv *fstest.HTTPServer, url, dest string) {
+// copy. The server answers the open's requests, the first openRequests,
+// and holds the copy's until the child gives up: the copy cannot end
+// before the signal.
+func interruptedCopy(t *testing.T, srv *fstest.HTTPServer, url, dest string, openRequests int64) {
 	t.Helper()
-	srv.SetLatency(300 * time.Millisecond)
-	defer srv.SetLatency(0)
+	srv.Inject(fstest.Fault{Kind: fstest.FaultDelay, Delay: time.Until(waitDeadline(t)), Times: -1, Skip: int(openRequests)})
+	defer srv.ClearFaults()
 	cmd := cliCommand(t, "cp", "--continue", url, dest)
 	cmd.Env = append(cmd.Env, vfs.DiskCacheEnv+"=off")
 	var stderr bytes.Buffer
@@ -40,17 +42,28 @@ func interruptedCopy(t *testing.T, srv *fstest.HTTPServer, url, dest string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if _, err := os.Stat(dest + sourceSuffix); err == nil {
-			break
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(exited)
+	}()
+	defer func() {
+		cmd.Process.Kill() // when the test gives up
+		<-exited
+	}()
+	waitUntil(t, "the record of the source, "+dest+sourceSuffix, func() bool {
+		select {
+		case <-exited:
+			t.Fatalf("cp --continue exited (%v) before it recorded its source; stderr:\n%s", cmd.ProcessState, stderr.String())
+		default:
 		}
-		if cmd.ProcessState != nil {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
+		_, err := os.Stat(dest + sourceSuffix)
+		return err == nil
+	}, nil)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
 	}
-	cmd.Process.Signal(os.Interrupt)
-	cmd.Wait()
+	waitChan(t, "cp --continue to exit after SIGINT", exited, nil)
 	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
 		t.Fatalf("interrupted cp: exit %d, want %d; stderr:\n%s", code, exitInterrupted, stderr.String())
 	}
@@ -143,7 +156,7 @@ func TestCpContinueHTTP(t *testing.T) {
 			// An interrupted copy keeps its bytes and the record of its
 			// source; the next run resumes it.
 			os.Remove(dest)
-			interruptedCopy(t, srv, tc.url, dest)
+			interruptedCopy(t, srv, tc.url, dest, tc.openRequests)
 			if err := os.WriteFile(dest+partialSuffix, tc.data[:half], 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -186,7 +199,7 @@ func TestCpContinueHTTP(t *testing.T) {
 	t.Run("changed", func(t *testing.T) {
 		dest := filepath.Join(dir, "changed")
 		url := srv.URL() + "/plain.bin"
-		interruptedCopy(t, srv, url, dest)
+		interruptedCopy(t, srv, url, dest, 1)
 		if err := os.WriteFile(dest+partialSuffix, plain[:size/2], 0o600); err != nil {
 			t.Fatal(err)
 		}

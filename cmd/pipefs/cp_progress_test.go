@@ -10,27 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pipefs/pipefs/fstest"
 
 	"github.com/pipefs/pipefs/vfs"
 )
-
-// A slowReader serves its bytes at most chunk at a time, each after a
-// pause: a server behind a slow link.
-type slowReader struct {
-	io.ReadSeeker
-	chunk int
-	pause time.Duration
-}
-
-func (s *slowReader) Read(p []byte) (int, error) {
-	time.Sleep(s.pause)
-	return s.ReadSeeker.Read(p[:min(len(p), s.chunk)])
-}
 
 // A zeros is size zero bytes, read without holding them.
 type zeros struct{ off, size int64 }
@@ -56,24 +43,47 @@ func (z *zeros) Seek(off int64, whence int) (int64, error) {
 	return off, nil
 }
 
-// A file of slowServer whose ETag changes for the reads from changesAt
-// on, as an object replaced during a copy. A plain remote file is read
-// in growing ranges (1 MiB, then about 1.25, 1.25, 1.5 and 3 MiB at a
-// time), so the request that starts at 5 MiB sees the new object, after
-// more than a second at slowServer's rate: the bar is showing by then.
+// A heldFile is a file of heldServer. The request for a range that
+// holds its byte at is answered once release is closed (never, when it is
+// nil: until the client gives up), so that a copy of it lasts until the
+// test has seen what it shows on the way.
+type heldFile struct {
+	open    func() io.ReadSeeker
+	at      int64
+	release chan struct{}
+}
+
+// The file of heldServer whose ETag changes for the ranges that start at
+// changesAt or later (not the suffix read of the open), as an object
+// replaced during a copy; the test holds the request that reaches
+// changesAt until it has seen the bar.
 const (
 	changing  = "changing.bin"
 	changesAt = 5 << 20
 )
 
-// slowServer serves files at about 6 MB/s, with ranges and a strong
-// ETag.
-func slowServer(t *testing.T, files map[string]func() io.ReadSeeker) string {
+// heldServer serves files with ranges and a strong ETag, holding back
+// the answers that reach their held byte.
+func heldServer(t *testing.T, files map[string]heldFile) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		open, ok := files[strings.TrimPrefix(r.URL.Path, "/")]
+		f, ok := files[strings.TrimPrefix(r.URL.Path, "/")]
 		if !ok {
 			http.NotFound(w, r)
 			return
+		}
+		content := f.open()
+		size, err := content.Seek(0, io.SeekEnd)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		first, last := rangeOf(r.Header.Get("Range"), size)
+		if first <= f.at && f.at <= last {
+			select {
+			case <-f.release:
+			case <-r.Context().Done():
+				return
+			}
 		}
 		etag := `"v1"`
 		var start int64
@@ -81,10 +91,31 @@ func slowServer(t *testing.T, files map[string]func() io.ReadSeeker) string {
 			etag = `"v2"` // the object changed under the copy
 		}
 		w.Header().Set("ETag", etag)
-		http.ServeContent(w, r, r.URL.Path, modTime, &slowReader{open(), 64 << 10, 10 * time.Millisecond})
+		http.ServeContent(w, r, r.URL.Path, modTime, content)
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// rangeOf returns the first and last byte of the single range that the
+// Range header h asks of a file of size bytes: the whole file when h is
+// empty or more than one range.
+func rangeOf(h string, size int64) (first, last int64) {
+	spec, ok := strings.CutPrefix(h, "bytes=")
+	if !ok || strings.Contains(spec, ",") {
+		return 0, size - 1
+	}
+	a, b, _ := strings.Cut(spec, "-")
+	if a == "" { // the last b bytes
+		n, _ := strconv.ParseInt(b, 10, 64)
+		return max(size-n, 0), size - 1
+	}
+	first, _ = strconv.ParseInt(a, 10, 64)
+	last = size - 1
+	if n, err := strconv.ParseInt(b, 10, 64); err == nil {
+		last = min(n, last)
+	}
+	return first, last
 }
 
 // barLine matches a progress bar as it goes: percent, bytes copied and to
@@ -96,11 +127,12 @@ var barLine = regexp.MustCompile(`(?m)^ *\d+% \|[█ ]+\| \([0-9.]+( [KMGT]?i?B)
 var finalBar = regexp.MustCompile(`^ *100% \|█+\| \([0-9.]+/[0-9.]+ [KMGT]?i?B, [0-9.]+ [KMGT]?i?B/s\) \[[0-9hms.]+\]$`)
 
 // TestCpProgressTerminal runs cp in a real terminal, a tmux pane: a copy
-// that lasts over a second shows a bar with bytes, rate and time left,
-// and ends with the full bar on a line of its own; -v lines print above
-// the bar, each on its own line; a failure clears the bar before its
-// message; Ctrl-C stops the copy with exit status
-// 130, clears the bar and leaves no partial file.
+// that lasts over a second (the server holds it back until the test has
+// seen the bar) shows a bar with bytes, rate and time left, and ends with
+// the full bar on a line of its own; -v lines print above the bar, each
+// on its own line; a failure clears the bar before its message; Ctrl-C
+// stops the copy with exit status 130, clears the bar and leaves no
+// partial file.
 func TestCpProgressTerminal(t *testing.T) {
 	const size = 8 << 20
 	var zbuf bytes.Buffer
@@ -114,11 +146,14 @@ func TestCpProgressTerminal(t *testing.T) {
 	}
 	zw.Close()
 	zipData := zbuf.Bytes()
-	url := slowServer(t, map[string]func() io.ReadSeeker{
-		"big.bin":  func() io.ReadSeeker { return &zeros{size: size} },
-		"huge.bin": func() io.ReadSeeker { return &zeros{size: 1 << 40} },
-		changing:   func() io.ReadSeeker { return &zeros{size: size} },
-		"a.zip":    func() io.ReadSeeker { return bytes.NewReader(zipData) },
+	// Each copy is held back until the test has seen its bar, which
+	// shows after a second; the interrupted one is never let through.
+	bigGo, changeGo, zipGo := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	url := heldServer(t, map[string]heldFile{
+		"big.bin":  {func() io.ReadSeeker { return &zeros{size: size} }, size / 2, bigGo},
+		"huge.bin": {func() io.ReadSeeker { return &zeros{size: 1 << 40} }, 1 << 20, nil},
+		changing:   {func() io.ReadSeeker { return &zeros{size: size} }, changesAt, changeGo},
+		"a.zip":    {func() io.ReadSeeker { return bytes.NewReader(zipData) }, int64(len(zipData) / 2), zipGo},
 	})
 	dir := t.TempDir()
 	term := newTerminal(t, 120, 40)
@@ -135,10 +170,8 @@ func TestCpProgressTerminal(t *testing.T) {
 
 	t.Run("bar", func(t *testing.T) {
 		start(t, "cp", url+"/big.bin", filepath.Join(dir, "big.bin"))
-		bar := waitForBar(t)
-		if !barLine.MatchString(bar) {
-			t.Errorf("no bar on the screen:\n%s", bar)
-		}
+		waitForBar(t)
+		close(bigGo)
 		screen := term.wait(t)
 		lines := screenLines(screen)
 		if len(lines) != 2 || !finalBar.MatchString(lines[0]) || lines[1] != "EXIT=0" {
@@ -152,6 +185,8 @@ func TestCpProgressTerminal(t *testing.T) {
 	t.Run("verbose", func(t *testing.T) {
 		dest := filepath.Join(dir, "tree")
 		start(t, "cp", "-R", "-v", url+"/a.zip|zip:", dest)
+		waitForBar(t)
+		close(zipGo)
 		screen := term.wait(t)
 		var copied int
 		for _, line := range screenLines(screen) {
@@ -177,6 +212,7 @@ func TestCpProgressTerminal(t *testing.T) {
 	t.Run("error", func(t *testing.T) {
 		start(t, "cp", url+"/"+changing, filepath.Join(dir, changing))
 		waitForBar(t)
+		close(changeGo)
 		screen := term.wait(t)
 		lines := screenLines(screen)
 		if len(lines) != 2 || !strings.HasPrefix(lines[0], "pipefs: ") || !strings.Contains(lines[0], "modified") || lines[1] != "EXIT=1" {

@@ -22,8 +22,17 @@ func TestMain(m *testing.M) {
 	}
 	// Listings print local time; pin it so that expected output is exact.
 	time.Local = time.UTC
+	// A completion gives up after 3 s and then offers nothing, which a
+	// busy machine can make a test see: the tests, and the processes and
+	// shells they start, which inherit it, allow an hour (go test's
+	// -timeout ends a test that hangs first). TestCompleteTimeout sets
+	// its own.
+	os.Setenv("PIPEFS_COMPLETE_TIMEOUT", testCompleteTimeout)
 	os.Exit(m.Run())
 }
+
+// testCompleteTimeout is the time limit of a completion in the tests.
+const testCompleteTimeout = "1h"
 
 // result is what one run of the command line gave.
 type result struct {

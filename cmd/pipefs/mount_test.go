@@ -12,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/pipefs/pipefs/fstest"
 )
@@ -102,11 +101,7 @@ func startMountOn(t *testing.T, bin, archive, dir string) *mountProc {
 		line, _ := bufio.NewReader(stdout).ReadString('\n')
 		lines <- line
 	}()
-	select {
-	case p.ready = <-lines:
-	case <-time.After(time.Minute):
-		t.Fatalf("no ready line after a minute; stderr: %s", p.stderr)
-	}
+	p.ready = waitChan(t, "the ready line of pipefs mount", lines, func() string { return "stderr: " + p.stderr.String() })
 	if p.ready == "" {
 		<-p.exited
 		t.Fatalf("pipefs mount exited (%v) without a ready line; stderr: %s", cmd.ProcessState, p.stderr)
@@ -114,15 +109,11 @@ func startMountOn(t *testing.T, bin, archive, dir string) *mountProc {
 	return p
 }
 
-// wait waits for the process to exit, and fails t if it does not within
-// a minute.
+// wait waits for the process to exit, and fails t if it does not by
+// waitDeadline.
 func (p *mountProc) wait(t *testing.T) int {
 	t.Helper()
-	select {
-	case <-p.exited:
-	case <-time.After(time.Minute):
-		t.Fatalf("pipefs mount did not exit within a minute; stderr: %s", p.stderr)
-	}
+	waitChan(t, "pipefs mount to exit", p.exited, func() string { return "stderr: " + p.stderr.String() })
 	return p.cmd.ProcessState.ExitCode()
 }
 
@@ -194,13 +185,8 @@ func testMountBusy(t *testing.T, bin string) {
 	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(time.Minute)
-	for mounted(t, p.dir) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s is still mounted a minute after SIGINT; stderr: %s", p.dir, p.stderr)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitUntil(t, p.dir+" to be unmounted after SIGINT", func() bool { return !mounted(t, p.dir) },
+		func() string { return "stderr: " + p.stderr.String() })
 	select {
 	case <-p.exited:
 		t.Fatalf("pipefs mount exited while a file was open; stderr: %s", p.stderr)

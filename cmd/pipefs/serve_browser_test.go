@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"image/png"
@@ -87,7 +88,7 @@ func TestServeBrowser(t *testing.T) {
 
 	run := func(what string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
-		c, cancel := context.WithTimeout(ctx, 30*time.Second)
+		c, cancel := waitContext(t, ctx)
 		defer cancel()
 		if err := chromedp.Do(c, steps...); err != nil {
 			t.Fatalf("%s: %v", what, err)
@@ -95,7 +96,7 @@ func TestServeBrowser(t *testing.T) {
 	}
 	eval := func(expr string) string {
 		t.Helper()
-		c, cancel := context.WithTimeout(ctx, 30*time.Second)
+		c, cancel := waitContext(t, ctx)
 		defer cancel()
 		v, err := chromedp.Run(c, chromedp.Evaluate[string](expr))
 		if err != nil {
@@ -109,7 +110,8 @@ func TestServeBrowser(t *testing.T) {
 	}
 	// click follows the link to href and waits for its page. The page
 	// being left can answer no more while the next one loads, so the
-	// check is repeated until the next one answers it.
+	// check is repeated, each time it gets no answer with twice the time,
+	// until the next one answers it.
 	click := func(href string) {
 		t.Helper()
 		want := href
@@ -118,22 +120,25 @@ func TestServeBrowser(t *testing.T) {
 		}
 		run("following "+href, chromedp.Click(chromedp.CSS(fmt.Sprintf("a[href=%q]", href))))
 		check := chromedp.Evaluate[bool](fmt.Sprintf("location.pathname + location.search === %q && document.readyState === 'complete'", want))
+		wctx, cancel := waitContext(t, ctx)
+		defer cancel()
 		var last error
-		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			c, cancel := context.WithTimeout(ctx, 5*time.Second)
+		attempt := 5 * time.Second
+		waitUntil(t, "the page of "+href+" to load", func() bool {
+			c, cancel := context.WithTimeout(wctx, attempt)
+			defer cancel()
 			ok, err := chromedp.Run(c, check)
-			cancel()
-			if err == nil && ok {
-				return
+			if errors.Is(err, context.DeadlineExceeded) {
+				attempt *= 2
 			}
 			last = err
-		}
-		t.Fatalf("following %s: its page did not load (%v)", href, last)
+			return err == nil && ok
+		}, func() string { return fmt.Sprintf("the last check: %v", last) })
 	}
 	// previewWidth waits for the preview to load and returns its width.
 	previewWidth := func() int {
 		t.Helper()
-		c, cancel := context.WithTimeout(ctx, 30*time.Second)
+		c, cancel := waitContext(t, ctx)
 		defer cancel()
 		w, err := chromedp.Run(c, chromedp.Poll[int](`(() => { const i = document.getElementById("preview"); return i && i.complete ? i.naturalWidth : 0; })()`))
 		if err != nil {
@@ -186,7 +191,7 @@ func TestServeBrowser(t *testing.T) {
 	}
 	screenshot(t, ctx, "array")
 	run("copying the pipeline", chromedp.Click(chromedp.ID("copy")))
-	c, cancel := context.WithTimeout(ctx, 30*time.Second)
+	c, cancel := waitContext(t, ctx)
 	said, err := chromedp.Run(c, chromedp.Poll[string](`(() => { const t = document.getElementById("copy").textContent; return t !== "Copy" && t; })()`))
 	cancel()
 	if err != nil || said != "Copied" {
@@ -237,7 +242,7 @@ func TestServeBrowser(t *testing.T) {
 // the same size.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	c, cancel := context.WithTimeout(ctx, 30*time.Second)
+	c, cancel := waitContext(t, ctx)
 	defer cancel()
 	b, err := chromedp.Run(c, chromedp.CaptureScreenshot())
 	if err != nil {

@@ -194,21 +194,18 @@ func TestServeCommand(t *testing.T) {
 
 	addr := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/)`)
 	var base string
-	for deadline := time.Now().Add(10 * time.Second); base == ""; {
+	waitUntil(t, "serve to log its address", func() bool {
 		if m := addr.FindStringSubmatch(stderr.String()); m != nil {
 			base = m[1]
-			break
+			return true
 		}
 		select {
 		case code := <-done:
 			t.Fatalf("serve exited %d early: %s", code, stderr.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve logged no address: %s", stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return false
+	}, func() string { return "it logged: " + stderr.String() })
 	if !strings.Contains(stderr.String(), "serving "+zipURL+"|zip: on ") {
 		t.Errorf("log = %q, want the resolved pipeline", stderr.String())
 	}
@@ -222,13 +219,8 @@ func TestServeCommand(t *testing.T) {
 	}
 
 	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("serve exited %d after shutdown: %s", code, stderr.String())
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("serve did not shut down")
+	if code := waitChan(t, "serve to shut down", done, stderr.String); code != 0 {
+		t.Errorf("serve exited %d after shutdown: %s", code, stderr.String())
 	}
 	if _, err := http.Get(base); err == nil {
 		t.Error("the server still answers after shutdown")
@@ -817,10 +809,11 @@ func TestLooksLikeVersion(t *testing.T) {
 }
 
 // TestServeCanceledOpen cancels the request that opens a layer while
-// another waits for it: the other opens the layer itself.
+// another waits for it: the other opens the layer itself. The server
+// holds the first request's reads until it is canceled.
 func TestServeCanceledOpen(t *testing.T) {
 	srv, s := remoteNestServer(t)
-	srv.SetLatency(200 * time.Millisecond)
+	srv.Inject(fstest.Fault{Kind: fstest.FaultDelay, Delay: time.Until(waitDeadline(t)), Times: -1})
 
 	ctx, cancel := context.WithCancel(t.Context())
 	first := make(chan int, 1)
@@ -832,33 +825,24 @@ func TestServeCanceledOpen(t *testing.T) {
 		first <- rec.Code
 	}()
 	before := srv.Requests()
-	for deadline := time.Now().Add(10 * time.Second); srv.Requests() == before; {
-		if time.Now().After(deadline) {
-			t.Fatal("the first request made no request")
-		}
-		time.Sleep(time.Millisecond) // the first request is opening the layer
-	}
+	waitUntil(t, "the first request to read the zip", func() bool { return srv.Requests() != before }, nil)
 	second := make(chan *http.Response, 1)
 	go func() { second <- fetch(t, s, "/inner.tar.gz/?format=json") }()
 	innerKey := "file\x00" + rootURL(s, "inner.tar.gz")
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	waitUntil(t, "the second request to wait for the first's open", func() bool {
 		s.layers.mu.Lock()
+		defer s.layers.mu.Unlock()
 		l := s.layers.byKey[innerKey]
-		waiting := l != nil && l.refs == 2
-		s.layers.mu.Unlock()
-		if waiting {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the second request never waited for the first's open")
-		}
-		time.Sleep(time.Millisecond) // the second request waits for the first's open
-	}
+		return l != nil && l.refs == 2
+	}, nil)
+	// The reads held stay held until the first request is canceled;
+	// those of the second's open are answered.
+	srv.ClearFaults()
 	cancel()
-	if code := <-first; code != http.StatusServiceUnavailable {
+	if code := waitChan(t, "the canceled request", first, nil); code != http.StatusServiceUnavailable {
 		t.Errorf("the canceled request: %d, want 503", code)
 	}
-	if resp := <-second; resp.StatusCode != 200 {
+	if resp := waitChan(t, "the waiting request", second, nil); resp.StatusCode != 200 {
 		t.Errorf("the waiting request: %s\n%s", resp.Status, body(t, resp))
 	}
 }

@@ -1,21 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/pipefs/pipefs/fstest"
 )
-
-// tmuxWait bounds every wait on a terminal: for a screen to show
-// something, or for a command line to end.
-const tmuxWait = time.Minute
 
 // tmuxServers numbers the tmux servers of this test process, so that
 // each has a socket of its own.
@@ -29,19 +26,46 @@ type terminal struct {
 }
 
 // newTerminal starts a tmux server with a pane of width columns and
-// height lines running argv, or /bin/sh when argv is empty, and kills it
-// when t ends. A missing tmux fails the test in CI and skips it
-// elsewhere (fstest.NeedTool).
+// height lines running argv, and kills it when t ends, once the pane's
+// process has exited (so that it writes nothing more in t's directories).
+// When argv is empty the pane runs /bin/sh with the prompt "$ ", and
+// newTerminal returns once it shows; a caller that passes argv waits for
+// its shell's prompt itself, before it types. A missing tmux fails the
+// test in CI and skips it elsewhere (fstest.NeedTool).
 func newTerminal(t *testing.T, width, height int, argv ...string) *terminal {
 	t.Helper()
 	tmux := fstest.NeedTool(t, "tmux")
-	if len(argv) == 0 {
-		argv = []string{"/bin/sh"}
+	sh := len(argv) == 0
+	if sh {
+		argv = []string{"env", "PS1=$ ", "/bin/sh"}
 	}
 	term := &terminal{tmux: tmux, socket: fmt.Sprintf("pipefs-test-%d-%d", os.Getpid(), tmuxServers.Add(1))}
 	term.run(t, append([]string{"new-session", "-d", "-x", fmt.Sprint(width), "-y", fmt.Sprint(height), "-s", "t"}, argv...)...)
-	t.Cleanup(func() { exec.Command(tmux, "-L", term.socket, "kill-server").Run() })
+	pid, err := strconv.Atoi(strings.TrimSpace(term.run(t, "display-message", "-p", "-t", "t", "#{pane_pid}")))
+	if err != nil {
+		t.Fatalf("the pane's process id: %v", err)
+	}
+	t.Cleanup(func() {
+		exec.Command(tmux, "-L", term.socket, "kill-server").Run()
+		waitUntil(t, fmt.Sprintf("the pane's process %d to exit after kill-server", pid), func() bool { return exited(pid) }, nil)
+	})
+	if sh {
+		term.waitFor(t, "the prompt", func(screen string) bool { return strings.TrimSpace(screen) == "$" })
+	}
 	return term
+}
+
+// exited reports whether the process pid has exited: it is gone, or a
+// zombie that no one has reaped (it is no child of the test's, and the
+// machine's init may not reap).
+func exited(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// The state follows the command name, which is in parentheses.
+	i := bytes.LastIndexByte(stat, ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' || stat[i+2] == 'X'
 }
 
 // run runs the tmux command args on the terminal's server and returns
@@ -85,10 +109,10 @@ func (term *terminal) start(t *testing.T, cmd string) {
 }
 
 // wait waits for the command line that start began to end, and returns
-// the screen.
+// the screen; at waitDeadline the test fails, showing the screen.
 func (term *terminal) wait(t *testing.T) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), tmuxWait)
+	ctx, cancel := waitContext(t, context.Background())
 	defer cancel()
 	if out, err := exec.CommandContext(ctx, term.tmux, "-L", term.socket, "wait-for", "done").CombinedOutput(); err != nil {
 		t.Fatalf("waiting for the command line to end: %v\n%s\nthe screen shows:\n%s", err, out, term.screen(t))
@@ -109,21 +133,16 @@ func (term *terminal) styledScreen(t *testing.T) string {
 	return term.run(t, "capture-pane", "-p", "-J", "-e", "-t", "t")
 }
 
-// waitFor waits until ok accepts the screen, and returns it; after
-// tmuxWait the test fails, showing the screen and what it waited for.
+// waitFor waits until ok accepts the screen, and returns it; at
+// waitDeadline the test fails, showing the screen and what it waited for.
 func (term *terminal) waitFor(t *testing.T, what string, ok func(screen string) bool) string {
 	t.Helper()
-	deadline := time.Now().Add(tmuxWait)
-	for {
-		screen := term.screen(t)
-		if ok(screen) {
-			return screen
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s; the screen shows:\n%s", what, screen)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var screen string
+	waitUntil(t, what, func() bool {
+		screen = term.screen(t)
+		return ok(screen)
+	}, func() string { return "the screen shows:\n" + screen })
+	return screen
 }
 
 // cliLine returns the shell command line that runs this test binary as
