@@ -19,6 +19,7 @@ import (
 
 	"github.com/pipefs/pipefs/vfs/driver"
 
+	"github.com/pipefs/pipefs/internal/blobread"
 	"github.com/pipefs/pipefs/internal/fsname"
 	"github.com/pipefs/pipefs/internal/inflate"
 	"github.com/pipefs/pipefs/internal/lazysize"
@@ -554,7 +555,7 @@ func (b *blob) Stream(ctx context.Context, off int64) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, b.failed(err)
 	}
-	return &watched{rc, b}, nil
+	return blobread.Watch(rc, b.failed), nil
 }
 
 // failed notes err, the error of a read: a stream found corrupt keeps no
@@ -570,27 +571,6 @@ func (b *blob) failed(err error) error {
 		}
 	}
 	return err
-}
-
-// watched is a stream of the blob whose errors the blob notes (failed).
-type watched struct {
-	io.ReadCloser
-	b *blob
-}
-
-func (w *watched) Read(p []byte) (int, error) {
-	n, err := w.ReadCloser.Read(p)
-	return n, w.b.failed(err)
-}
-
-// WriteTo passes the stream's own WriteTo on (two cores for DEFLATE).
-func (w *watched) WriteTo(dst io.Writer) (int64, error) {
-	wt, ok := w.ReadCloser.(io.WriterTo)
-	if !ok {
-		return io.Copy(dst, struct{ io.Reader }{w})
-	}
-	n, err := wt.WriteTo(dst)
-	return n, w.b.failed(err)
 }
 
 // Close is CloseContext with a context that nothing cancels.

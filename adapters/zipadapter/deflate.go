@@ -10,6 +10,7 @@ import (
 
 	"github.com/pipefs/pipefs/vfs/driver"
 
+	"github.com/pipefs/pipefs/internal/blobread"
 	"github.com/pipefs/pipefs/internal/inflate"
 )
 
@@ -88,23 +89,7 @@ func (b *compressedBlob) Stream(ctx context.Context, off int64) (io.ReadCloser, 
 	if err != nil {
 		return nil, b.check(err)
 	}
-	return &checkedReader{rc, b}, nil
-}
-
-type checkedReader struct {
-	io.ReadCloser
-	b *compressedBlob
-}
-
-func (r *checkedReader) Read(p []byte) (int, error) {
-	n, err := r.ReadCloser.Read(p)
-	return n, r.b.check(err)
-}
-
-// WriteTo keeps the large reads of the stream's own WriteTo.
-func (r *checkedReader) WriteTo(w io.Writer) (int64, error) {
-	n, err := r.ReadCloser.(io.WriterTo).WriteTo(w)
-	return n, r.b.check(err)
+	return blobread.Watch(rc, b.check), nil
 }
 
 // Close returns the blob's decoders to a shared pool. The blob can still

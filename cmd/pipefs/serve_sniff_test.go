@@ -164,16 +164,16 @@ func zstdWithWindow(t *testing.T, data []byte, log int) []byte {
 	return b
 }
 
-// TestServeSniffLimits: a listing looks inside a compressed stream only as
-// far as opening it would go: a stream whose window or dictionary is over
-// Limits.MaxWindow, which opening refuses, is a file of its kind, not a
-// folder.
-func TestServeSniffLimits(t *testing.T) {
+// compressedTars writes a.tar.xz, whose dictionary is 1<<dictLog bytes,
+// and b.tar.zst, whose window is 1<<windowLog, into a new directory, and
+// returns its pipeline.
+func compressedTars(t *testing.T, dictLog, windowLog int) vfs.Pipeline {
+	t.Helper()
 	tarball, _ := tarOf(t, "inside.txt", "inside the tar\n")
 	dir := t.TempDir()
 	files := map[string][]byte{
-		"a.tar.xz":  xzWithDict(t, tarball, 22),
-		"b.tar.zst": zstdWithWindow(t, tarball, 22),
+		"a.tar.xz":  xzWithDict(t, tarball, dictLog),
+		"b.tar.zst": zstdWithWindow(t, tarball, windowLog),
 	}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
@@ -184,6 +184,15 @@ func TestServeSniffLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return root
+}
+
+// TestServeSniffLimits: a listing looks inside a compressed stream only as
+// far as opening it would go: a stream whose window or dictionary is over
+// Limits.MaxWindow, which opening refuses, is a file of its kind, not a
+// folder.
+func TestServeSniffLimits(t *testing.T) {
+	root := compressedTars(t, 22, 22)
 	for _, tc := range []struct {
 		window int64
 		kinds  map[string]string
@@ -210,21 +219,7 @@ func TestServeSniffLimits(t *testing.T) {
 // with what the head needs, not with the window or dictionary its header
 // declares (here 1 GiB of xz dictionary, 64 MiB of zstd window).
 func TestServeSniffMemory(t *testing.T) {
-	tarball, _ := tarOf(t, "inside.txt", "inside the tar\n")
-	dir := t.TempDir()
-	files := map[string][]byte{
-		"a.tar.xz":  xzWithDict(t, tarball, 30),
-		"b.tar.zst": zstdWithWindow(t, tarball, 26),
-	}
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	root, err := vfs.FromPath(dir + string(filepath.Separator))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := compressedTars(t, 30, 26)
 	s := serverAt(t, root.String(), &vfs.Options{Limits: vfs.Limits{MaxWindow: 2 << 30}})
 	for name, want := range map[string]string{"a.tar.xz": "xz|tar", "b.tar.zst": "zstd|tar"} {
 		rl, err := s.rootLayer(t.Context())
