@@ -85,15 +85,23 @@
 // The CRC-32 and size of every member are handed to a [Framer] when its
 // DEFLATE data ends; resumed decoders carry the CRC from their checkpoint,
 // so the check runs whatever the read pattern, whenever a read reaches the
-// end of a member. The index records how far every member has passed
-// that check ([Index.Verified], a prefix of the stream): the checkpoints
-// inside it hold the CRC-32 of checked output. [Stream.ReadAt] returns its
-// bytes only once a check covers them: it decodes on to the next such
-// checkpoint and compares CRCs, or, past the checked prefix, to the
-// member's end; a mismatch returns no bytes. Decoding to a checkpoint
-// costs at most one spacing, and what is decoded past the read is kept
-// for the next read (up to two spacings). A read whose context comes from
-// driver.Unverified skips that (format detection). A stream from
+// end of a member. The index records which members have passed that
+// check (spans of output; [Index.Verified] is the checked prefix): the
+// checkpoints inside them hold the CRC-32 of checked output.
+// [Stream.ReadAt] returns its bytes only once a check covers them: it
+// decodes on to the next checkpoint in a checked member and compares
+// CRCs, or, in a member no pass has checked, to the member's end (once
+// for all of a stream's readers, from the furthest checkpoint known, so
+// that a check a deadline cut short makes progress the next time); a
+// mismatch returns no bytes. The decoder stops at the end of the read's
+// member, and what it decoded past the read is kept for the next read (up
+// to two spacings, at most 8 MiB). Output a stream has checked once is not
+// checked again by its later reads (decoding the same input from a
+// checkpoint is deterministic), so sequential reads stay linear however
+// far apart the checkpoints lie. Since a read decodes on to its check, a
+// limit that the member's later output passes (Limits.MaxFileSize,
+// MaxRatio) fails reads of its start too. A read whose context comes from
+// driver.Unverified skips the check (format detection). A stream from
 // [Stream.Stream] delivers output as it decodes and fails at the end of a
 // member that does not check out. Corrupt or truncated data gives an error matching
 // driver.ErrCorrupt. Output beyond Limits.MaxFileSize, or more than
