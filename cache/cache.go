@@ -52,6 +52,17 @@ type Config struct {
 	MaxReadahead int64
 	// MaxRequest bounds the bytes of one range request. Default 64 MiB.
 	MaxRequest int64
+	// Streams bounds the parts of one blob's sequential readahead in
+	// flight at once (see Blob.ReadAt). Default 8: on a store whose
+	// responses each carry a few tens of MB/s, eight carry what one
+	// cannot. 1 turns parallel readahead off: readahead is then fetched
+	// with the read that needs it, one request at a time.
+	Streams int
+	// PartSize is the size of one part of parallel readahead, rounded
+	// up to whole blocks and bounded by MaxRequest. Default 2 MiB: a
+	// part takes much longer to send than the 20-50 ms a store takes to
+	// answer, and the MaxReadahead of 16 MiB holds eight of them.
+	PartSize int64
 }
 
 func (c Config) withDefaults() Config {
@@ -68,6 +79,13 @@ func (c Config) withDefaults() Config {
 		c.MaxRequest = 64 << 20
 	}
 	c.MaxRequest = max(c.MaxRequest, c.BlockSize)
+	if c.Streams <= 0 {
+		c.Streams = 8
+	}
+	if c.PartSize <= 0 {
+		c.PartSize = 2 << 20
+	}
+	c.PartSize = min((c.PartSize+c.BlockSize-1)/c.BlockSize*c.BlockSize, c.MaxRequest/c.BlockSize*c.BlockSize)
 	return c
 }
 
@@ -79,6 +97,7 @@ type Cache struct {
 
 	mu       sync.Mutex
 	inflight map[blockKey]*flight
+	parts    int64 // bytes of readahead parts in flight, under mu
 
 	spans spanTable // the exact extents declared with Blob.Prefetch
 }
@@ -226,6 +245,9 @@ type Blob struct {
 	regions [][2]int64
 	pnext   int64 // where a sequence of declared ranges would continue
 	pra     int64 // current readahead of declared ranges in bytes
+	ahead   int64 // where the parts of a sequential read issued so far end
+	nparts  int   // parts in flight
+	partsWG sync.WaitGroup
 }
 
 type pin struct {
@@ -326,8 +348,11 @@ func (b *Blob) read(ctx context.Context, q []byte, off, ra int64) error {
 func (b *Blob) readBlocks(ctx context.Context, q []byte, off, lo, hi, ra int64) error {
 	bs := b.c.cfg.BlockSize
 	first, last := lo/bs, (hi-1)/bs
-	fetchLast := min(last+ra/bs, (b.size-1)/bs, b.regionEnd(lo)/bs)
-	fetchLast = max(fetchLast, last)
+	limit := b.regionEnd(lo)
+	fetchLast := last
+	if !b.stream(ctx, first, last, ra, limit) {
+		fetchLast = max(min(last+ra/bs, (b.size-1)/bs, limit/bs), last)
+	}
 	blocks, err := b.blocks(ctx, first, last, fetchLast)
 	if err != nil {
 		return err
@@ -373,9 +398,12 @@ func (b *Blob) readahead(off, n int64) int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if off == b.next && off > 0 {
-		b.ra = min(max(2*b.ra, b.c.cfg.BlockSize), b.c.cfg.MaxReadahead)
+		// A large read in a sequence says as much as several small
+		// ones: the readahead is at least four reads of its size.
+		b.ra = min(max(2*b.ra, b.c.cfg.BlockSize, 4*n), b.c.cfg.MaxReadahead)
 	} else {
 		b.ra = 0
+		b.ahead = 0
 	}
 	b.next = off + n
 	return b.ra
@@ -563,32 +591,28 @@ func (b *Blob) tryBlocks(ctx context.Context, first, last, fetchLast int64) (out
 	return out, false, nil
 }
 
-// fetchRun fetches blocks first..last in one request and publishes them.
+// fetchRun fetches blocks first..last in one request and publishes each
+// as it arrives, so that a reader waiting for the first blocks of a long
+// run goes on before the run ends.
 func (b *Blob) fetchRun(ctx context.Context, first, last int64) (err error) {
 	c := b.c
 	bs := c.cfg.BlockSize
 	off := first * bs
 	end := min((last+1)*bs, b.size)
-	blocks := make([][]byte, 0, last-first+1)
-	fetched := false
+	next := first // the first block not yet published
 	defer func() {
-		if !fetched && err == nil {
+		if next <= last && err == nil {
 			// The source panicked: the flights still end, with an
 			// error, so that their waiters do not wait forever, and
 			// the panic goes on.
 			err = fmt.Errorf("cache: fetching %s: the source panicked", b.info.Name())
 		}
 		c.mu.Lock()
-		for i := first; i <= last; i++ {
+		for i := next; i <= last; i++ {
 			k := blockKey{c, b.key, i}
 			f := c.inflight[k]
 			delete(c.inflight, k)
-			if err == nil {
-				f.data = blocks[i-first]
-				c.add(k, f.data)
-			} else {
-				f.err = err
-			}
+			f.err = err
 			close(f.done)
 		}
 		c.mu.Unlock()
@@ -611,10 +635,17 @@ func (b *Blob) fetchRun(ctx context.Context, first, last int64) (err error) {
 		if err != nil {
 			return shortBody(b.info.Name(), i*bs+int64(m), err)
 		}
-		blocks = append(blocks, blk)
 		b.stats.misses.Add(1)
+		k := blockKey{c, b.key, i}
+		c.mu.Lock()
+		f := c.inflight[k]
+		delete(c.inflight, k)
+		f.data = blk
+		c.add(k, blk)
+		close(f.done)
+		c.mu.Unlock()
+		next = i + 1
 	}
-	fetched = true
 	return nil
 }
 
