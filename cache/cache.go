@@ -242,12 +242,13 @@ type Blob struct {
 	ra   int64 // current readahead in bytes
 	pins []pin // bytes known without a fetch, such as the suffix read at open
 	// regions are the last ranges given to Prefetch, [start, end).
-	regions [][2]int64
-	pnext   int64 // where a sequence of declared ranges would continue
-	pra     int64 // current readahead of declared ranges in bytes
-	ahead   int64 // where the parts of a sequential read issued so far end
-	nparts  int   // parts in flight
-	partsWG sync.WaitGroup
+	regions  [][2]int64
+	pnext    int64 // where a sequence of declared ranges would continue
+	pra      int64 // current readahead of declared ranges in bytes
+	ahead    int64 // where the parts of a sequential read issued so far end
+	aheadEnd int64 // where they must end (the object's, or a region's)
+	nparts   int   // parts in flight
+	partsWG  sync.WaitGroup
 }
 
 type pin struct {

@@ -31,8 +31,8 @@
 //
 // The rule that bounds the bytes in flight: the parts in flight of every
 // Blob of a Cache hold at most a quarter of its vfs.Cache's budget, and
-// those of one Blob at most Streams parts and its readahead (at most
-// Config.MaxReadahead) past its read; but the part holding or following a
+// those of one Blob at most Streams parts and twice its readahead (at
+// most Config.MaxReadahead) past its read; but the part holding or following a
 // read's missing blocks, when none is on its way, is always issued, as a
 // read's own readahead always was, so that the parts of a sequence, and
 // its requests, do not depend on timing. A part runs under the context of
