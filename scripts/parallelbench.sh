@@ -5,8 +5,10 @@
 # ms before each answer's first byte, 25 MB/s per response) and on an
 # uncapped one, in one interleaved run: every round times each command
 # once in a fresh process (hyperfine -N -r 1; the first round is dropped),
-# so that load on the machine hits every tool alike. It prints the median
-# of each command and its ratio to aria2c's and curl's on the same server,
+# so that load on the machine hits every tool alike. aria2c runs twice:
+# as told (its minimum split of 20 MiB makes it open 4 connections for 64
+# MiB, not 8) and with -k1M (8 connections). It prints the median of each
+# command and its ratio to aria2c's and curl's on the same server,
 # then the peak RSS of pipefs cat on each (/usr/bin/time -v). With BASE (a
 # commit), pipefs built from BASE is timed too, as pipefs.base.
 # Needs hyperfine, aria2c, curl, go.
@@ -37,6 +39,7 @@ for srv in shaped uncapped; do
 	u=$(cat $srv.url)/obj
 	cmds="$cmds./pipefs cat $u
 aria2c -q -x8 -s8 --file-allocation=none --allow-overwrite=true --auto-file-renaming=false -d out -o $srv.obj $u
+aria2c -q -x8 -s8 -k1M --file-allocation=none --allow-overwrite=true --auto-file-renaming=false -d out -o $srv.k.obj $u
 curl -sS -o /dev/null $u
 "
 	[ -z "$base" ] || cmds="$cmds./pipefs.base cat $u
@@ -57,14 +60,15 @@ for f in sorted(glob.glob("pround.*.json")):
     for r in json.load(open(f))["results"]:
         med.setdefault(r["command"], []).append(r["times"][0])
 med = {k: statistics.median(v) for k, v in med.items()}
-print("%-16s %-12s %8s %10s %10s" % ("server", "tool", "median s", "/aria2c", "/curl"))
+print("%-16s %-12s %8s %10s %10s %10s" % ("server", "tool", "median s", "/aria2c", "/aria2c-k1M", "/curl"))
 for url, name in names.items():
     row = {}
     for k, v in med.items():
         if url + "/" in k:
-            row[k.split()[0].lstrip("./")] = v
+            tool = k.split()[0].lstrip("./")
+            row[tool + (" -k1M" if " -k1M " in k else "")] = v
     for tool, v in row.items():
-        print("%-16s %-12s %8.3f %10.2f %10.2f" % (name, tool, v, v / row["aria2c"], v / row["curl"]))
+        print("%-16s %-12s %8.3f %10.2f %10.2f %10.2f" % (name, tool, v, v / row["aria2c"], v / row["aria2c -k1M"], v / row["curl"]))
 PY
 for srv in shaped uncapped; do
 	rss=$(/usr/bin/time -v ./pipefs cat "$(cat $srv.url)/obj" 2>&1 >/dev/null | sed -n 's/.*Maximum resident set size (kbytes): //p')

@@ -13,7 +13,7 @@
 // Later reads go through the block cache of the pipeline's vfs.Cache
 // (cache.For), which fetches aligned blocks, coalesces adjacent ones and
 // reads ahead on sequential reads, a large sequential read in parallel
-// parts (cache.Config.Streams and PartSize, by default 8 of 2 MiB): one
+// parts (cache.Config.Streams and PartSize, by default 16 of 2 MiB): one
 // more request per part, so that a large object arrives at several
 // responses' speed; every part is a conditional read like any other. The
 // ranges archive readers declare
