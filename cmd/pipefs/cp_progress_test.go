@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,19 +20,14 @@ import (
 )
 
 // A slowReader serves its bytes at most chunk at a time, each after a
-// pause: a server behind a slow link. The readers of one server share its
-// link, one chunk at a time, so that the link's rate bounds the server's
-// however many ranges a client reads at once.
+// pause: a server behind a slow link.
 type slowReader struct {
 	io.ReadSeeker
 	chunk int
 	pause time.Duration
-	link  *sync.Mutex
 }
 
 func (s *slowReader) Read(p []byte) (int, error) {
-	s.link.Lock()
-	defer s.link.Unlock()
 	time.Sleep(s.pause)
 	return s.ReadSeeker.Read(p[:min(len(p), s.chunk)])
 }
@@ -75,7 +69,6 @@ const (
 // slowServer serves files at about 6 MB/s, with ranges and a strong
 // ETag.
 func slowServer(t *testing.T, files map[string]func() io.ReadSeeker) string {
-	var link sync.Mutex
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		open, ok := files[strings.TrimPrefix(r.URL.Path, "/")]
 		if !ok {
@@ -88,7 +81,7 @@ func slowServer(t *testing.T, files map[string]func() io.ReadSeeker) string {
 			etag = `"v2"` // the object changed under the copy
 		}
 		w.Header().Set("ETag", etag)
-		http.ServeContent(w, r, r.URL.Path, modTime, &slowReader{open(), 64 << 10, 10 * time.Millisecond, &link})
+		http.ServeContent(w, r, r.URL.Path, modTime, &slowReader{open(), 64 << 10, 10 * time.Millisecond})
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL
