@@ -48,10 +48,27 @@ type Config struct {
 	// made by For shares the budget of its vfs.Cache instead.
 	Budget int64
 	// MaxReadahead bounds how far sequential readahead grows. Default
-	// 16 MiB.
+	// 16 MiB. Parallel readahead (Streams) issues parts up to twice the
+	// readahead past a read.
 	MaxReadahead int64
 	// MaxRequest bounds the bytes of one range request. Default 64 MiB.
 	MaxRequest int64
+	// Streams bounds the parts of one blob's sequential readahead in
+	// flight at once (see the package doc). Default 16: on a store
+	// whose responses each carry 25 MB/s after 20 ms, a 64 MiB object
+	// read whole takes 2.8 s with 1, 1.8 s with 2, 0.92 s with 4, 0.57
+	// s with 8 and 0.40 s with 16 (BenchmarkSequential64MiB in
+	// roots/httproot); a store serves that many ranges of one object
+	// at once. 1 turns parallel readahead off: readahead is then
+	// fetched with the read that needs it, one request at a time.
+	Streams int
+	// PartSize is the size of one part of parallel readahead, rounded
+	// up to whole blocks and bounded by MaxRequest. Default 2 MiB: a
+	// part takes four times longer to send at 25 MB/s than the 20 ms a
+	// store takes to answer, and twice the MaxReadahead of 16 MiB holds
+	// 16 of them; parts of 1 and 4 MiB were as fast, 8 MiB slower (too
+	// few parts for 64 MiB).
+	PartSize int64
 }
 
 func (c Config) withDefaults() Config {
@@ -68,6 +85,13 @@ func (c Config) withDefaults() Config {
 		c.MaxRequest = 64 << 20
 	}
 	c.MaxRequest = max(c.MaxRequest, c.BlockSize)
+	if c.Streams <= 0 {
+		c.Streams = 16
+	}
+	if c.PartSize <= 0 {
+		c.PartSize = 2 << 20
+	}
+	c.PartSize = min((c.PartSize+c.BlockSize-1)/c.BlockSize*c.BlockSize, c.MaxRequest/c.BlockSize*c.BlockSize)
 	return c
 }
 
@@ -79,6 +103,7 @@ type Cache struct {
 
 	mu       sync.Mutex
 	inflight map[blockKey]*flight
+	parts    int64 // bytes of readahead parts in flight, under mu
 
 	spans spanTable // the exact extents declared with Blob.Prefetch
 }
@@ -223,9 +248,13 @@ type Blob struct {
 	ra   int64 // current readahead in bytes
 	pins []pin // bytes known without a fetch, such as the suffix read at open
 	// regions are the last ranges given to Prefetch, [start, end).
-	regions [][2]int64
-	pnext   int64 // where a sequence of declared ranges would continue
-	pra     int64 // current readahead of declared ranges in bytes
+	regions  [][2]int64
+	pnext    int64 // where a sequence of declared ranges would continue
+	pra      int64 // current readahead of declared ranges in bytes
+	ahead    int64 // where the parts of a sequential read issued so far end
+	aheadEnd int64 // where they must end (the object's, or a region's)
+	nparts   int   // parts in flight
+	partsWG  sync.WaitGroup
 }
 
 type pin struct {
@@ -326,8 +355,11 @@ func (b *Blob) read(ctx context.Context, q []byte, off, ra int64) error {
 func (b *Blob) readBlocks(ctx context.Context, q []byte, off, lo, hi, ra int64) error {
 	bs := b.c.cfg.BlockSize
 	first, last := lo/bs, (hi-1)/bs
-	fetchLast := min(last+ra/bs, (b.size-1)/bs, b.regionEnd(lo)/bs)
-	fetchLast = max(fetchLast, last)
+	limit := b.regionEnd(lo)
+	fetchLast := last
+	if !b.stream(ctx, first, last, ra, limit) {
+		fetchLast = max(min(last+ra/bs, (b.size-1)/bs, limit/bs), last)
+	}
 	blocks, err := b.blocks(ctx, first, last, fetchLast)
 	if err != nil {
 		return err
@@ -373,9 +405,12 @@ func (b *Blob) readahead(off, n int64) int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if off == b.next && off > 0 {
-		b.ra = min(max(2*b.ra, b.c.cfg.BlockSize), b.c.cfg.MaxReadahead)
+		// A large read in a sequence says as much as several small
+		// ones: the readahead is at least four reads of its size.
+		b.ra = min(max(2*b.ra, b.c.cfg.BlockSize, 4*n), b.c.cfg.MaxReadahead)
 	} else {
 		b.ra = 0
+		b.ahead = 0
 	}
 	b.next = off + n
 	return b.ra
@@ -563,32 +598,28 @@ func (b *Blob) tryBlocks(ctx context.Context, first, last, fetchLast int64) (out
 	return out, false, nil
 }
 
-// fetchRun fetches blocks first..last in one request and publishes them.
+// fetchRun fetches blocks first..last in one request and publishes each
+// as it arrives, so that a reader waiting for the first blocks of a long
+// run goes on before the run ends.
 func (b *Blob) fetchRun(ctx context.Context, first, last int64) (err error) {
 	c := b.c
 	bs := c.cfg.BlockSize
 	off := first * bs
 	end := min((last+1)*bs, b.size)
-	blocks := make([][]byte, 0, last-first+1)
-	fetched := false
+	next := first // the first block not yet published
 	defer func() {
-		if !fetched && err == nil {
+		if next <= last && err == nil {
 			// The source panicked: the flights still end, with an
 			// error, so that their waiters do not wait forever, and
 			// the panic goes on.
 			err = fmt.Errorf("cache: fetching %s: the source panicked", b.info.Name())
 		}
 		c.mu.Lock()
-		for i := first; i <= last; i++ {
+		for i := next; i <= last; i++ {
 			k := blockKey{c, b.key, i}
 			f := c.inflight[k]
 			delete(c.inflight, k)
-			if err == nil {
-				f.data = blocks[i-first]
-				c.add(k, f.data)
-			} else {
-				f.err = err
-			}
+			f.err = err
 			close(f.done)
 		}
 		c.mu.Unlock()
@@ -611,10 +642,17 @@ func (b *Blob) fetchRun(ctx context.Context, first, last int64) (err error) {
 		if err != nil {
 			return shortBody(b.info.Name(), i*bs+int64(m), err)
 		}
-		blocks = append(blocks, blk)
 		b.stats.misses.Add(1)
+		k := blockKey{c, b.key, i}
+		c.mu.Lock()
+		f := c.inflight[k]
+		delete(c.inflight, k)
+		f.data = blk
+		c.add(k, blk)
+		close(f.done)
+		c.mu.Unlock()
+		next = i + 1
 	}
-	fetched = true
 	return nil
 }
 

@@ -22,10 +22,14 @@ type memSource struct {
 	short    atomic.Bool
 	fail     error         // when set, bodies fail with it half way
 	gate     chan struct{} // when set, requests wait for it
+	started  chan int64    // when set, each request sends its offset on it
 }
 
 func (s *memSource) ReadRange(ctx context.Context, off, n int64) (io.ReadCloser, error) {
 	s.requests.Add(1)
+	if s.started != nil {
+		s.started <- off
+	}
 	if s.gate != nil {
 		select {
 		case <-s.gate:

@@ -8,12 +8,37 @@
 // one byte budget with the indexes and other derived data held there and
 // two vfs.Caches share no blocks; [New] makes one with a vfs.Cache of its
 // own. What the budget does not count: the bytes of a fetch still under way
-// (a flight), which enter the vfs.Cache when it ends, and the bytes pinned
-// to a Blob (Blob.Pin), which live as long as the Blob. A block is fetched
-// once however many goroutines ask for it, adjacent missing blocks are
-// fetched by one range request, independent runs of missing blocks are
-// fetched in parallel, and readahead doubles on sequential reads and stays
-// off for random ones.
+// (a flight), which enter the vfs.Cache block by block as they arrive, and
+// the bytes pinned to a Blob (Blob.Pin), which live as long as the Blob. A
+// block is fetched once however many goroutines ask for it, adjacent
+// missing blocks are fetched by one range request, independent runs of
+// missing blocks are fetched in parallel, and readahead grows on
+// sequential reads (doubling, and to at least four times the read) and
+// stays off for random ones.
+//
+// # Parallel readahead
+//
+// Once a sequential read's readahead reaches Config.PartSize, the read no
+// longer waits for it: the readahead is fetched in the background as parts
+// of PartSize bytes, each one range request, up to Config.Streams at once
+// per Blob, and each later read of the sequence issues the parts its
+// progress makes room for and waits only for the blocks it needs. One
+// response of an object store carries a few tens of MB/s after 20-50 ms;
+// several carry several times that, so a large sequential read (cat, cp,
+// serve, a mount, a program's io.Copy) runs at the store's speed, not one
+// response's. A read that breaks the sequence stops it. Reads inside a
+// declared range (Blob.Prefetch) are not read ahead in parts.
+//
+// The rule that bounds the bytes in flight: the parts in flight of every
+// Blob of a Cache hold at most a quarter of its vfs.Cache's budget, and
+// those of one Blob at most Streams parts and twice its readahead (at
+// most Config.MaxReadahead) past its read; but the part holding or following a
+// read's missing blocks, when none is on its way, is always issued, as a
+// read's own readahead always was, so that the parts of a sequence, and
+// its requests, do not depend on timing. A part runs under the context of
+// the read that issued it: cancelling that context stops every part it
+// issued. Parts read through the same Source as every read, conditional
+// on the version the Blob was opened at.
 //
 // Where a reader knows exactly which bytes it needs (a zip's central
 // directory from its end record, a member from its header, an HDF5 chunk

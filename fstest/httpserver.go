@@ -3,6 +3,7 @@ package fstest
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -39,9 +40,12 @@ type HTTPServer struct {
 	gen     int // counts Resets
 	etag    ETagStyle
 	latency time.Duration
+	rate    int64 // body bytes per second of one answer; 0 is no cap
 
 	requests atomic.Int64
 	bytes    atomic.Int64
+	active   atomic.Int64 // requests being answered
+	peak     atomic.Int64 // the most answered at once since the last Reset
 }
 
 type httpFile struct {
@@ -214,6 +218,17 @@ func (s *HTTPServer) SetLatency(d time.Duration) {
 	s.mu.Unlock()
 }
 
+// SetRate caps the body of every answer at rate bytes per second, each
+// answer on its own, as an object store caps one response whatever the
+// others do; 0 (the default) sends as fast as the connection takes. The
+// cap starts after the latency (SetLatency): an answer of n bytes takes
+// about latency + n/rate.
+func (s *HTTPServer) SetRate(rate int64) {
+	s.mu.Lock()
+	s.rate = max(rate, 0)
+	s.mu.Unlock()
+}
+
 // Inject adds a fault.
 func (s *HTTPServer) Inject(f Fault) {
 	s.mu.Lock()
@@ -235,11 +250,17 @@ func (s *HTTPServer) Requests() int64 { return s.requests.Load() }
 // Bytes returns the body bytes sent since the last Reset.
 func (s *HTTPServer) Bytes() int64 { return s.bytes.Load() }
 
-// Reset zeroes the counters and empties the log.
+// Peak returns the most requests answered at once since the last Reset:
+// how many a client kept in flight.
+func (s *HTTPServer) Peak() int64 { return s.peak.Load() }
+
+// Reset zeroes the counters and empties the log; the peak starts again
+// from the requests being answered.
 func (s *HTTPServer) Reset() {
 	s.mu.Lock()
 	s.requests.Store(0)
 	s.bytes.Store(0)
+	s.peak.Store(s.active.Load())
 	s.log = nil
 	s.gen++
 	s.mu.Unlock()
@@ -289,6 +310,13 @@ func (s *HTTPServer) take(name string, r *http.Request) []Fault {
 
 func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.requests.Add(1)
+	for n := s.active.Add(1); ; {
+		p := s.peak.Load()
+		if n <= p || s.peak.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	defer s.active.Add(-1)
 	name := strings.TrimPrefix(r.URL.Path, "/")
 	rec := HTTPRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Range: r.Header.Get("Range"),
 		Cond: r.Header.Get("If-Match") + r.Header.Get("If-Unmodified-Since")}
@@ -297,6 +325,9 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	faults := s.take(name, r)
 	latency, style := s.latency, s.etag
+	if s.rate > 0 {
+		cw.pace = &pacer{ctx: r.Context(), rate: s.rate}
+	}
 	var names []string
 	for _, f := range faults {
 		names = append(names, f.Kind.String())
@@ -462,12 +493,50 @@ func reset(w http.ResponseWriter) {
 	conn.Close()
 }
 
-// countingWriter counts the body bytes sent and remembers the status.
+// countingWriter counts the body bytes sent and remembers the status;
+// with a pacer, it sends them at its rate.
 type countingWriter struct {
 	http.ResponseWriter
 	s      *HTTPServer
 	n      int64
 	status int
+	pace   *pacer
+}
+
+// A pacer holds the body of one answer to rate bytes per second, from its
+// first byte.
+type pacer struct {
+	ctx   context.Context
+	rate  int64
+	start time.Time
+	sent  int64
+}
+
+// paceChunk is the most a paced answer writes at once: small enough that
+// the rate holds over a few milliseconds.
+const paceChunk = 16 << 10
+
+// wait returns when n more bytes may be sent, or the client's error when
+// it went away first: once the bytes sent so far took their time at the
+// rate, so the first chunk (and the headers with it) goes at once.
+func (p *pacer) wait(n int) error {
+	if p.start.IsZero() {
+		p.start = time.Now()
+	}
+	due := p.start.Add(time.Duration(float64(p.sent) / float64(p.rate) * float64(time.Second)))
+	p.sent += int64(n)
+	d := time.Until(due)
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-p.ctx.Done():
+		return p.ctx.Err()
+	}
 }
 
 func (c *countingWriter) WriteHeader(code int) {
@@ -478,6 +547,26 @@ func (c *countingWriter) WriteHeader(code int) {
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
+	if c.pace == nil {
+		return c.write(p)
+	}
+	var n int
+	for len(p) > 0 {
+		k := min(len(p), paceChunk)
+		if err := c.pace.wait(k); err != nil {
+			return n, err
+		}
+		m, err := c.write(p[:k])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		p = p[k:]
+	}
+	return n, nil
+}
+
+func (c *countingWriter) write(p []byte) (int, error) {
 	if c.status == 0 {
 		c.status = http.StatusOK
 	}

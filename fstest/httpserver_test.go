@@ -165,3 +165,37 @@ func TestHTTPServerStrongETagOnly(t *testing.T) {
 		t.Fatalf("after Set: %q ETag %q Last-Modified %q %v", b, resp.Header.Get("ETag"), resp.Header.Get("Last-Modified"), err)
 	}
 }
+
+// A rate-capped answer sends every byte, and Peak counts the answers under
+// way at once: four bodies held open by a slow rate are four at once.
+func TestHTTPServerRateAndPeak(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789abcdef"), 4096) // 64 KiB
+	s := fstest.NewHTTPServer(t, map[string][]byte{"f": data})
+	s.SetRate(1 << 20)
+	if _, b, err := get(t, s, "f", map[string]string{"Range": "bytes=100-40099"}); err != nil || !bytes.Equal(b, data[100:40100]) {
+		t.Fatalf("a paced range: %d bytes, %v", len(b), err)
+	}
+	if s.Peak() != 1 {
+		t.Errorf("one request at a time: Peak = %d, want 1", s.Peak())
+	}
+	s.SetRate(1 << 10) // a 64 KiB body takes a minute: its handler stays
+	var resps []*http.Response
+	for range 4 {
+		req, _ := http.NewRequest("GET", s.URL()+"/f", nil)
+		resp, err := s.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resps = append(resps, resp) // the headers came: the answer is under way
+	}
+	if s.Peak() != 4 {
+		t.Errorf("four bodies under way: Peak = %d, want 4", s.Peak())
+	}
+	for _, r := range resps {
+		r.Body.Close() // the pacer stops with the client
+	}
+	s.Reset()
+	if s.Peak() > 4 {
+		t.Errorf("after Reset: Peak = %d, want at most the 4 under way", s.Peak())
+	}
+}

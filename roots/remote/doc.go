@@ -12,7 +12,11 @@
 // more; the suffix size adapts upwards per tree to what archives needed.
 // Later reads go through the block cache of the pipeline's vfs.Cache
 // (cache.For), which fetches aligned blocks, coalesces adjacent ones and
-// reads ahead on sequential reads; the ranges archive readers declare
+// reads ahead on sequential reads, a large sequential read in parallel
+// parts (cache.Config.Streams and PartSize, by default 16 of 2 MiB): one
+// more request per part, so that a large object arrives at several
+// responses' speed; every part is a conditional read like any other. The
+// ranges archive readers declare
 // (driver.Prefetch: a central directory, a member, a chunk) it fetches
 // exactly, so that a remote archive costs the bytes its format needs. An archive reader that needed more than
 // the first read calls Blob.GrowSuffix: the tree, and later opens of the
