@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -405,16 +406,11 @@ func (s *Stream) get(ctx context.Context, off int64) (*cursor, error) {
 		s.mu.Unlock()
 		return c, nil
 	}
-	var c *cursor
-	if len(s.idle) > 0 {
-		c = s.idle[0]
-		s.idle = s.idle[1:]
-	}
 	s.mu.Unlock()
-	if c == nil {
-		c = cursorPool.Get().(*cursor)
-		c.s = s
-	}
+	// A new decoder, rather than an idle one placed for another reader's
+	// next read: two readers taking turns each keep their own.
+	c := cursorPool.Get().(*cursor)
+	c.s = s
 	if err := c.resume(ctx, pt); err != nil {
 		c.release()
 		return nil, err
@@ -422,15 +418,19 @@ func (s *Stream) get(ctx context.Context, off int64) (*cursor, error) {
 	return c, nil
 }
 
+// put keeps c for the read that continues it, dropping the decoder idle
+// longest when maxIdle are kept.
 func (s *Stream) put(c *cursor) {
 	s.mu.Lock()
-	if len(s.idle) < maxIdle {
-		s.idle = append(s.idle, c)
-		c = nil
+	s.idle = append(s.idle, c)
+	var old *cursor
+	if len(s.idle) > maxIdle {
+		old = s.idle[0]
+		s.idle = slices.Delete(s.idle, 0, 1)
 	}
 	s.mu.Unlock()
-	if c != nil {
-		c.release()
+	if old != nil {
+		old.release()
 	}
 }
 

@@ -149,3 +149,35 @@ func TestCheckedSequentialLinear(t *testing.T) {
 		t.Errorf("sequential reads read %d compressed bytes, %.1f times the stream's %d", n, float64(n)/float64(len(comp)), len(comp))
 	}
 }
+
+// TestInterleavedReaders: two sequential readers taking turns on one
+// stream each keep their decoder (a read takes a new decoder rather than
+// one placed for the other's next read), so together they decode the
+// stream about twice, not once per turn.
+func TestInterleavedReaders(t *testing.T) {
+	ctx := context.Background()
+	data := corpus("text", 16<<20, 9)
+	comp := compressors[0].fn(t, data)
+	src := &countingBlob{Blob: driver.BytesBlob(comp, nil)}
+	s := NewMember(src, 0, int64(len(comp)), int64(len(data)), crc32.ChecksumIEEE(data), true, "", &Options{Spacing: 256 << 10})
+	defer s.Close()
+	if _, err := s.Size(ctx); err != nil {
+		t.Fatal(err)
+	}
+	src.n.Store(0)
+	p := make([]byte, 128<<10)
+	half := int64(len(data) / 2)
+	for off := int64(0); off < half; off += int64(len(p)) {
+		for _, base := range []int64{0, half} {
+			if _, err := s.ReadAt(ctx, p, base+off); err != nil && err != io.EOF {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(p, data[base+off:base+off+int64(len(p))]) {
+				t.Fatalf("ReadAt(%d): wrong bytes", base+off)
+			}
+		}
+	}
+	if n := src.n.Load(); n > 3*int64(len(comp)) {
+		t.Errorf("two interleaved readers read %d compressed bytes, %.1f times the stream's %d", n, float64(n)/float64(len(comp)), len(comp))
+	}
+}
