@@ -35,8 +35,9 @@ type blob struct {
 	mu   sync.Mutex
 	idle []*cursor
 
-	checkMu sync.Mutex
-	checked map[int]bool // frames whose content checksum a decode verified, or that carry none
+	checkMu  sync.Mutex
+	checked  map[int]bool  // frames whose content checksum a decode verified, or that carry none
+	checking chan struct{} // held by the read checking a frame (check)
 }
 
 var (
@@ -127,6 +128,17 @@ func (b *blob) setChecked(i int) {
 // decoder is deterministic: a later read of the checked frame, which
 // decodes the same bytes of the same version, gives the checked output.
 func (b *blob) check(ctx context.Context, i int) error {
+	if b.isChecked(i) {
+		return nil
+	}
+	// One check at a time: concurrent first reads of a frame wait for
+	// the one decode that checks it.
+	select {
+	case b.checking <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-b.checking }()
 	if b.isChecked(i) {
 		return nil
 	}

@@ -52,3 +52,31 @@ func TestReadChecksFrame(t *testing.T) {
 		t.Errorf("ReadAt of a frame without a checksum: %d bytes, %v", n, err)
 	}
 }
+
+// TestConcurrentFirstReads: reads of one unchecked frame at once wait for
+// the one decode that checks it, and all get the frame's bytes.
+func TestConcurrentFirstReads(t *testing.T) {
+	data := corpus(4 << 20)
+	f, err := open(t, encode(data, zstd.WithEncoderCRC(true)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			off := int64(i) * 500 << 10
+			p := make([]byte, 1000)
+			n, err := f.ReadAt(p, off)
+			if err == nil && (n != len(p) || !bytes.Equal(p, data[off:off+1000])) {
+				err = errors.New("wrong bytes")
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

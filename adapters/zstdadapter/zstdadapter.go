@@ -146,7 +146,7 @@ func open(ctx context.Context, src driver.Blob, u vfs.SubURL, env *vfs.Env) (dri
 			return driver.Location{}, err
 		}
 	}
-	b := &blob{src: src, frames: frames, csize: driver.CompressedSize(src), lim: op.lim, disk: disk, seekable: seekable}
+	b := &blob{src: src, frames: frames, csize: driver.CompressedSize(src), lim: op.lim, disk: disk, seekable: seekable, checking: make(chan struct{}, 1)}
 	if !loaded {
 		b.storeFrames(ctx)
 	}
