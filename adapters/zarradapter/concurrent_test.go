@@ -151,7 +151,8 @@ func TestConcurrentReadRemote(t *testing.T) {
 }
 
 // TestConcurrentReadError checks that a chunk's error is ReadBox's, and
-// that a cancelled context gives context.Canceled.
+// that a context cancelled before or during the read gives
+// context.Canceled.
 func TestConcurrentReadError(t *testing.T) {
 	srv := fstest.NewHTTPServer(t, gridArray(95, 10, nil))
 	a, fsys, err := array.OpenArray(context.Background(), srv.URL()+"/a|zarr2:", "", remoteOptions())
@@ -169,6 +170,34 @@ func TestConcurrentReadError(t *testing.T) {
 	cancel()
 	if _, err := a.ReadAll(ctx, 0); !errors.Is(err, context.Canceled) {
 		t.Errorf("ReadAll with a cancelled context: error = %v, want context.Canceled", err)
+	}
+
+	// Cancelled once some chunks are requested, with a server slow
+	// enough that others are in flight.
+	srv.SetLatency(50 * time.Millisecond)
+	a, fsys2, err := array.OpenArray(context.Background(), srv.URL()+"/a|zarr2:", "", remoteOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys2.Close()
+	srv.Reset()
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.ReadAll(ctx, 0)
+		done <- err
+	}()
+	for srv.Requests() < 2 {
+		select {
+		case err := <-done:
+			t.Fatalf("ReadAll ended before it was cancelled: %v", err)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("ReadAll cancelled during the read: error = %v, want context.Canceled", err)
 	}
 }
 
