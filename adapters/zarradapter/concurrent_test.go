@@ -61,9 +61,9 @@ func checkSame(t *testing.T, name string, a *array.Array) {
 	}
 }
 
-// TestConcurrentReadFixtures reads every fixture array (edge chunks,
+// TestArrayReadConcurrentFixtures reads every fixture array (edge chunks,
 // sharded, filled and missing chunks among them) at several concurrencies.
-func TestConcurrentReadFixtures(t *testing.T) {
+func TestArrayReadConcurrentFixtures(t *testing.T) {
 	for scheme, c := range map[string]struct {
 		base string
 		want map[string]string
@@ -117,11 +117,11 @@ func remoteOptions() *vfs.Options {
 	return &vfs.Options{Schemes: map[string]any{"http": o}, Cache: vfs.NewCache(0)}
 }
 
-// TestConcurrentReadRemote reads a Zarr v2 array of 100 chunks, edge
+// TestArrayReadConcurrentRemote reads a Zarr v2 array of 100 chunks, edge
 // chunks cropped and some chunks missing, from an HTTP server, one chunk at
 // a time and with the default concurrency, and checks that the reads
 // overlap and give the same bytes.
-func TestConcurrentReadRemote(t *testing.T) {
+func TestArrayReadConcurrentRemote(t *testing.T) {
 	skip := map[[2]int]bool{{0, 1}: true, {4, 4}: true, {9, 9}: true}
 	srv := fstest.NewHTTPServer(t, gridArray(95, 10, skip))
 	srv.SetLatency(5 * time.Millisecond)
@@ -150,10 +150,10 @@ func TestConcurrentReadRemote(t *testing.T) {
 	}
 }
 
-// TestConcurrentReadError checks that a chunk's error is ReadBox's, and
+// TestArrayReadConcurrentError checks that a chunk's error is ReadBox's, and
 // that a context cancelled before or during the read gives
 // context.Canceled.
-func TestConcurrentReadError(t *testing.T) {
+func TestArrayReadConcurrentError(t *testing.T) {
 	srv := fstest.NewHTTPServer(t, gridArray(95, 10, nil))
 	a, fsys, err := array.OpenArray(context.Background(), srv.URL()+"/a|zarr2:", "", remoteOptions())
 	if err != nil {
