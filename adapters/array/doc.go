@@ -80,5 +80,16 @@
 //
 // A Node and its Array are immutable after Describe and safe for
 // concurrent use; reads go through the driver.Tree the node was described
-// in, which must stay open.
+// in, which must stay open. A format's ChunkReader must therefore be safe
+// for concurrent use.
+//
+// ReadBox, ReadAll and WriteBox read the chunks of a box concurrently:
+// up to Array.Concurrency chunks (0: [DefaultConcurrency], 32) are
+// fetched and decoded at once, and each is copied into its own part of
+// the box as it arrives, so the bytes do not depend on the concurrency
+// and memory beyond the box is at most Concurrency decoded chunks. The
+// first chunk error cancels the reads in flight and is returned as is;
+// a cancelled context gives the context's error. ReadStrings reads
+// fixed-size strings that way too, and variable-length ones chunk by
+// chunk.
 package array

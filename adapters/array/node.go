@@ -118,6 +118,12 @@ type Array struct {
 	// array sets it.
 	Reader ChunkReader `json:"-"`
 
+	// Concurrency is the number of chunks ReadBox, ReadAll and WriteBox
+	// fetch and decode at once; 0 means DefaultConcurrency and 1 reads
+	// chunk by chunk. Set it on a copy of the Array (the Array Describe
+	// returns is shared).
+	Concurrency int `json:"-"`
+
 	store  driver.Tree
 	limits vfs.Limits
 }

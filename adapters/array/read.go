@@ -6,6 +6,9 @@ import (
 	"io"
 	"io/fs"
 	"math/bits"
+	"slices"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -86,7 +89,8 @@ func (a *Array) checkBox(start, stop []int64, limit int64) (int64, error) {
 // little-endian bytes: U as UTF-32LE, S raw, bool as 0 or 1. Missing chunks
 // read as fill; edge chunks are cropped. It fails with driver.ErrLimit when
 // the result would exceed limit bytes (limit <= 0: no limit besides
-// memory).
+// memory). It reads up to Concurrency chunks at once (see
+// DefaultConcurrency); the bytes are the same whatever the concurrency.
 func (a *Array) ReadBox(ctx context.Context, start, stop []int64, limit int64) ([]byte, error) {
 	n, err := a.checkBox(start, stop, limit)
 	if err != nil {
@@ -103,15 +107,7 @@ func (a *Array) ReadBox(ctx context.Context, start, stop []int64, limit int64) (
 	if n == 0 {
 		return out, nil
 	}
-	err = a.forEachChunkInBox(ctx, start, stop, func(coord []int64, part boxPart) error {
-		c, err := a.ReadChunk(ctx, coord)
-		if err != nil {
-			return err
-		}
-		CopyBox(out, ext, part.dstLo, c.Data, a.ChunkShape, part.lo, part.ext, a.DType.Size)
-		return nil
-	})
-	if err != nil {
+	if err := a.readBox(ctx, out, ext, start, stop); err != nil {
 		return nil, err
 	}
 	if a.DType.Kind == 'b' {
@@ -122,6 +118,55 @@ func (a *Array) ReadBox(ctx context.Context, start, stop []int64, limit int64) (
 		}
 	}
 	return out, nil
+}
+
+// DefaultConcurrency is the number of chunks a box read fetches and
+// decodes at once when Array.Concurrency is 0. Chunk reads of a remote
+// store are mostly latency, so the default is well above the number of
+// cores: 32 requests in flight read 1,024 chunks at 20 ms each in about
+// 32 round trips rather than 1,024.
+const DefaultConcurrency = 32
+
+// readBox reads the chunks that the box [start, stop) touches into out,
+// the box's bytes (ext its extent), with up to a.Concurrency chunk reads
+// at once. Each chunk is written to its own part of out, so the order in
+// which chunks finish does not matter; memory beyond out is at most
+// Concurrency decoded chunks. The first error stops the reads not yet
+// started, cancels the context of those in flight, and is returned.
+func (a *Array) readBox(ctx context.Context, out []byte, ext, start, stop []int64) error {
+	n := a.Concurrency
+	if n <= 0 {
+		n = DefaultConcurrency
+	}
+	if n == 1 {
+		return a.forEachChunkInBox(ctx, start, stop, func(coord []int64, part boxPart) error {
+			return a.readPart(ctx, out, ext, coord, part)
+		})
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(n)
+	err := a.forEachChunkInBox(gctx, start, stop, func(coord []int64, part boxPart) error {
+		coord = slices.Clone(coord)
+		part = boxPart{slices.Clone(part.lo), slices.Clone(part.dstLo), slices.Clone(part.ext)}
+		g.Go(func() error { return a.readPart(gctx, out, ext, coord, part) })
+		return nil
+	})
+	// A chunk's error cancels gctx, which stops the walk with
+	// context.Canceled: the chunk's error is the cause.
+	if werr := g.Wait(); werr != nil {
+		return werr
+	}
+	return err
+}
+
+// readPart reads the chunk at coord and copies its part into out.
+func (a *Array) readPart(ctx context.Context, out []byte, ext, coord []int64, part boxPart) error {
+	c, err := a.ReadChunk(ctx, coord)
+	if err != nil {
+		return err
+	}
+	CopyBox(out, ext, part.dstLo, c.Data, a.ChunkShape, part.lo, part.ext, a.DType.Size)
+	return nil
 }
 
 // ReadAll reads the whole array; see ReadBox.

@@ -14,12 +14,13 @@ import (
 
 func newArrayCmd(g *globals) *cobra.Command {
 	var (
-		asJSON     bool
-		read       bool
-		strs       bool
-		box, chunk string
-		scale      string
-		limit      int64
+		asJSON      bool
+		read        bool
+		strs        bool
+		box, chunk  string
+		scale       string
+		limit       int64
+		concurrency int
 	)
 	cmd := &cobra.Command{
 		Use:   "array [--json] [--read | --box BOX | --chunk COORD | --strings [--box BOX]] URL",
@@ -39,7 +40,9 @@ little-endian elements (U as UTF-32LE, S raw, bool as 0/1; variable-length
 strings are refused), missing chunks filled with the fill value; --box
 writes a box of it, given as start:stop per dimension; --chunk writes one
 decoded chunk, given by its grid coordinates. --limit bounds the bytes
-written (an error past it, before anything is written).
+written (an error past it, before anything is written). --read and --box
+fetch and decode up to --concurrency chunks at once (default 32); the output
+is the same whatever their number.
 
 With --strings it prints the elements of a string array (Zarr v3 string,
 Zarr v2 object arrays with vlen-utf8, vlen-bytes or json2, fixed-size U
@@ -91,12 +94,18 @@ bounds the bytes decoded.`,
 				}
 				return writeNode(w, n, asJSON)
 			}
+			if concurrency < 1 {
+				return usageError{fmt.Errorf("--concurrency %d: want at least 1", concurrency)}
+			}
 			a, fsys, err := array.OpenArray(ctx, pipeline, scale, g.options())
 			if err != nil {
 				return err
 			}
 			defer fsys.Close()
 			g.countCloser(fsys)
+			ac := *a
+			ac.Concurrency = concurrency
+			a = &ac
 			if strs && !a.IsStrings() {
 				return fmt.Errorf("%s: %s elements are not strings; write them with --read or --box: %w", args[0], a.DType.Name, fs.ErrInvalid)
 			}
@@ -141,6 +150,7 @@ bounds the bytes decoded.`,
 	cmd.Flags().StringVar(&box, "box", "", "write the elements of `BOX`, start:stop per dimension (0:2,1:3)")
 	cmd.Flags().StringVar(&chunk, "chunk", "", "write one decoded chunk at grid coordinates `COORD` (0,1)")
 	cmd.Flags().StringVar(&scale, "scale", "", "the child array to use, such as a precomputed scale `KEY`")
+	cmd.Flags().IntVar(&concurrency, "concurrency", array.DefaultConcurrency, "with --read and --box, fetch and decode at most `N` chunks at once")
 	cmd.Flags().Int64Var(&limit, "limit", 4<<30, "the most bytes to write (with --strings, to decode)")
 	return cmd
 }

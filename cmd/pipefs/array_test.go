@@ -39,6 +39,12 @@ func TestArrayRead(t *testing.T) {
 		if got := sha16(mustRun(t, "array", "--read", tc.url)); got != tc.sha {
 			t.Errorf("array --read %s: sha %s, want %s", tc.url, got, tc.sha)
 		}
+		if got := sha16(mustRun(t, "array", "--read", "--concurrency", "1", tc.url)); got != tc.sha {
+			t.Errorf("array --read --concurrency 1 %s: sha %s, want %s", tc.url, got, tc.sha)
+		}
+	}
+	if r := runCLI(t, "array", "--read", "--concurrency", "0", zarr2+"|zarr2:1d.chunked.ragged.i2"); r.code != 2 {
+		t.Errorf("--concurrency 0: exit %d, want 2", r.code)
 	}
 	if got, want := mustRun(t, "array", "--box", "1:3", zarr3+"|zarr3:1d.contiguous.i4"), "\x02\x00\x00\x00\x03\x00\x00\x00"; got != want {
 		t.Errorf("array --box 1:3 = %q, want %q", got, want)
