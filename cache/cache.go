@@ -494,7 +494,19 @@ func (b *Blob) Prefetch(ctx context.Context, off, n int64) error {
 			end = next
 		}
 		end = max(hi, min(end, next, lo+cfg.MaxRequest))
-		_, err := b.fetchSpan(ctx, lo, end)
+		f := &spanFlight{lo: lo, hi: end, done: make(chan struct{})}
+		if g := b.c.spans.claimFlight(b.key, f, lo, hi); g != nil {
+			// Another caller's fetch began since the look above.
+			if err := waitSpan(ctx, g); err != nil {
+				return err
+			}
+			continue
+		}
+		if l, h := b.held(nil, lo, hi-lo); l >= h {
+			b.c.spans.endFlight(b.key, f) // cached since the look above
+			return nil
+		}
+		_, err := b.fetchFlight(ctx, f)
 		return err
 	}
 }

@@ -151,6 +151,24 @@ func (t *spanTable) flightOver(obj string, lo, hi int64) *spanFlight {
 	return nil
 }
 
+// claimFlight registers f, unless a fetch of obj covering [lo, hi) is
+// under way: it then returns that one and registers nothing. Looking and
+// registering are one step, so that concurrent callers make one fetch.
+func (t *spanTable) claimFlight(obj string, f *spanFlight, lo, hi int64) *spanFlight {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, g := range t.flights[obj] {
+		if g.lo <= lo && hi <= g.hi {
+			return g
+		}
+	}
+	if t.flights == nil {
+		t.flights = map[string][]*spanFlight{}
+	}
+	t.flights[obj] = append(t.flights[obj], f)
+	return nil
+}
+
 func (t *spanTable) startFlight(obj string, f *spanFlight) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -280,9 +298,15 @@ func waitSpan(ctx context.Context, f *spanFlight) error {
 // fetchSpan fetches the bytes [lo, hi) in one request, caches them as a
 // span and returns them.
 func (b *Blob) fetchSpan(ctx context.Context, lo, hi int64) (data []byte, err error) {
-	c := b.c
 	f := &spanFlight{lo: lo, hi: hi, done: make(chan struct{})}
-	c.spans.startFlight(b.key, f)
+	b.c.spans.startFlight(b.key, f)
+	return b.fetchFlight(ctx, f)
+}
+
+// fetchFlight makes the fetch of the registered flight f.
+func (b *Blob) fetchFlight(ctx context.Context, f *spanFlight) (data []byte, err error) {
+	c := b.c
+	lo, hi := f.lo, f.hi
 	// The flight ends after the span is cached, so that its waiters find
 	// it; and it ends even when the source panics.
 	defer c.spans.endFlight(b.key, f)
