@@ -610,6 +610,20 @@ func (b *Blob) tryBlocks(ctx context.Context, first, last, fetchLast int64) (out
 	return out, false, nil
 }
 
+// failFlights ends the flights of blocks first..last with err.
+func (b *Blob) failFlights(first, last int64, err error) {
+	c := b.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := first; i <= last; i++ {
+		k := blockKey{c, b.key, i}
+		f := c.inflight[k]
+		delete(c.inflight, k)
+		f.err = err
+		close(f.done)
+	}
+}
+
 // fetchRun fetches blocks first..last in one request and publishes each
 // as it arrives, so that a reader waiting for the first blocks of a long
 // run goes on before the run ends.
@@ -626,15 +640,7 @@ func (b *Blob) fetchRun(ctx context.Context, first, last int64) (err error) {
 			// the panic goes on.
 			err = fmt.Errorf("cache: fetching %s: the source panicked", b.info.Name())
 		}
-		c.mu.Lock()
-		for i := next; i <= last; i++ {
-			k := blockKey{c, b.key, i}
-			f := c.inflight[k]
-			delete(c.inflight, k)
-			f.err = err
-			close(f.done)
-		}
-		c.mu.Unlock()
+		b.failFlights(next, last, err)
 	}()
 	rc, err := b.src.ReadRange(ctx, off, end-off)
 	local := isLocal(rc)

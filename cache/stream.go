@@ -148,14 +148,6 @@ func (b *Blob) fetchPart(ctx context.Context, runs [][2]int64, n int64) {
 			err = b.fetchRun(ctx, r[0], r[1])
 			continue
 		}
-		c.mu.Lock()
-		for i := r[0]; i <= r[1]; i++ {
-			k := blockKey{c, b.key, i}
-			f := c.inflight[k]
-			delete(c.inflight, k)
-			f.err = err
-			close(f.done)
-		}
-		c.mu.Unlock()
+		b.failFlights(r[0], r[1], err)
 	}
 }
