@@ -36,6 +36,14 @@ import "context"
 // before them ended. A part's blocks, as they arrive, are counted in the
 // budget as every block is.
 
+// WaitParts waits until the parts of parallel readahead issued for the
+// blob, and those their ends issued, have ended: each ends with the
+// context of the read that issued it, at the latest. A blob closed after
+// it (remote.Blob.Close) leaves no request behind, and the blocks the
+// parts fetched are held, so that what a later read of the same bytes
+// asks for does not depend on when the parts ended.
+func (b *Blob) WaitParts() { b.partsWG.Wait() }
+
 // stream issues the parts of a sequential read of blocks first..last,
 // with readahead ra, that may fetch up to the byte at limit. It reports
 // whether it did: false when parallel readahead is off, the readahead

@@ -362,10 +362,12 @@ func (b *Blob) Revalidate(ctx context.Context) error {
 	})
 }
 
-// Close releases the whole-object body a server that ignores Range left
-// open for the next sequential read, if any, and the blob's reference to
-// the spooled object. The blob can still be read.
+// Close waits for the parts of parallel readahead under way
+// (cache.Blob.WaitParts), and releases the whole-object body a server that
+// ignores Range left open for the next sequential read, if any, and the
+// blob's reference to the spooled object. The blob can still be read.
 func (b *Blob) Close() error {
+	b.Blob.WaitParts()
 	b.src.close()
 	return nil
 }
