@@ -255,6 +255,7 @@ type Blob struct {
 	aheadEnd int64 // where they must end (the object's, or a region's)
 	nparts   int   // parts in flight
 	partsWG  sync.WaitGroup
+	dropped  int64 // blocks below this index a sequential read has dropped
 }
 
 type pin struct {
@@ -322,6 +323,9 @@ func (b *Blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	ra := b.readahead(off, int64(n))
 	if err := b.read(ctx, q, off, ra); err != nil {
 		return 0, err
+	}
+	if ra >= b.c.cfg.PartSize {
+		b.dropBehind(off)
 	}
 	if n < len(p) {
 		return n, io.EOF
@@ -411,6 +415,7 @@ func (b *Blob) readahead(off, n int64) int64 {
 	} else {
 		b.ra = 0
 		b.ahead = 0
+		b.dropped = off / b.c.cfg.BlockSize
 	}
 	b.next = off + n
 	return b.ra
