@@ -48,8 +48,8 @@
 // evicted itself before a second read came back to its start. So what a
 // long read holds is its readahead, at most twice MaxReadahead (32 MiB by
 // default) plus a part and the read itself, whatever the object's size:
-// cat of a 512 MiB object over loopback holds 126 MB at its peak (581 MB
-// when it kept its blocks) and runs three times faster. A second read of
+// cat of a 512 MiB object over loopback peaks at 126 MB of RSS (581 MB
+// when it kept its blocks), and runs 1.5 times faster. A second read of
 // the object fetches it again; a smaller object stays cached.
 //
 // Where a reader knows exactly which bytes it needs (a zip's central
