@@ -163,6 +163,21 @@ func For(vc *vfs.Cache) *Cache {
 	return vc.Resource(forKey{}, func() any { return newCache(Config{}.withDefaults(), vc) }).(*Cache)
 }
 
+// Configure makes the block cache of vc, the one For returns, with the
+// sizes of cfg (zero fields mean their defaults; Budget is vc's own). It
+// fails, changing nothing, when vc's block cache was made already with
+// other sizes: call it before the first pipeline opened with vc reads.
+func Configure(vc *vfs.Cache, cfg Config) error {
+	cfg = cfg.withDefaults()
+	c := vc.Resource(forKey{}, func() any { return newCache(cfg, vc) }).(*Cache)
+	got := c.cfg
+	got.Budget = cfg.Budget
+	if got != cfg {
+		return fmt.Errorf("cache: the block cache of this vfs.Cache is in use already, with other sizes: %w", fs.ErrInvalid)
+	}
+	return nil
+}
+
 // Config returns the cache's sizes, defaults filled in; Budget is the
 // current budget of the vfs.Cache the blocks are held in.
 func (c *Cache) Config() Config {

@@ -169,6 +169,7 @@ type globals struct {
 	limitFlags []*limitFlag // --max-ratio and the others
 	limits     vfs.Limits   // from PIPEFS_LIMITS and limitFlags
 	disk       diskCacheFlags
+	readahead  readaheadFlags
 
 	mu      sync.Mutex
 	counted []interface{ Stats() []vfs.StageCounts } // what --stats reports
@@ -257,7 +258,7 @@ func cwd() vfs.Pipeline {
 
 // options returns the open options that the global flags ask for.
 func (g *globals) options() *vfs.Options {
-	return g.disk.apply(&pipefs.Options{NoDetect: g.noDetect, Limits: g.limits})
+	return g.readahead.apply(g.disk.apply(&pipefs.Options{NoDetect: g.noDetect, Limits: g.limits}))
 }
 
 // newRoot returns the root command and the globals its flags set.
@@ -317,6 +318,7 @@ G, T, P or E suffix (powers of 1024), or -1 (also "none") for no limit. SIGINT s
 	g.limitFlags = limitFields()
 	addLimitFlags(root.PersistentFlags(), g.limitFlags)
 	g.disk.add(root.PersistentFlags())
+	g.readahead.add(root.PersistentFlags())
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		l, err := limits(cmd.Flags(), g.limitFlags)
 		if err != nil {
@@ -324,6 +326,9 @@ G, T, P or E suffix (powers of 1024), or -1 (also "none") for no limit. SIGINT s
 		}
 		g.limits = l
 		if err := g.disk.setup(cmd.Flags()); err != nil {
+			return usageError{err}
+		}
+		if err := g.readahead.setup(cmd.Flags()); err != nil {
 			return usageError{err}
 		}
 		return nil
