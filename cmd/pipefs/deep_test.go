@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pipefs/pipefs/fstest"
 )
@@ -476,5 +477,44 @@ func TestDeepLookalikes(t *testing.T) {
 	slices.Sort(want)
 	if out := mustRun(t, "ls", "-R", "--deep", dir); out != strings.Join(want, "\n")+"\n" {
 		t.Errorf("ls -R --deep:\n%s\nwant:\n%s", out, strings.Join(want, "\n"))
+	}
+}
+
+// A deep listing opens the containers of a directory concurrently, at
+// most deepAhead at once, and its rows are those of the listing that
+// opens them one by one: ls -R --deep and tree --deep of a jar holding 40
+// jars over a server that answers after 5 ms keep several requests in
+// flight, and what they print is what archive/zip finds.
+func TestDeepConcurrent(t *testing.T) {
+	var outer bytes.Buffer
+	zw := zip.NewWriter(&outer)
+	for i := range 40 {
+		var inner []entry
+		for j := range 3 {
+			inner = append(inner, entry{name: fmt.Sprintf("p%d/C%d.class", i, j), body: strings.Repeat(strconv.Itoa(i*j), 50)})
+		}
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: fmt.Sprintf("lib/l%02d.jar", i), Method: zip.Store, Modified: modTime})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(zipOf(t, inner...))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := zipNode(t, outer.Bytes())
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"fat.jar": outer.Bytes()})
+	srv.SetLatency(5 * time.Millisecond)
+	url := srv.URL() + "/fat.jar"
+	if out := mustRun(t, "--cache-dir", "off", "ls", "-R", "--deep", url); out != want.lsR("") {
+		t.Errorf("ls -R --deep:\n%s\nwant:\n%s", out, want.lsR(""))
+	}
+	if p := srv.Peak(); p < 2 || p > deepAhead {
+		t.Errorf("ls -R --deep: %d requests in flight at most, want 2 to %d", p, deepAhead)
+	}
+	var dirs, files int
+	body := want.tree("", &dirs, &files)
+	if out, w := mustRun(t, "--cache-dir", "off", "tree", "--deep", url), url+"|zip:\n"+body+"\n"+summary(dirs, files)+"\n"; out != w {
+		t.Errorf("tree --deep:\n%s\nwant:\n%s", out, w)
 	}
 }
