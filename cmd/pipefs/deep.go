@@ -99,7 +99,9 @@ func (d *deepener) open(fsys *vfs.FS, name string, info fs.FileInfo, level int, 
 	if d.reg.SniffHead(head[:n]) == nil {
 		return nil, nil
 	}
-	nested, err := vfs.OpenFS(d.ctx, fsys.URL(name), d.g.options())
+	// Opened relative to fsys: read from its tree, as ranges of the
+	// blobs it holds, with nothing above it opened again.
+	nested, err := fsys.WithContext(d.ctx).OpenFS(name)
 	if errors.Is(err, vfs.ErrNotDir) || errors.Is(err, vfs.ErrUnknownFormat) {
 		return nil, nil // a compressed plain file, an image
 	}
