@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"strings"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/pipefs/pipefs/fstest"
 	_ "github.com/pipefs/pipefs/roots/httproot"
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // relativeServer serves outer.zip, which stores inner.zip (a.txt,
@@ -143,5 +146,70 @@ func TestOpenFSRelativeAdapters(t *testing.T) {
 		if tc.name != "../x" && !strings.Contains(err.Error(), fsys.URL(tc.name)) {
 			t.Errorf("OpenFS(%s, %q): %v does not name the pipeline", tc.name, tc.adapters, err)
 		}
+	}
+}
+
+// Opening a container stored in a remote archive, and sniffing the files
+// inside it, fetch what they read, not the blocks around it nor whole
+// members: the nested zip's end records are read exactly (detection
+// declares the tail it reads), and a stored member of 1 MiB opened to
+// look at its head (a driver.Unverified read, as deep listings and serve
+// make) is not fetched whole at open. A 1.1 MB nested jar is opened and
+// its heads sniffed for less than a third of its bytes.
+func TestOpenFSRelativeFetchesWhatItReads(t *testing.T) {
+	files := map[string][]byte{"res/blob.bin": fstest.RandomBytes(1<<20, 7), "res/big.bin": fstest.RandomBytes(1<<20+1, 8)}
+	for i := range 20 {
+		files[fmt.Sprintf("com/ex/C%02d.class", i)] = fstest.RandomBytes(600, uint64(i))
+	}
+	inner := fstest.ZipBytesFunc(files, func(name string) uint16 {
+		if strings.HasSuffix(name, ".bin") {
+			return zip.Store
+		}
+		return zip.Deflate
+	})
+	// Members before and after inner.zip keep it out of the blocks that
+	// opening fat.jar reads, at its start and its end.
+	pad := fstest.RandomBytes(600<<10, 9)
+	outer := fstest.ZipBytes(map[string][]byte{"a/pad.bin": pad, "lib/inner.zip": inner, "z/pad.bin": pad}, zip.Store)
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"fat.jar": outer})
+	ctx := context.Background()
+	fsys, err := vfs.OpenFS(ctx, srv.URL()+"/fat.jar", &vfs.Options{Cache: vfs.NewCache(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	srv.Reset()
+	n, err := fsys.OpenFS("lib/inner.zip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	// Its local header, the block holding its head (format detection),
+	// and exactly the 64 KiB and 22 bytes at its end where a zip's end
+	// records may be, not the blocks around them.
+	if b := srv.Bytes(); b > 256<<10+64<<10+1<<10 {
+		t.Errorf("opening the nested zip fetched %d bytes, want its local header, the block of its head and its last 64 KiB at most:\n%s", b, srv.LogString())
+	}
+	sniff := n.WithContext(driver.Unverified(ctx))
+	head := make([]byte, 4096)
+	err = fs.WalkDir(n, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		f, err := sniff.OpenFile(name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if _, err := f.ReadAt(head[:min(len(head), int(f.Size()))], 0); err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := srv.Bytes(); b > int64(len(inner))/3 {
+		t.Errorf("opening the nested zip and reading the heads of its %d files fetched %d bytes of its %d:\n%s", len(files), b, len(inner), srv.LogString())
 	}
 }

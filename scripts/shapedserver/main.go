@@ -4,7 +4,7 @@
 // is the server of scripts/parallelbench.sh, which compares pipefs cat
 // with aria2c and curl on it.
 //
-//	shapedserver [-addr 127.0.0.1:8080] [-latency 20ms] [-rate 25000000] DIR
+//	shapedserver [-addr 127.0.0.1:8080] [-latency 20ms] [-rate 25000000] [-log] DIR
 //
 // Files are served with http.ServeContent: single and suffix ranges,
 // If-Match and If-None-Match work, with a strong ETag from the file's
@@ -33,12 +33,13 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "address to listen on")
 	latency := flag.Duration("latency", 0, "wait before each answer")
 	rate := flag.Int64("rate", 0, "body bytes per second of each answer (0: no cap)")
+	logRanges := flag.Bool("log", false, "print each request's path and Range to standard error")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: shapedserver [-addr ADDR] [-latency D] [-rate BYTES/S] DIR")
+		fmt.Fprintln(os.Stderr, "usage: shapedserver [-addr ADDR] [-latency D] [-rate BYTES/S] [-log] DIR")
 		os.Exit(2)
 	}
-	s := &server{dir: flag.Arg(0), latency: *latency, rate: *rate}
+	s := &server{dir: flag.Arg(0), latency: *latency, rate: *rate, log: *logRanges}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "shapedserver:", err)
@@ -63,6 +64,7 @@ type server struct {
 	dir      string
 	latency  time.Duration
 	rate     int64
+	log      bool
 	requests atomic.Int64
 	active   atomic.Int64
 	peak     atomic.Int64
@@ -70,6 +72,9 @@ type server struct {
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.requests.Add(1)
+	if s.log {
+		fmt.Fprintf(os.Stderr, "%s %s %s\n", r.Method, r.URL.Path, r.Header.Get("Range"))
+	}
 	for n := s.active.Add(1); ; {
 		p := s.peak.Load()
 		if n <= p || s.peak.CompareAndSwap(p, n) {
