@@ -68,7 +68,10 @@
 //     from whether they still have that version (a stat, one conditional
 //     request), for a long-lived reader such as "pipefs serve".
 //   - [Versioned]: a Tree that is a store with a history (OCDBT,
-//     Icechunk), for "pipefs log".
+//     Icechunk), for "pipefs log"; [RefLister]: one whose versions also
+//     go by names (Icechunk's branches and tags). The sub-URL of a
+//     version is u.WithVersion(id) (vfs.SubURL.WithVersion), by the
+//     syntax the scheme's grammar gives its authority.
 //   - [Omitter]: a Tree that leaves out entries it cannot expose, and says
 //     which.
 //   - [LinkReader]: a Tree that has symbolic links and reads their
@@ -243,6 +246,23 @@ type Version struct {
 	Time    time.Time // when it was committed
 	Keys    int64     // the number of keys, or -1 when the store does not say
 	Message string    // the commit message, if the store keeps one
+}
+
+// A RefLister is a Versioned store whose versions also go by names that
+// move as the store is written, such as an Icechunk repository's branches
+// and tags. A program offers them where a version is typed (shell
+// completion of "icechunk://"), as they are what people name a version
+// by; a store without refs offers its versions' IDs.
+type RefLister interface {
+	Versioned
+	// ListRefs lists the refs in the order to show them.
+	ListRefs(ctx context.Context) ([]Ref, error)
+}
+
+// A Ref is one name of a version of a RefLister store.
+type Ref struct {
+	Name    string // what a sub-URL names the version by: "branch.main", "tag.v1"
+	Version string // the ID of the version it names now (a Version's ID)
 }
 
 // An Omitter is a Tree that leaves out entries it cannot expose, such as a
