@@ -11,9 +11,10 @@
 //
 //	func init() {
 //		vfs.RegisterAdapter(&vfs.Adapter{
-//			Scheme:   "pipefs.toy",  // a standard scheme, or vendor "." name
-//			OpenFile: open,          // reads a file: gets a Blob
-//			Summary:  "a toy",       // one line for "pipefs --help"
+//			Scheme:     "pipefs.toy",     // a standard scheme, or vendor "." name
+//			OpenFile:   open,             // reads a file: gets a Blob
+//			Summary:    "a toy",          // one line for "pipefs --help"
+//			Extensions: []string{".toy"}, // names that suggest it ("a.toy|pipefs.toy:")
 //		})
 //	}
 //
@@ -31,6 +32,25 @@
 // itself, pipefs.go for a local format, all/all.go for a remote root). A
 // format signature (vfs.RegisterFormat) makes detection append it; a
 // standard scheme's syntax is one row of the table in vfs/schemes.go.
+//
+// What else pipefs needs to know of a driver, the driver declares: nothing
+// outside its package names its scheme. Its registration says, as data:
+//
+//   - vfs.Adapter.Extensions: the file name extensions that suggest it.
+//   - vfs.Adapter.Stream: a decompressor, whose one file of output is
+//     detected again and whose sub-URL takes no path.
+//   - vfs.Root.FollowsLinks, vfs.Adapter.FollowsLinks: opening a path
+//     follows the symbolic links of its trees (a local directory, tar).
+//   - vfs.Root.Durable: its objects, and the versions its blobs name,
+//     outlive the process; only then is what drivers derive from them
+//     kept on disk (vfs.Env.DiskIndex, vfs.Env.DiskObject).
+//     vfs.Root.Local: it reads the local disk, as fast as a copy there.
+//   - vfs.Format.Dataset: a directory format that is a dataset, not a
+//     store.
+//
+// What is known only once opened, its tree declares by the optional
+// interfaces below: a store's versions ([Versioned]) and the names they go
+// by ([RefLister]), whose sub-URL vfs.SubURL.WithVersion writes.
 //
 // An adapter that yields a tree names its entries; one that yields a file
 // names it in the FileInfo of the blob it returns (File.Name reports it).
