@@ -184,8 +184,8 @@ type Format struct {
 // Extensions, Stream and FollowsLinks, a Format's Dataset. What is learnt
 // only once a store is open, its versions and their names, a driver's
 // tree declares by the optional interfaces of package driver
-// (driver.Versioned, driver.RefLister). No scheme is named outside its
-// driver.
+// (driver.Versioned, driver.RefLister). So nothing outside a driver needs
+// to name its scheme.
 type Registry struct {
 	mu         sync.RWMutex
 	roots      map[string]*Root
@@ -254,10 +254,9 @@ func (g *Registry) RegisterRoot(r *Root) {
 // RegisterAdapter adds an adapter. It panics if a is nil, sets not exactly
 // one of OpenFile and OpenDir, reads another kind of base than the grammar
 // gives its scheme, has a root scheme, or is already registered; if it is
-// a Stream that reads no file, or whose standard scheme's grammar says it
-// takes a path or yields no file;
-// or if it declares an extension that is no lower-case ".name" or that
-// another adapter declared.
+// a Stream that reads no file, or whose standard scheme's grammar gives it
+// a path or another output than a file; or if it declares an extension
+// that is no lower-case ".name", or that another adapter declared.
 func (g *Registry) RegisterAdapter(a *Adapter) {
 	if a == nil || (a.OpenFile == nil) == (a.OpenDir == nil) {
 		panic("vfs: RegisterAdapter: nil adapter, or not exactly one of OpenFile and OpenDir")
