@@ -39,16 +39,20 @@ type DiskObject struct {
 //
 // The place is the zero DiskObject, which keeps nothing, when the
 // pipeline has no store on disk (Options.Disk, Options.NoDisk,
-// Cache.Disk), when Env.URL is empty, when the input is in the memory:
-// root, whose objects do not outlive the process, and when it is a
-// directory of the file: root itself, which is read as fast as a copy
-// would be and which a copy would only duplicate on the same disk.
+// Cache.Disk), when Env.URL is empty, when the pipeline's root is not
+// registered as Durable (memory:, whose objects do not outlive the
+// process), and when the input is a directory of a Local root itself
+// (file:), which is read as fast as a copy would be and which a copy
+// would only duplicate on the same disk.
 func (env *Env) DiskObject(kind, name string) DiskObject {
 	if env == nil || env.URL == "" || env.Options == nil || env.Options.NoDisk {
 		return DiskObject{}
 	}
 	p, err := Parse(env.URL)
-	if err != nil || len(p) == 0 || p[0].Scheme == "memory" || (len(p) == 1 && p[0].Scheme == "file") {
+	if err != nil || len(p) == 0 {
+		return DiskObject{}
+	}
+	if root := env.Options.registry().Root(p[0].Scheme); root == nil || !root.Durable || len(p) == 1 && root.Local {
 		return DiskObject{}
 	}
 	s := env.Options.Disk

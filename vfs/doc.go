@@ -34,6 +34,17 @@
 // whose zero value is empty lets a program keep its own set
 // (Options.Registry).
 //
+// Beyond its Open, a driver declares in its registration what the engine
+// and programs decide about its scheme, so that nothing outside the
+// driver names it: a Root whether it is Durable (indexes derived from its
+// objects are kept on disk), Local, and whether opening FollowsLinks; an
+// Adapter its Extensions, whether it is a Stream, and whether it
+// FollowsLinks. [Registry.Root], [Registry.Adapter],
+// [Registry.ByExtension] and [Registry.FollowsLinks] read them. A store's
+// versions are declared by its tree (driver.Versioned,
+// driver.RefLister), and [SubURL.WithVersion] writes one into a sub-URL
+// by the scheme's grammar.
+//
 // A program pays only for the drivers it imports: package vfs itself
 // registers none.
 //

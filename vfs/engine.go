@@ -317,13 +317,14 @@ func (r *result) env(url, scheme string, o *Options, lim Limits) *Env {
 // versions that Env.Key holds. A blob that gives none inherits the version
 // of the blobs it was read from (an archive member, a decompressed
 // stream); one read from none (the first blob, or a file of a directory
-// tree) is known by its size and modification time.
-func (r *result) read(b driver.Blob, url string) {
+// tree) is known by its size and modification time. durable is whether
+// the pipeline's root declared Root.Durable: only then do its versions
+// outlive the process.
+func (r *result) read(b driver.Blob, url string, durable bool) {
 	var v string
 	if f, ok := b.(driver.Fingerprinter); ok {
 		v = f.Fingerprint()
-		// The memory: root's versions count the writes of one process.
-		if v != "" && r.p[0].Scheme != "memory" {
+		if v != "" && durable {
 			r.durable = true
 			if s, ok := b.(driver.Sidecars); ok && len(r.versions) == 0 && b.Stat().Size() >= sidecarMinSize {
 				r.side, r.sideURL = s, url
@@ -383,7 +384,7 @@ func (r *result) openAdapter(ctx context.Context, reg *Registry, o *Options, i i
 		if berr != nil {
 			return driver.Location{}, stageErr(r.p, i-1, berr)
 		}
-		r.read(b, url)
+		r.read(b, url, reg.durable(r.p[0].Scheme))
 		out, err = a.OpenFile(ctx, b, u, r.env(url, a.Scheme, o, o.limits()))
 	}
 	if err != nil {

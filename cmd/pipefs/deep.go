@@ -47,7 +47,14 @@ func (g *globals) deepener(ctx context.Context, d deepFlags) (*deepener, error) 
 		return nil, nil
 	}
 	reg := registry(g.options())
-	datasets := map[string]bool{"hdf5": true}
+	// The adapters that yield datasets: by the grammar (hdf5:, zarr:),
+	// and the directory formats registered as datasets.
+	datasets := map[string]bool{}
+	for _, s := range reg.Schemes() {
+		if _, yields, _ := vfs.SchemeKinds(s); yields == vfs.KindDataset {
+			datasets[s] = true
+		}
+	}
 	for _, f := range reg.Formats() {
 		if f.Input == vfs.KindDirectory && f.Dataset {
 			datasets[strings.TrimSuffix(f.Adapter, ":")] = true

@@ -258,20 +258,15 @@ func (g *globals) argLink(ctx context.Context, arg string) (fs.FileInfo, string)
 	}
 	// parseArg ends a local directory with "/", and a link to one.
 	pipeline = strings.TrimSuffix(pipeline, "/")
-	if p, err := vfs.Parse(pipeline); err != nil || !followsLinks(p) {
+	// Only where opening follows links (a local directory, a tar archive:
+	// vfs.Registry.FollowsLinks) is the link looked for in its parent
+	// directory first. Other trees never follow one (opening a zip
+	// symlink fails, and is described then, see unfollowedLink), and
+	// looking would open a remote pipeline a second time.
+	if p, err := vfs.Parse(pipeline); err != nil || !registry(g.options()).FollowsLinks(p) {
 		return nil, ""
 	}
 	return g.lstat(ctx, pipeline)
-}
-
-// followsLinks reports whether opening what p names follows a symbolic
-// link: in a local directory and in a tar archive. Other trees never
-// follow one (opening a zip symlink fails, and is described then, see
-// unfollowedLink), so ls -l need not look for a link in the parent
-// directory first, which would open a remote pipeline a second time.
-func followsLinks(p vfs.Pipeline) bool {
-	last := strings.ToLower(p[len(p)-1].Scheme)
-	return len(p) == 1 && last == "file" || last == "pipefs.tar"
 }
 
 // A lister collects the rows of a listing, to print them aligned.

@@ -85,7 +85,7 @@ import (
 )
 
 func init() {
-	vfs.RegisterRoot(&vfs.Root{Scheme: "gs", Open: open, Options: (*Options)(nil)})
+	vfs.RegisterRoot(&vfs.Root{Scheme: "gs", Open: open, Options: (*Options)(nil), Durable: true})
 }
 
 // Options configure the gs root. Pass them in vfs.Options.Schemes under

@@ -22,7 +22,7 @@ import (
 )
 
 func init() {
-	vfs.RegisterRoot(&vfs.Root{Scheme: "http", Also: []string{"https"}, Open: open, Options: (*Options)(nil)})
+	vfs.RegisterRoot(&vfs.Root{Scheme: "http", Also: []string{"https"}, Open: open, Options: (*Options)(nil), Durable: true})
 }
 
 // Options configure the http and https roots. Pass them in

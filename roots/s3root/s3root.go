@@ -26,7 +26,7 @@ import (
 )
 
 func init() {
-	vfs.RegisterRoot(&vfs.Root{Scheme: "s3", Also: []string{"s3+http", "s3+https"}, Open: open, Options: (*Options)(nil)})
+	vfs.RegisterRoot(&vfs.Root{Scheme: "s3", Also: []string{"s3+http", "s3+https"}, Open: open, Options: (*Options)(nil), Durable: true})
 }
 
 // Addressing chooses how a bucket is named in a request.
