@@ -128,7 +128,7 @@ func (d DiskIndex) Load(ctx context.Context, limit int64) ([]byte, bool) {
 // became complete, or the one a driver.ContextCloser is closed with, so
 // that cancelling it stops the write. A failure is not reported: a later
 // process builds the index again. (A sidecar that cannot be written is
-// logged, once per object, with log/slog's default logger; one that a
+// logged with Options.Logger, once per object and Cache; one that a
 // cancellation stopped is not.)
 func (d DiskIndex) Store(ctx context.Context, data []byte) {
 	if d.s != nil {

@@ -1,6 +1,8 @@
 package vfs
 
 import (
+	"log/slog"
+
 	"github.com/pipefs/pipefs/cache/disk"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -35,6 +37,13 @@ type Options struct {
 
 	// Limits bound what hostile input can make the library do.
 	Limits Limits
+
+	// Logger receives the warnings of the pipelines opened with these
+	// options: a server that ignores Range requests, a sidecar index that
+	// cannot be read or written. Each is logged once per Cache (see
+	// Env.Warn). Nil means none: the library then logs nothing; it never
+	// uses log/slog's default logger.
+	Logger *slog.Logger
 
 	// NoDetect turns off format auto-detection: OpenFS of a container file
 	// fails with ErrNotDir instead of appending the adapter its signature

@@ -118,7 +118,7 @@ func open(ctx context.Context, u vfs.SubURL, env *vfs.Env) (driver.Location, err
 		name:   u.Bucket(),
 		retry:  opts.Remote.Retry,
 	}
-	return driver.Location{Tree: remote.NewTree(b, env.Cache, opts.Remote), Path: u.Key()}, nil
+	return driver.Location{Tree: remote.NewTree(b, env, opts.Remote), Path: u.Key()}, nil
 }
 
 type clientKey struct {

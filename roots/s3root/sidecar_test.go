@@ -81,11 +81,9 @@ func TestSidecarWriteDenied(t *testing.T) {
 	})
 	defer deny.Close()
 	var logged bytes.Buffer
-	defer slog.SetDefault(slog.Default())
-	slog.SetDefault(slog.New(slog.NewTextHandler(&logged, nil)))
-
 	o := withS3(&s3root.Options{Config: cfg, Endpoint: "http://" + deny.Addr})
-	o.Cache, o.NoDisk, o.Sidecar = vfs.NewCache(0), true, vfs.SidecarWrite
+	o.Cache, o.Sidecar = vfs.NewCache(0), vfs.SidecarWrite
+	o.Logger = slog.New(slog.NewTextHandler(&logged, nil))
 	fsys, err := vfs.OpenFS(context.Background(), "s3://side/denied/src.tar.gz|gzip:|pipefs.tar:", o)
 	if err != nil {
 		t.Fatal(err)
