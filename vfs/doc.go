@@ -51,19 +51,33 @@
 //
 // Indexes derived from an object whose version outlives the process (a
 // tar member table, gzip checkpoints) are also kept on disk, for later
-// processes (Options.Disk, [DefaultDisk], Env.DiskIndex), and with
+// processes, when Options.Disk gives a store (Env.DiskIndex), and with
 // Options.Sidecar shared through the object's own bucket as sidecar
 // objects, for other machines ([SidecarMode]). What is loaded from either
 // is untrusted input that the driver checks as it checks the object.
 //
+// The library has no ambient state: everything it does follows from the
+// Options of the open. It reads no environment variable of its own, keeps
+// nothing on disk unless Options.Disk says where (there is no default
+// directory, and DefaultCache lives in memory only), and logs only
+// through Options.Logger (nil: nothing), each warning once per Cache
+// ([Env.Warn]); it does not depend on package testing, so it behaves the
+// same in a test. The pipefs command is where environment variables
+// ($PIPEFS_CACHE_DIR, $PIPEFS_LIMITS), the default directory of the
+// store on disk and logging to stderr are decided. The cloud roots let
+// their SDKs read the SDKs' own documented environment (AWS_*,
+// GOOGLE_APPLICATION_CREDENTIALS, STORAGE_EMULATOR_HOST) when their
+// options give no client or configuration.
+//
 // # Options
 //
-// [Options] carries the registry, the cache, the [Limits] and, per scheme,
-// a driver's own options in Options.Schemes, keyed by the scheme the
-// driver registered under ("http" serves https too; "s3" serves s3+http
-// and s3+https). A key that names no registered scheme with options, or a
-// value of another type than the driver declared, fails the open with an
-// error matching fs.ErrInvalid.
+// [Options] carries the registry, the cache, the store on disk, the
+// logger, the [Limits] and, per scheme, a driver's own options in
+// Options.Schemes, keyed by the scheme the driver registered under
+// ("http" serves https too; "s3" serves s3+http and s3+https). A key
+// that names no registered scheme with options, or a value of another
+// type than the driver declared, fails the open with an error matching
+// fs.ErrInvalid.
 //
 // # FS and File
 //

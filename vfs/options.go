@@ -20,13 +20,11 @@ type Options struct {
 	Cache *Cache
 
 	// Disk is the store of derived indexes kept on disk across processes
-	// (see Env.DiskIndex). Nil means the store of Cache (Cache.Disk): for
-	// the default cache, DefaultDisk, on unless turned off; a cache made
-	// with NewCache has none unless SetDisk gives it one.
+	// (see Env.DiskIndex and Env.DiskObject). Nil means none: indexes are
+	// kept in Cache only, for the life of the process. The library
+	// chooses no directory of its own; a program that wants the one the
+	// pipefs command uses opens it with disk.Open(disk.DefaultDir()).
 	Disk *disk.Store
-	// NoDisk turns the store of derived indexes off for this open, as if
-	// Disk and the cache's store were nil.
-	NoDisk bool
 	// Sidecar shares the same indexes through the object store itself:
 	// each is kept as a sidecar object beside the archive's object in its
 	// bucket, so that every machine reading the archive finds the index

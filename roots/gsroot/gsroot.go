@@ -27,6 +27,12 @@
 // GOOGLE_APPLICATION_CREDENTIALS) and shared by every open with the same
 // vfs.Cache (they are resources of the cache).
 //
+// STORAGE_EMULATOR_HOST and GOOGLE_APPLICATION_CREDENTIALS are the storage
+// library's own, documented configuration, which it reads; this package
+// reads them itself only to tell clients apart, and reads no other
+// variable. A program that wants none of the environment sets
+// Options.Client.
+//
 // # Requests
 //
 // Opening an object is one XML API GET of a suffix range; its answer gives
