@@ -32,7 +32,9 @@
 // nobody registered fails with an error matching [ErrUnknownScheme] that
 // lists the registered ones and names the package to import. A [Registry]
 // whose zero value is empty lets a program keep its own set
-// (Options.Registry).
+// (Options.Registry); a package layered on the drivers keeps its own
+// registrations in it too ([Registry.Value]), as package array keeps its
+// array formats, so that the program's Registry scopes them as well.
 //
 // A program pays only for the drivers it imports: package vfs itself
 // registers none.

@@ -145,6 +145,7 @@ type Registry struct {
 	roots    map[string]*Root
 	adapters map[string]*Adapter
 	formats  []*Format
+	values   map[any]any // see Value
 }
 
 // DefaultRegistry is the registry used when Options.Registry is nil.
