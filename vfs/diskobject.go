@@ -38,10 +38,11 @@ type DiskObject struct {
 // pipeline finds it.
 //
 // The place is the zero DiskObject, which keeps nothing, when the
-// pipeline has no store on disk (Options.Disk), when Env.URL is empty, when the input is in the memory:
-// root, whose objects do not outlive the process, and when it is a
-// directory of the file: root itself, which is read as fast as a copy
-// would be and which a copy would only duplicate on the same disk.
+// pipeline has no store on disk (Options.Disk), when Env.URL is empty,
+// when the input is in the memory: root, whose objects do not outlive the
+// process, and when it is a directory of the file: root itself, which is
+// read as fast as a copy would be and which a copy would only duplicate
+// on the same disk.
 func (env *Env) DiskObject(kind, name string) DiskObject {
 	if env == nil || env.URL == "" || env.Options == nil || env.Options.Disk == nil {
 		return DiskObject{}
