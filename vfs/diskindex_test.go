@@ -2,7 +2,6 @@ package vfs_test
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -13,8 +12,8 @@ import (
 
 // TestDiskIndex checks when a driver gets a place on disk for its index:
 // only for an input whose Key names a fingerprint of a root declared
-// Durable, and only with a store, from Options.Disk or the cache, unless
-// Options.NoDisk.
+// Durable, and only with a store, Options.Disk: the default cache has
+// none.
 func TestDiskIndex(t *testing.T) {
 	store, err := disk.Open(t.TempDir(), 0)
 	if err != nil {
@@ -62,16 +61,11 @@ func TestDiskIndex(t *testing.T) {
 	if _, ok := open(other, &vfs.Options{Cache: vfs.NewCache(0), Disk: store}).Load(context.Background(), 0); ok {
 		t.Error("another version of the object loaded the index")
 	}
-	c := vfs.NewCache(0)
-	c.SetDisk(store)
-	if !open(versioned, &vfs.Options{Cache: c}).Enabled() {
-		t.Error("no place with the cache's store")
-	}
-	if open(versioned, &vfs.Options{Cache: c, NoDisk: true}).Enabled() {
-		t.Error("a place with NoDisk")
-	}
 	if open(versioned, &vfs.Options{Cache: vfs.NewCache(0)}).Enabled() {
 		t.Error("a place with no store")
+	}
+	if open(versioned, &vfs.Options{}).Enabled() {
+		t.Error("a place with the default cache and no store")
 	}
 	if open(plain, &vfs.Options{Cache: vfs.NewCache(0), Disk: store}).Enabled() {
 		t.Error("a place for an input with no fingerprint")
@@ -83,8 +77,5 @@ func TestDiskIndex(t *testing.T) {
 	// one process.
 	if openAt("memory", false, versioned, &vfs.Options{Cache: vfs.NewCache(0), Disk: store}).Enabled() {
 		t.Error("a place for an input in a root not declared Durable")
-	}
-	if _, set := os.LookupEnv(vfs.DiskCacheEnv); !set && vfs.DefaultDisk() != nil {
-		t.Error("DefaultDisk is on in a test binary with no " + vfs.DiskCacheEnv)
 	}
 }

@@ -192,6 +192,7 @@ type Registry struct {
 	adapters   map[string]*Adapter
 	extensions map[string]*Adapter
 	formats    []*Format
+	values     map[any]any // see Value
 }
 
 // DefaultRegistry is the registry used when Options.Registry is nil.

@@ -113,7 +113,6 @@ func main() {
 		stopInt()
 		stopTerm()
 	}()
-	slog.SetDefault(slog.New(newWarnHandler(os.Stderr)))
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	if code == exitInterrupted && <-terminated {
 		code = exitTerminated
@@ -125,6 +124,7 @@ func main() {
 // written to stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root, g := newRoot()
+	g.log = slog.New(newWarnHandler(stderr))
 	defer g.printStats(stderr)
 	out := newOutput(stdout)
 	root.SetArgs(args)
@@ -170,6 +170,7 @@ type globals struct {
 	limits     vfs.Limits   // from PIPEFS_LIMITS and limitFlags
 	disk       diskCacheFlags
 	readahead  readaheadFlags
+	log        *slog.Logger // the warnings of the library, on stderr
 
 	mu      sync.Mutex
 	counted []interface{ Stats() []vfs.StageCounts } // what --stats reports
@@ -258,7 +259,7 @@ func cwd() vfs.Pipeline {
 
 // options returns the open options that the global flags ask for.
 func (g *globals) options() *vfs.Options {
-	return g.readahead.apply(g.disk.apply(&pipefs.Options{NoDetect: g.noDetect, Limits: g.limits}))
+	return g.readahead.apply(g.disk.apply(&pipefs.Options{NoDetect: g.noDetect, Limits: g.limits, Logger: g.log}))
 }
 
 // newRoot returns the root command and the globals its flags set.

@@ -62,7 +62,7 @@ func open(ctx context.Context, u vfs.SubURL, env *vfs.Env) (driver.Location, err
 	}
 	opts := vfs.SchemeOptions[*Options](env)
 	b := NewBackend(u, env.Cache, opts)
-	return driver.Location{Tree: remote.NewTree(b, env.Cache, b.remoteOptions()), Path: b.file}, nil
+	return driver.Location{Tree: remote.NewTree(b, env, b.remoteOptions()), Path: b.file}, nil
 }
 
 // Backend is the remote.Backend of one http or https directory: range GETs
