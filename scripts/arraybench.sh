@@ -22,7 +22,7 @@
 # tobytes() (DIR/ref.bin), the requests the server answered and the most
 # at once, and the command's peak RSS (/usr/bin/time -v). With BASE (a
 # commit), pipefs built from BASE is timed too, as pipefs.base.
-# PIPEFS_ARGS adds flags to every pipefs command (--concurrency 64).
+# PIPEFS_ARGS adds flags to every pipefs command (--concurrency 128).
 # Needs hyperfine, go, /usr/bin/time, Debian's python3-zarr,
 # python3-fsspec, python3-aiohttp, python3-h5py.
 set -eu
@@ -88,7 +88,8 @@ rm around.0.json
 kill $pids
 pids=""
 conc=$(echo " $args " | sed -n 's/.* --concurrency[ =]\([0-9]*\) .*/\1/p')
-$py - "${conc:-32}" <<'PY'
+[ -n "$conc" ] || conc=$(./pipefs array --help | sed -n 's/.*--concurrency N .*(default \([0-9]*\)).*/\1/p')
+$py - "$conc" <<'PY'
 import glob, json, statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open("cmds.tsv")]
 times = {}
