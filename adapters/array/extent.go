@@ -129,6 +129,9 @@ func (a *Array) readBatch(ctx context.Context, r ExtentReader, out []byte, ext [
 	for w := range n {
 		g.Go(func() error {
 			for _, i := range order[w*len(batch)/n : (w+1)*len(batch)/n] {
+				if err := gctx.Err(); err != nil {
+					return err
+				}
 				c := &batch[i]
 				e, ok, err := r.ChunkExtent(gctx, c.coord)
 				if err != nil {

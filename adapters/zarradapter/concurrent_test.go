@@ -373,3 +373,41 @@ func TestArrayReadConcurrentSharded(t *testing.T) {
 		}
 	}
 }
+
+// TestArrayReadConcurrentShardedError checks that an error reading a
+// shard, when opening it and when reading its inner chunks, is ReadAll's,
+// and that a cancelled context gives context.Canceled.
+func TestArrayReadConcurrentShardedError(t *testing.T) {
+	files, _ := shardedArray()
+	srv := fstest.NewHTTPServer(t, files)
+	ctx := context.Background()
+	open := func() (*array.Array, func() error) {
+		o := remoteOptions()
+		o.Schemes["http"].(*httproot.Options).Remote.SuffixSize = 1024
+		a, fsys, err := array.OpenArray(ctx, srv.URL()+"/s|zarr3:", "", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a, fsys.Close
+	}
+	for _, f := range []fstest.Fault{
+		{Kind: fstest.FaultStatus, Status: http.StatusForbidden, Path: "s/c/1/0", Times: -1},
+		// The shard's first read passes; the read of its chunks fails.
+		{Kind: fstest.FaultStatus, Status: http.StatusForbidden, Path: "s/c/1/0", Skip: 1, Times: -1},
+	} {
+		a, done := open()
+		srv.Inject(f)
+		if _, err := a.ReadAll(ctx, 0); !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("ReadAll with shard 1/0 forbidden (after %d requests): error = %v, want fs.ErrPermission", f.Skip, err)
+		}
+		srv.ClearFaults()
+		done()
+	}
+	a, done := open()
+	defer done()
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := a.ReadAll(cctx, 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("ReadAll with a cancelled context: error = %v, want context.Canceled", err)
+	}
+}
