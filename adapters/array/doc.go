@@ -108,23 +108,26 @@
 // chunks in order, those of one object together, so that the parts of
 // the index that far-apart chunks need are fetched together). It then
 // groups the chunks of each object, in the order of their offsets, into
-// runs of chunks that begin at most 64 KiB after the run's end, each run
-// read with one request: a run ends once it holds S stored bytes,
+// segments of chunks that begin at most 64 KiB after the end of those
+// before, and cuts each segment, at chunk boundaries, into runs of about
+// equal spans of S to 2S bytes (one run for a segment smaller than 2S),
+// each read with one request:
 //
-//	S = min(max(stored bytes of the box / n, 256 KiB), InFlight / n − 2 × ChunkBytes)
+//	S = min(max(stored bytes of the box / n, 512 KiB), (InFlight / n − 2 × ChunkBytes) / 2)
 //
-// so that a box's chunks take about n requests (a read of 1,024 HDF5
-// chunks takes 2 to open the file, one round of B-tree nodes and one
-// round of about n runs), fewer when they are small, more when they
-// are large. Runs depend only on where the chunks lie: the requests of a
-// read do not depend on the timing. n runs are read at once, each
-// decoding its chunks one after the other.
+// so that a box's chunks take about n requests, fewer when they hold less
+// than n × 512 KiB, more when S is held down by InFlight (1,024 HDF5
+// chunks of 9.5 MB in all take 2 requests to open the file, one round of
+// 17 B-tree nodes and one of 20 runs).
+// Runs depend only on where the chunks lie: the requests of a read do
+// not depend on the timing. n runs are read at once, each decoding its
+// chunks one after the other.
 //
 // The rule that bounds the bytes in flight: beyond the box, which ReadBox
 // returns whole, a box read holds at most InFlight bytes of chunks. A
 // chunk read holds one chunk's stored and decoded bytes, 2 × ChunkBytes,
-// and n of them fit in InFlight; a run in flight holds fewer than S + one
-// chunk stored and one chunk decoded, and n × (S + 2 × ChunkBytes) <=
+// and n of them fit in InFlight; a run in flight holds at most 2S + one
+// chunk stored, and one chunk decoded, and n × (2S + 2 × ChunkBytes) <=
 // InFlight. That is for chunks stored in no more bytes than they decode
 // to (compressed or raw); a chunk stored larger (at most MaxChunk) counts
 // its stored size instead, and a chunk larger than InFlight / 2 is read

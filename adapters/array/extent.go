@@ -50,8 +50,13 @@ const (
 	DefaultInFlight = 64 << 20
 	// minRun is the size below which an ExtentReader's box read does not
 	// split neighbouring chunks into more requests to keep more of them
-	// in flight: a smaller request costs a round trip for little.
-	minRun = 256 << 10
+	// in flight: a smaller request costs a round trip for little. It is
+	// twice the block of the remote roots' block cache (256 KiB), so that
+	// a run, cut at a chunk boundary, is not smaller than a block: the
+	// cache reads ahead of a declared range smaller than that which
+	// follows the last one, and a run's fetch would take its neighbour's
+	// bytes or not, as the timing goes.
+	minRun = 512 << 10
 	// maxGap is the largest gap between two chunks of one object that one
 	// request reads through rather than making two.
 	maxGap = 64 << 10
@@ -201,14 +206,19 @@ func byKey(r ChunkReader, batch []boxChunk) []int {
 }
 
 // runs groups chunks into runs of neighbouring chunks, each read with
-// one request: chunks of one object, in the order of their offsets, each
-// beginning at most maxGap after the end of the one before. A run ends
-// once it holds size stored bytes (or at the end of its object, or at a
-// larger gap): the stored bytes spread over n runs, but at least minRun,
-// and at most the budget's share of a run in flight, less room for its
-// last stored chunk and one decoded chunk (2 ChunkBytes); a run holds at
-// least one chunk. The grouping depends only on the extents, so that a
-// box read makes the same requests whatever the timing.
+// one request. Chunks of one object, in the order of their offsets, each
+// beginning at most maxGap after the end of those before, make a
+// segment; a segment spanning m bytes is cut at chunk boundaries into
+// max(1, floor(m / size)) runs of about equal spans: from size to twice
+// size, so that no small run is left at the end, whose bytes a fetch of
+// its neighbour could take or not, as the timing goes, when the bytes
+// after them are held (an HDF5 B-tree node, a shard's index), nor one
+// the block cache would read ahead of (see minRun). The size spreads
+// the stored bytes over n runs, but is at least minRun, and at most half
+// the budget's share of a run in flight, less room for one stored and one
+// decoded chunk; a run holds at least one chunk. The grouping depends
+// only on the extents, so that a box read makes the same requests
+// whatever the timing.
 func (a *Array) runs(chunks []*boxChunk, n int) [][]*boxChunk {
 	slices.SortStableFunc(chunks, func(x, y *boxChunk) int {
 		return cmp.Or(cmp.Compare(x.ext.Object, y.ext.Object), cmp.Compare(x.ext.Off, y.ext.Off))
@@ -217,18 +227,36 @@ func (a *Array) runs(chunks []*boxChunk, n int) [][]*boxChunk {
 	for _, c := range chunks {
 		total += c.ext.Len
 	}
-	size := min(max((total+int64(n)-1)/int64(n), minRun), a.budget()/int64(n)-2*a.ChunkBytes())
+	size := max(1, min(max((total+int64(n)-1)/int64(n), minRun), (a.budget()/int64(n)-2*a.ChunkBytes())/2))
 	var runs [][]*boxChunk
-	var lo, hi int64
-	for i, c := range chunks {
-		e := c.ext
-		if i > 0 && e.Object == chunks[i-1].ext.Object && e.Off <= hi+maxGap && hi-lo < size {
-			runs[len(runs)-1] = append(runs[len(runs)-1], c)
+	for i := 0; i < len(chunks); {
+		// The segment chunks[i:j], spanning [lo, hi).
+		lo, hi := chunks[i].ext.Off, chunks[i].ext.Off+chunks[i].ext.Len
+		j := i + 1
+		for ; j < len(chunks); j++ {
+			e := chunks[j].ext
+			if e.Object != chunks[i].ext.Object || e.Off > hi+maxGap {
+				break
+			}
 			hi = max(hi, e.Off+e.Len)
-			continue
 		}
-		runs = append(runs, []*boxChunk{c})
-		lo, hi = e.Off, e.Off+e.Len
+		// Run r of k ends with the first chunk that reaches r/k of the
+		// span.
+		k := max(1, (hi-lo)/size)
+		bound := func(r int64) int64 { return lo + (hi-lo)/k*r + (hi-lo)%k*r/k }
+		r, end := int64(1), int64(0)
+		runs = append(runs, nil)
+		for _, c := range chunks[i:j] {
+			if end >= bound(r) {
+				runs = append(runs, nil)
+				for end >= bound(r) {
+					r++
+				}
+			}
+			runs[len(runs)-1] = append(runs[len(runs)-1], c)
+			end = max(end, c.ext.Off+c.ext.Len)
+		}
+		i = j
 	}
 	return runs
 }

@@ -75,11 +75,11 @@ func TestRemoteReadAll(t *testing.T) {
 // the object headers and the root of the B-tree) and read its 5 leaves,
 // each exactly (at once with the default concurrency, one after the
 // other one chunk at a time). Then the 2.5 MB of chunks: with the
-// default concurrency in 10 runs of at least 256 KiB (the chunks are too
+// default concurrency in 5 runs of about 512 KiB (the chunks are too
 // few to spread over 64 requests of less), one request each; one chunk
-// at a time, in one run (the part of the first block after the
-// superblock is not fetched again).
+// at a time, in one run. The chunks in the first block are not fetched
+// again.
 const (
-	wantReadAllRequests  = 17
+	wantReadAllRequests  = 12
 	wantReadAllRequests1 = 8
 )
