@@ -120,8 +120,10 @@
 // chunks of 9.5 MB in all take 2 requests to open the file, one round of
 // 17 B-tree nodes and one of 20 runs).
 // Runs depend only on where the chunks lie: the requests of a read do
-// not depend on the timing. n runs are read at once, each decoding its
-// chunks one after the other.
+// not depend on the timing. Up to n runs are read at once, but no more
+// than fit in InFlight at 2 × 512 KiB + 2 × ChunkBytes each (62 for
+// chunks of 16 KiB), n being that number in the formula for S; each
+// decodes its chunks one after the other.
 //
 // The rule that bounds the bytes in flight: beyond the box, which ReadBox
 // returns whole, a box read holds at most InFlight bytes of chunks. A

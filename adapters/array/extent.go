@@ -96,8 +96,9 @@ type boxChunk struct {
 // readExtents is readBox for an ExtentReader: it locates up to planChunks
 // chunks of the box at a time, with n lookups at once, copies fill into
 // the parts of missing chunks, groups the others into runs (runs), and
-// reads n runs at once, each with one ReadExtent, decoding its chunks one
-// by one into out.
+// reads up to n runs at once (fewer when runs of minRun bytes do not fit
+// in the budget), each with one ReadExtent, decoding its chunks one by
+// one into out.
 func (a *Array) readExtents(ctx context.Context, r ExtentReader, out []byte, ext, start, stop []int64, n int) error {
 	var batch []boxChunk
 	flush := func() error {
@@ -170,6 +171,9 @@ func (a *Array) readBatch(ctx context.Context, r ExtentReader, out []byte, ext [
 		}
 		CopyBox(out, ext, c.part.dstLo, fill, a.ChunkShape, c.part.lo, c.part.ext, a.DType.Size)
 	}
+	// Runs are of at least minRun bytes, so fewer may fit in the budget
+	// than chunks.
+	n = int(max(1, min(int64(n), a.budget()/(2*minRun+2*a.ChunkBytes()))))
 	runs := a.runs(stored, n)
 	g, gctx = errgroup.WithContext(ctx)
 	g.SetLimit(n)
@@ -214,9 +218,10 @@ func byKey(r ChunkReader, batch []boxChunk) []int {
 // its neighbour could take or not, as the timing goes, when the bytes
 // after them are held (an HDF5 B-tree node, a shard's index), nor one
 // the block cache would read ahead of (see minRun). The size spreads
-// the stored bytes over n runs, but is at least minRun, and at most half
-// the budget's share of a run in flight, less room for one stored and one
-// decoded chunk; a run holds at least one chunk. The grouping depends
+// the stored bytes over n runs, but is at least minRun (the caller keeps
+// n low enough for that), and at most half the budget's share of a run in
+// flight, less room for one stored and one decoded chunk; a run holds at
+// least one chunk. The grouping depends
 // only on the extents, so that a box read makes the same requests
 // whatever the timing.
 func (a *Array) runs(chunks []*boxChunk, n int) [][]*boxChunk {
