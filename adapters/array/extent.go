@@ -45,8 +45,8 @@ type ExtentReader interface {
 }
 
 const (
-	// DefaultInFlight is the bytes a box read holds beyond the box when
-	// Array.InFlight is 0.
+	// DefaultInFlight is the number of bytes a box read may hold beyond
+	// the box when Array.InFlight is 0 (see the package doc).
 	DefaultInFlight = 64 << 20
 	// minRun is the size below which an ExtentReader's box read does not
 	// split neighbouring chunks into more requests to keep more of them
