@@ -2,7 +2,8 @@
 // store: every answer waits a latency before its first byte, and each
 // body is sent at most at a rate of its own, whatever the others do. It
 // is the server of scripts/parallelbench.sh, which compares pipefs cat
-// with aria2c and curl on it.
+// with aria2c and curl on it, and of scripts/arraybench.sh, which
+// compares pipefs array with zarr-python and h5py.
 //
 //	shapedserver [-addr 127.0.0.1:8080] [-latency 20ms] [-rate 25000000] [-log] DIR
 //
