@@ -21,6 +21,8 @@ import (
 	"github.com/pipefs/pipefs/adapters/array"
 	"github.com/pipefs/pipefs/adapters/icechunkadapter"
 	"github.com/pipefs/pipefs/adapters/precomputedadapter"
+	"github.com/pipefs/pipefs/internal/listfmt"
+	"github.com/pipefs/pipefs/internal/nodedesc"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
 
@@ -351,8 +353,8 @@ func (s *server) entry(ctx context.Context, t *target, info fs.FileInfo, detect 
 			e.Kind = s.dirKind(ctx, fsys, child)
 		}
 	case !info.Mode().IsRegular():
-		e.Kind = modeString(info.Mode())
-		if l := linkTarget(fsys, child, info); l != "" {
+		e.Kind = listfmt.Mode(info.Mode())
+		if l := listfmt.LinkTarget(fsys, child, info); l != "" {
 			e.Kind += " -> " + l
 		}
 	case array.NodeOf(info) != nil:
@@ -381,7 +383,7 @@ func (s *server) dirKind(ctx context.Context, fsys fs.FS, name string) string {
 	if u, ok, err := s.reg.DetectDir(ctx, tree, false); err == nil && ok {
 		return u.Scheme + " store"
 	}
-	if l, ok := arrayLabel(ctx, s.reg, fsys, name, nil); ok {
+	if l, ok := nodedesc.Label(ctx, s.reg, fsys, name, nil); ok {
 		return l
 	}
 	return "directory"
@@ -391,10 +393,10 @@ func (s *server) dirKind(ctx context.Context, fsys fs.FS, name string) string {
 func (s *server) nodeView(ctx context.Context, t *target) (*nodeView, error) {
 	n := t.node
 	var text, js bytes.Buffer
-	if err := writeNode(&text, n, false); err != nil {
+	if err := nodedesc.Write(&text, n, false); err != nil {
 		return nil, err
 	}
-	if err := writeNode(&js, n, true); err != nil {
+	if err := nodedesc.Write(&js, n, true); err != nil {
 		return nil, err
 	}
 	v := &nodeView{Description: json.RawMessage(bytes.TrimSpace(js.Bytes())), OpenedAs: t.nodeURL}
