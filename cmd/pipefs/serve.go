@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pipefs/pipefs/browse"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -89,7 +91,9 @@ loopback address, requests whose Host is not a loopback name
 
 serve logs the address it listens on, and on SIGINT or SIGTERM stops
 accepting connections and waits for the requests in flight, then exits
-with status 0.`,
+with status 0. The pages are those of the Go package
+github.com/pipefs/pipefs/browse, whose handler a program can serve
+itself.`,
 		Annotations: map[string]string{stopsOnSignal: "yes"},
 		Example: `  pipefs serve testdata/demo.zip
   pipefs serve --addr 127.0.0.1:8000 'file:/data/a.zip|zip:site/'
@@ -113,7 +117,16 @@ with status 0.`,
 				return err
 			}
 			logger := log.New(cmd.ErrOrStderr(), "pipefs: ", log.LstdFlags)
-			h := newServer(loc.fsys, g.options(), logger, isLoopback(ln.Addr()), revalidate)
+			if revalidate == 0 {
+				revalidate = browse.RevalidateAlways
+			}
+			h := browse.New(loc.fsys, &browse.Options{
+				Logger:       slog.New(slog.NewTextHandler(logWriter{logger}, &slog.HandlerOptions{ReplaceAttr: dropTime})),
+				LoopbackOnly: isLoopback(ln.Addr()),
+				ErrorText:    message,
+				Revalidate:   revalidate,
+				VFS:          g.options(),
+			})
 			defer h.Close()
 			srv := &http.Server{
 				Handler:           h,
@@ -141,13 +154,30 @@ with status 0.`,
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT`")
-	cmd.Flags().DurationVar(&revalidate, "revalidate", defaultRevalidate, "ask a remote object whether it changed at most once per `DURATION` (0: at every request; negative: check nothing, local files included)")
+	cmd.Flags().DurationVar(&revalidate, "revalidate", browse.DefaultRevalidate, "ask a remote object whether it changed at most once per `DURATION` (0: at every request; negative: check nothing, local files included)")
 	return cmd
 }
 
 // isLoopback reports whether a listener's address is a loopback one, where
-// serve refuses requests for other host names.
+// serve refuses requests for other host names (browse.Options.LoopbackOnly).
 func isLoopback(a net.Addr) bool {
 	t, ok := a.(*net.TCPAddr)
 	return ok && t.IP.IsLoopback()
+}
+
+// logWriter writes each record of a slog.TextHandler as one line of a
+// log.Logger, after its prefix and time.
+type logWriter struct{ l *log.Logger }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.l.Print(string(p))
+	return len(p), nil
+}
+
+// dropTime leaves out the time of a record, which the log.Logger writes.
+func dropTime(groups []string, a slog.Attr) slog.Attr {
+	if a.Key == slog.TimeKey && len(groups) == 0 {
+		return slog.Attr{}
+	}
+	return a
 }

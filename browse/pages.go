@@ -1,4 +1,4 @@
-package main
+package browse
 
 import (
 	"bytes"
@@ -11,12 +11,14 @@ import (
 	"hash/fnv"
 	"html/template"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"path"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pipefs/pipefs/adapters/array"
 	"github.com/pipefs/pipefs/adapters/icechunkadapter"
@@ -143,7 +145,7 @@ const (
 
 // servePage answers a request for a page: a directory's index.html, a
 // preview, the versions of a store, or the page of a directory or node.
-func (s *server) servePage(w http.ResponseWriter, r *http.Request, t *target) error {
+func (s *Handler) servePage(w http.ResponseWriter, r *http.Request, t *target) error {
 	ctx := r.Context()
 	q := r.URL.Query()
 	if q.Has("child") {
@@ -200,7 +202,7 @@ func (s *server) servePage(w http.ResponseWriter, r *http.Request, t *target) er
 }
 
 // newPage returns a page's common part for t.
-func (s *server) newPage(r *http.Request, t *target) *page {
+func (s *Handler) newPage(r *http.Request, t *target) *page {
 	p := &page{Path: r.URL.Path, Title: "/", Crumbs: []crumb{{Name: "root", Href: "/"}}}
 	if t != nil {
 		p.Pipeline = t.pipeline()
@@ -215,7 +217,7 @@ func (s *server) newPage(r *http.Request, t *target) *page {
 }
 
 // render writes p as HTML, or as JSON with ?format=json.
-func (s *server) render(w http.ResponseWriter, r *http.Request, status int, p *page) {
+func (s *Handler) render(w http.ResponseWriter, r *http.Request, status int, p *page) {
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
@@ -234,7 +236,7 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, status int, p *p
 	p.Style, p.Script = template.CSS(pageStyle), template.JS(pageScript)
 	var b bytes.Buffer
 	if err := pageTemplate.Execute(&b, p); err != nil {
-		s.logger.Printf("%s %s: rendering: %v", r.Method, r.URL.Path, err)
+		s.logger.Error("rendering a page failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		http.Error(w, "rendering the page failed", http.StatusInternalServerError)
 		return
 	}
@@ -246,14 +248,21 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, status int, p *p
 
 // fail answers a request with an error page, and logs the failure. t may
 // be nil (the request was refused before its path was resolved).
-func (s *server) fail(w http.ResponseWriter, r *http.Request, t *target, err error) {
+func (s *Handler) fail(w http.ResponseWriter, r *http.Request, t *target, err error) {
 	status := errorStatus(err)
 	if r.Context().Err() == nil {
-		s.logger.Printf("%s %s: %d %s", r.Method, r.URL.Path, status, message(err))
+		level := slog.LevelInfo
+		if status >= 500 {
+			level = slog.LevelError
+		}
+		s.logger.Log(r.Context(), level, "request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", s.errorText(err))
 	}
 	p := s.newPage(r, t)
 	p.Kind, p.Title = "error", fmt.Sprintf("%d %s", status, http.StatusText(status))
-	p.Error = &errorView{Status: status, StatusText: http.StatusText(status), Message: message(err)}
+	p.Error = &errorView{Status: status, StatusText: http.StatusText(status), Message: s.errorText(err)}
+	if s.hide {
+		p.Error.Message = p.Title
+	}
 	s.render(w, r, status, p)
 }
 
@@ -263,7 +272,7 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, t *target, err err
 // every request, and what is kept is for what it lists, the name, size,
 // time and mode of each entry shown: a file appended to or rewritten in
 // place leaves the directory's time alone.
-func (s *server) dirView(ctx context.Context, t *target) (*dirView, error) {
+func (s *Handler) dirView(ctx context.Context, t *target) (*dirView, error) {
 	fsys := t.l.fsys.WithContext(ctx)
 	version := fmt.Sprint(t.info.ModTime().UnixNano())
 	var infos []fs.FileInfo
@@ -335,7 +344,7 @@ func listingVersion(infos []fs.FileInfo, more int) string {
 
 // entry describes one entry of a listing of t; detect says whether to
 // detect its kind.
-func (s *server) entry(ctx context.Context, t *target, info fs.FileInfo, detect bool) entryView {
+func (s *Handler) entry(ctx context.Context, t *target, info fs.FileInfo, detect bool) entryView {
 	name := info.Name()
 	child := path.Join(t.name, name)
 	e := entryView{Name: name, Label: name, Href: t.href + url.PathEscape(name), Size: info.Size(), Kind: "file"}
@@ -378,7 +387,7 @@ func (s *server) entry(ctx context.Context, t *target, info fs.FileInfo, detect 
 
 // dirKind is the kind of directory name of fsys: the versioned store or
 // the array or group it holds, else "directory".
-func (s *server) dirKind(ctx context.Context, fsys fs.FS, name string) string {
+func (s *Handler) dirKind(ctx context.Context, fsys fs.FS, name string) string {
 	tree := driver.SubTree(array.FSTree(fsys), name)
 	if u, ok, err := s.reg.DetectDir(ctx, tree, false); err == nil && ok {
 		return u.Scheme + " store"
@@ -390,7 +399,7 @@ func (s *server) dirKind(ctx context.Context, fsys fs.FS, name string) string {
 }
 
 // nodeView describes the node of t as "pipefs array" does.
-func (s *server) nodeView(ctx context.Context, t *target) (*nodeView, error) {
+func (s *Handler) nodeView(ctx context.Context, t *target) (*nodeView, error) {
 	n := t.node
 	var text, js bytes.Buffer
 	if err := nodedesc.Write(&text, n, false); err != nil {
@@ -422,7 +431,7 @@ func (s *server) nodeView(ctx context.Context, t *target) (*nodeView, error) {
 	}
 	if n.IsArray {
 		if plan, err := planPreview(n); err != nil {
-			v.NoPreview = message(err)
+			v.NoPreview = s.errorText(err)
 		} else {
 			q := url.Values{"preview": {"png"}}
 			if t.child != "" {
@@ -437,7 +446,7 @@ func (s *server) nodeView(ctx context.Context, t *target) (*nodeView, error) {
 
 // child makes the page of t that of the child key of its node: a scale of
 // a precomputed volume, or a group's child (?child=KEY).
-func (s *server) child(ctx context.Context, t *target, key string) error {
+func (s *Handler) child(ctx context.Context, t *target, key string) error {
 	if t.node == nil || t.node.IsArray {
 		return statusError(http.StatusNotFound, "%s is not a group or volume: it has no child %q", t.pipeline(), key)
 	}
@@ -467,7 +476,7 @@ func escapePath(name string) string {
 
 // versions lists the versions of the store whose root t names, and for an
 // Icechunk repository its branches and tags.
-func (s *server) versions(ctx context.Context, t *target) (*versionsView, error) {
+func (s *Handler) versions(ctx context.Context, t *target) (*versionsView, error) {
 	var vd driver.Versioned
 	if !t.l.fsys.As(&vd) {
 		return nil, statusError(http.StatusNotImplemented, "%s does not list its versions", t.pipeline())
@@ -483,7 +492,7 @@ func (s *server) versions(ctx context.Context, t *target) (*versionsView, error)
 		}
 	}
 	for _, x := range list {
-		v.List = append(v.List, versionView{ID: x.ID, Href: t.storeHref + "@" + url.PathEscape(x.ID) + "/", Time: logTime(x.Time), Keys: x.Keys, Message: x.Message})
+		v.List = append(v.List, versionView{ID: x.ID, Href: t.storeHref + "@" + url.PathEscape(x.ID) + "/", Time: x.Time.UTC().Format(time.RFC3339Nano), Keys: x.Keys, Message: x.Message})
 	}
 	if !v.Counted {
 		// Snapshots newest first, as a commit log.

@@ -1,4 +1,4 @@
-package main
+package browse
 
 import (
 	"bytes"
@@ -107,7 +107,7 @@ func previewable(d array.DType) bool {
 
 // servePreview answers ?preview=png on the page of an array: a PNG of its
 // plan, at most previewSide pixels a side, kept with the layer.
-func (s *server) servePreview(w http.ResponseWriter, r *http.Request, t *target, format string) error {
+func (s *Handler) servePreview(w http.ResponseWriter, r *http.Request, t *target, format string) error {
 	if format != "png" {
 		return statusError(http.StatusBadRequest, "preview=%q: the preview format is png", format)
 	}

@@ -1,12 +1,11 @@
-package main
+package browse
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -20,54 +19,128 @@ import (
 	"github.com/pipefs/pipefs/vfs/driver"
 )
 
-// A server is the handler of serve: it maps request paths onto pipelines
-// below the served location, opening container files as the folders they
-// hold, and answers pages (directories, arrays, versions, errors, as HTML
-// or JSON) and raw files. It keeps the layers it opens in a layerCache.
-type server struct {
-	// root is the pipeline of the served location, whose layer is kept
-	// pinned in layers under rootKey.
-	root     vfs.Pipeline
-	rootKey  string
-	opts     *vfs.Options
-	reg      *vfs.Registry
-	logger   *log.Logger
-	loopback bool // refuse Hosts that are not loopback names
-	layers   *layerCache
+// Options configure a Handler. A nil *Options, like the zero Options,
+// means the defaults.
+type Options struct {
+	// Logger records the requests that fail (at slog.LevelError for a
+	// status of 500 and above, at slog.LevelInfo below), the files whose
+	// read fails once their body has started, and the kept layers opened
+	// again because what they read changed (slog.LevelInfo). nil logs
+	// nothing.
+	Logger *slog.Logger
+
+	// LoopbackOnly refuses (403) every request whose Host is not a
+	// loopback name (localhost or a name under it, 127.0.0.0/8, [::1]),
+	// against DNS rebinding: a page of another site whose name resolves
+	// to 127.0.0.1 then cannot read what a handler on a loopback address
+	// serves. Set it when the handler listens on a loopback address.
+	LoopbackOnly bool
+
+	// HideErrors makes error pages say only their status ("404 Not
+	// Found"), not what failed, which names pipelines and may quote what
+	// a store answered. The log still records it.
+	HideErrors bool
+
+	// ErrorText is the text of a failure that error pages show and the
+	// log records; nil means err.Error(). A command can add how to lift
+	// a limit it names.
+	ErrorText func(err error) string
+
+	// Revalidate is how long a remote object seen current is not asked
+	// again whether it changed: zero means DefaultRevalidate,
+	// RevalidateAlways asks at every request, and a negative value turns
+	// every check off, local files included (see the package doc).
+	Revalidate time.Duration
+
+	// VFS holds the options the served FS was opened with. When what
+	// the served location reads changes, the handler opens it again with
+	// them; their Registry detects the kinds that listings show, and
+	// their Limits bound what detection decodes. Containers below the
+	// served location are opened relative to the layer that holds them
+	// (vfs.FS.OpenFS), with that layer's options. nil means the vfs
+	// defaults.
+	VFS *vfs.Options
 }
 
-// newServer returns the handler that serves root, opening what lies below
-// it with o; the layers it opens keep root's context, the server's, whose
-// cancellation stops what they write as they close. logger (nil: none)
-// logs failures. With loopback set it refuses requests whose Host is not
-// a loopback name. revalidate is how long a remote object seen current is
-// not asked again (see layerCache.check). Close closes the layers it
-// opened, not root; when what root reads changes, root's pipeline is
-// opened again, and that layer is the server's.
-func newServer(root *vfs.FS, o *vfs.Options, logger *log.Logger, loopback bool, revalidate time.Duration) *server {
+// Revalidation intervals with a meaning of their own (Options.Revalidate).
+const (
+	// DefaultRevalidate is how long a remote object seen current is
+	// trusted when Options.Revalidate is zero.
+	DefaultRevalidate = time.Second
+	// RevalidateAlways asks whether a remote object changed before every
+	// request that reads it.
+	RevalidateAlways time.Duration = 1
+)
+
+// A Handler serves a directory location (a *vfs.FS) over HTTP as pages
+// to browse, stepping into the containers, stores and datasets below it,
+// and its files as they are. See the package doc for what it answers. It
+// is safe for concurrent use.
+type Handler struct {
+	// root is the pipeline of the served location, whose layer is kept
+	// pinned in layers under rootKey.
+	root      vfs.Pipeline
+	rootKey   string
+	opts      *vfs.Options
+	reg       *vfs.Registry
+	logger    *slog.Logger // never nil
+	loopback  bool         // refuse Hosts that are not loopback names
+	hide      bool         // error pages without the failure's text
+	errorText func(error) string
+	layers    *layerCache
+}
+
+// New returns a Handler that serves fsys. The layers it opens keep
+// fsys's context, whose cancellation stops what they write as they close
+// (sidecars). It does not take fsys over: Close closes only the layers
+// the handler opened, and fsys must stay open until Close returns. When
+// what fsys reads changes, the handler opens its pipeline again, with
+// o.VFS, and that layer is the handler's.
+func New(fsys *vfs.FS, o *Options) *Handler {
+	if o == nil {
+		o = &Options{}
+	}
+	logger := o.Logger
 	if logger == nil {
-		logger = log.New(io.Discard, "", 0)
+		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &server{
-		root:     root.Pipeline(),
-		rootKey:  "root\x00" + root.Pipeline().String(),
-		opts:     o,
-		reg:      registry(o),
-		logger:   logger,
-		loopback: loopback,
-		layers:   newLayerCache(root.Context()),
+	errorText := o.ErrorText
+	if errorText == nil {
+		errorText = func(err error) string { return err.Error() }
 	}
-	s.layers.revalidate, s.layers.logger = revalidate, logger
-	s.layers.put(&layer{key: s.rootKey, fsys: root})
-	return s
+	revalidate := o.Revalidate
+	switch revalidate {
+	case 0:
+		revalidate = DefaultRevalidate
+	case RevalidateAlways:
+		revalidate = 0
+	}
+	reg := vfs.DefaultRegistry
+	if o.VFS != nil && o.VFS.Registry != nil {
+		reg = o.VFS.Registry
+	}
+	h := &Handler{
+		root:      fsys.Pipeline(),
+		rootKey:   "root\x00" + fsys.Pipeline().String(),
+		opts:      o.VFS,
+		reg:       reg,
+		logger:    logger,
+		loopback:  o.LoopbackOnly,
+		hide:      o.HideErrors,
+		errorText: errorText,
+		layers:    newLayerCache(fsys.Context()),
+	}
+	h.layers.revalidate, h.layers.logger, h.layers.errorText = revalidate, logger, errorText
+	h.layers.put(&layer{key: h.rootKey, fsys: fsys})
+	return h
 }
 
 // rootLayer returns the layer of the served location, held until
 // release: the one kept, or, when what it reads changed, the location
 // opened again.
-func (s *server) rootLayer(ctx context.Context) (*layer, error) {
-	return s.layers.get(ctx, s.rootKey, true, func(ctx context.Context) (*layer, error) {
-		fsys, err := vfs.OpenPipelineFS(ctx, s.root, s.opts)
+func (h *Handler) rootLayer(ctx context.Context) (*layer, error) {
+	return h.layers.get(ctx, h.rootKey, true, func(ctx context.Context) (*layer, error) {
+		fsys, err := vfs.OpenPipelineFS(ctx, h.root, h.opts)
 		if err != nil {
 			return nil, err
 		}
@@ -75,9 +148,11 @@ func (s *server) rootLayer(ctx context.Context) (*layer, error) {
 	})
 }
 
-// Close closes the layers the server opened.
-func (s *server) Close() error {
-	s.layers.Close()
+// Close closes the layers the handler opened; those that requests still
+// read are closed when the requests end. Requests that come after Close
+// are answered 503. Close does not close the served FS.
+func (h *Handler) Close() error {
+	h.layers.Close()
 	return nil
 }
 
@@ -90,7 +165,7 @@ type httpError struct {
 
 func (e *httpError) Error() string {
 	if e.err != nil {
-		return e.msg + ": " + message(e.err)
+		return e.msg + ": " + e.err.Error()
 	}
 	return e.msg
 }
@@ -101,15 +176,17 @@ func statusError(status int, format string, args ...any) error {
 	return &httpError{status: status, msg: fmt.Sprintf(format, args...)}
 }
 
-func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP answers a GET or HEAD request with the page or file its path
+// names.
+func (s *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.loopback && !loopbackHost(r.Host) {
 		s.fail(w, r, nil, statusError(http.StatusForbidden,
-			"host %q is not a loopback name: serve on a loopback address answers only localhost, 127.0.0.1 and [::1]", r.Host))
+			"host %q is not a loopback name: this server answers only localhost, 127.0.0.1 and [::1]", r.Host))
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		s.fail(w, r, nil, statusError(http.StatusMethodNotAllowed, "method %s: serve is read-only", r.Method))
+		s.fail(w, r, nil, statusError(http.StatusMethodNotAllowed, "method %s: the server is read-only", r.Method))
 		return
 	}
 	segs, dir, err := splitPath(r.URL)
@@ -198,7 +275,7 @@ func splitPath(u *url.URL) (segs []string, dir bool, err error) {
 // A target is what a request path names: a file or directory name of a
 // layer, or a dataset node, with the layers it holds.
 type target struct {
-	s    *server
+	s    *Handler
 	l    *layer      // the layer name is in
 	name string      // fs name in l.fsys, "." for its root
 	info fs.FileInfo // of name, once resolved
@@ -385,7 +462,7 @@ func dirPipeline(fsys *vfs.FS, name string) (vfs.Pipeline, error) {
 
 // openStore opens directory name of l as the versioned store it holds,
 // or returns nil when it holds none.
-func (s *server) openStore(ctx context.Context, l *layer, name string) (*layer, error) {
+func (s *Handler) openStore(ctx context.Context, l *layer, name string) (*layer, error) {
 	p, err := s.detectDir(ctx, l, "store\x00"+name, "", name, false)
 	if err != nil || p == nil {
 		return nil, err
@@ -397,7 +474,7 @@ func (s *server) openStore(ctx context.Context, l *layer, name string) (*layer, 
 // array or group; without, a versioned store. It returns the pipeline
 // that opens the directory in that format, or nil when it holds none. l
 // remembers the result under key, for version.
-func (s *server) detectDir(ctx context.Context, l *layer, key, version, name string, dataset bool) (vfs.Pipeline, error) {
+func (s *Handler) detectDir(ctx context.Context, l *layer, key, version, name string, dataset bool) (vfs.Pipeline, error) {
 	found, err := remember(l, key, version, nil, func() (storeFormat, error) {
 		u, ok, err := s.reg.DetectDir(ctx, driver.SubTree(array.FSTree(l.fsys.WithContext(ctx)), name), dataset)
 		return storeFormat{u, ok}, err
@@ -413,7 +490,7 @@ func (s *server) detectDir(ctx context.Context, l *layer, key, version, name str
 }
 
 // openPipeline opens the directory that p names as a layer.
-func (s *server) openPipeline(ctx context.Context, p vfs.Pipeline) (*layer, error) {
+func (s *Handler) openPipeline(ctx context.Context, p vfs.Pipeline) (*layer, error) {
 	return s.layers.get(ctx, "fs\x00"+p.String(), false, func(ctx context.Context) (*layer, error) {
 		fsys, err := vfs.OpenPipelineFS(ctx, p, s.opts)
 		if err != nil {
@@ -432,10 +509,10 @@ type storeFormat struct {
 // openVersion opens the store whose root is l at version ver: "v3" or a
 // commit time for OCDBT, "branch.NAME", "tag.NAME" or a snapshot id for
 // Icechunk.
-func (s *server) openVersion(ctx context.Context, l *layer, ver string) (*layer, error) {
+func (s *Handler) openVersion(ctx context.Context, l *layer, ver string) (*layer, error) {
 	p := l.fsys.Pipeline()
 	last := p[len(p)-1]
-	ref := escapeRef(ver)
+	ref := rfc3986.Escape(ver, rfc3986.IsRegName) // as pipefs writes a ref: tag.it%20works!
 	if last.Scheme == "ocdbt" {
 		// A commit time keeps its colons, which OCDBT reads as written.
 		ref = rfc3986.Escape(ver, func(c byte) bool { return rfc3986.IsRegName(c) || c == ':' })
@@ -449,7 +526,7 @@ func (s *server) openVersion(ctx context.Context, l *layer, ver string) (*layer,
 
 // openContainer opens the file that pipeline names as the directory its
 // detected format holds, or as the dataset it is (an image).
-func (s *server) openContainer(ctx context.Context, pipeline string) (*layer, error) {
+func (s *Handler) openContainer(ctx context.Context, pipeline string) (*layer, error) {
 	return s.layers.get(ctx, "file\x00"+pipeline, false, func(ctx context.Context) (*layer, error) {
 		fsys, err := vfs.OpenFS(ctx, pipeline, s.opts)
 		if err == nil {
@@ -472,7 +549,7 @@ func (s *server) openContainer(ctx context.Context, pipeline string) (*layer, er
 
 // openDataset opens directory name of l, whose info is given, as the
 // array or group it holds, or returns nil when it holds none.
-func (s *server) openDataset(ctx context.Context, l *layer, name string, info fs.FileInfo) (*layer, error) {
+func (s *Handler) openDataset(ctx context.Context, l *layer, name string, info fs.FileInfo) (*layer, error) {
 	p, err := s.detectDir(ctx, l, "dataset\x00"+name, fmt.Sprint(info.ModTime().UnixNano()), name, true)
 	if err != nil || p == nil {
 		return nil, err
@@ -512,11 +589,4 @@ func errorStatus(err error) int {
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
-}
-
-// newHandler returns the handler of serve for fsys, opening what lies
-// below it with the default options, answering any Host; its layers are
-// closed with the process.
-func newHandler(fsys *vfs.FS, logger *log.Logger) http.Handler {
-	return newServer(fsys, nil, logger, false, defaultRevalidate)
 }

@@ -1,4 +1,4 @@
-package main
+package browse
 
 import (
 	"errors"
@@ -29,7 +29,7 @@ import (
 // "X-Content-Type-Options: nosniff" and "Content-Security-Policy:
 // sandbox": an archive's HTML is shown, but cannot run scripts as the
 // site.
-func (s *server) serveRaw(w http.ResponseWriter, r *http.Request, t *target) {
+func (s *Handler) serveRaw(w http.ResponseWriter, r *http.Request, t *target) {
 	if t.info.IsDir() {
 		// The path as requested (splitPath checked it), so that names
 		// holding "?" or "#" stay escaped.
@@ -45,7 +45,7 @@ func (s *server) serveRaw(w http.ResponseWriter, r *http.Request, t *target) {
 }
 
 // serveFile serves the regular file name of fsys, described by info.
-func (s *server) serveFile(w http.ResponseWriter, r *http.Request, fsys *vfs.FS, name string, info fs.FileInfo, t *target) {
+func (s *Handler) serveFile(w http.ResponseWriter, r *http.Request, fsys *vfs.FS, name string, info fs.FileInfo, t *target) {
 	if !info.Mode().IsRegular() {
 		s.fail(w, r, t, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w: not a regular file (%s)", errors.ErrUnsupported, info.Mode().Type())})
 		return
@@ -71,7 +71,7 @@ func (s *server) serveFile(w http.ResponseWriter, r *http.Request, fsys *vfs.FS,
 	http.ServeContent(w, r, path.Base(name), info.ModTime(), lf)
 }
 
-// firstBlock is how many bytes of a file serve reads before it answers:
+// firstBlock is how many bytes of a file the handler reads before it answers:
 // as many as http.ServeContent sniffs.
 const firstBlock = 512
 
@@ -131,7 +131,7 @@ func isDataset(info fs.FileInfo) bool {
 // http.ServeContent drops once the body has started.
 type logFile struct {
 	*vfs.File
-	s      *server
+	s      *Handler
 	req    *http.Request
 	name   string
 	logged bool
@@ -141,7 +141,7 @@ func (f *logFile) Read(p []byte) (int, error) {
 	n, err := f.File.Read(p)
 	if err != nil && err != io.EOF && !f.logged && f.req.Context().Err() == nil {
 		f.logged = true
-		f.s.logger.Printf("%s %s: reading %s: %s", f.req.Method, f.req.URL.Path, f.name, message(err))
+		f.s.logger.Error("reading a file failed after its body started", "method", f.req.Method, "path", f.req.URL.Path, "name", f.name, "err", f.s.errorText(err))
 	}
 	return n, err
 }

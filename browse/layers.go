@@ -1,11 +1,11 @@
-package main
+package browse
 
 import (
 	"container/list"
 	"context"
 	"errors"
 	"io"
-	"log"
+	"log/slog"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -15,7 +15,7 @@ import (
 	"github.com/pipefs/pipefs/vfs"
 )
 
-// Bounds of the layer cache of serve.
+// Bounds of the layer cache.
 const (
 	maxLayers = 32               // opened layers kept
 	layerIdle = 10 * time.Minute // a layer unused this long is closed
@@ -23,7 +23,7 @@ const (
 	memoBytes = 4 << 20          // their approximate size, at most
 )
 
-// A layer is one opened pipeline that serve keeps between requests: a
+// A layer is one opened pipeline that the handler keeps between requests: a
 // directory (fsys) or a dataset file (node, such as an image), with what
 // was derived from it (listings with their kinds, descriptions, previews).
 type layer struct {
@@ -101,7 +101,7 @@ func remember[T any](l *layer, key, version string, weight func(T) int, f func()
 	return t, nil
 }
 
-// layerCache holds the layers that serve opened, most recently used first,
+// layerCache holds the layers that the handler opened, most recently used first,
 // and the served location's layer, pinned. A layer is closed when it
 // leaves the cache (evicted, idle too long, found stale, or at Close) and
 // no request holds it; a request that holds it closes it on release.
@@ -109,17 +109,18 @@ func remember[T any](l *layer, key, version string, weight func(T) int, f func()
 // Before a kept layer answers a request, its base is checked (see check):
 // a layer whose base changed is dropped and opened again.
 type layerCache struct {
-	// ctx is the server's context, which the layers' FSes keep: what a
+	// ctx is the handler's context (the served FS's), which the layers' FSes keep: what a
 	// stage writes as it closes (a sidecar) follows it, and not the
 	// context of the request that opened the layer, long gone.
 	ctx context.Context
 
-	mu     sync.Mutex
-	byKey  map[string]*layer
-	lru    *list.List
-	closed bool
-	now    func() time.Time
-	logger *log.Logger // logs the layers opened again; nil: none
+	mu        sync.Mutex
+	byKey     map[string]*layer
+	lru       *list.List
+	closed    bool
+	now       func() time.Time
+	logger    *slog.Logger // logs the layers opened again
+	errorText func(error) string
 
 	// revalidate is how long a remote base seen current is not asked
 	// again; 0 asks at every request, a negative value never checks.
@@ -131,7 +132,8 @@ type layerCache struct {
 }
 
 func newLayerCache(ctx context.Context) *layerCache {
-	return &layerCache{ctx: ctx, byKey: map[string]*layer{}, lru: list.New(), now: time.Now, revalidate: defaultRevalidate}
+	return &layerCache{ctx: ctx, byKey: map[string]*layer{}, lru: list.New(), now: time.Now, revalidate: DefaultRevalidate,
+		logger: slog.New(slog.DiscardHandler), errorText: func(err error) string { return err.Error() }}
 }
 
 // get returns the layer under key, opening it with open the first time,
@@ -195,9 +197,7 @@ func (c *layerCache) get1(ctx context.Context, key string, pin bool, open func(c
 			c.drop(l)
 			c.mu.Unlock()
 			c.release(l)
-			if c.logger != nil {
-				c.logger.Printf("opening %s again: %s", pipelineOf(l), message(err))
-			}
+			c.logger.Info("opening again", "pipeline", pipelineOf(l), "reason", c.errorText(err))
 			return nil, true, errStale
 		}
 		return l, true, nil
@@ -248,8 +248,9 @@ func (c *layerCache) put(l *layer) {
 	c.mu.Unlock()
 }
 
-// errServerClosed answers the requests that arrive while serve shuts down.
-var errServerClosed = &httpError{status: http.StatusServiceUnavailable, msg: "serve is shutting down"}
+// errServerClosed answers the requests that arrive once the handler is
+// closed.
+var errServerClosed = &httpError{status: http.StatusServiceUnavailable, msg: "the handler is closed"}
 
 // release lets go of a layer that get returned, closing it when it has
 // left the cache and no request holds it.

@@ -1,4 +1,4 @@
-package main
+package browse
 
 import (
 	"context"
@@ -11,10 +11,6 @@ import (
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
-
-// defaultRevalidate is how long serve trusts a remote base it saw
-// current (serve --revalidate).
-const defaultRevalidate = time.Second
 
 // maxBases bounds the remote bases whose checks the cache remembers; past
 // it, those not seen current within the interval are forgotten (they are

@@ -1,4 +1,4 @@
-package main
+package browse
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ const maxStreamDepth = 3
 // when what it holds is one: a tar.gz is, a gzip of text ("gzip") is not.
 // It decodes at most the head it read, so a listing costs one head read
 // per file.
-func (s *server) sniff(fsys fs.FS, name string) (kind string, folder bool) {
+func (s *Handler) sniff(fsys fs.FS, name string) (kind string, folder bool) {
 	if v, ok := fsys.(*vfs.FS); ok {
 		// The head only chooses a kind: it is read unchecked, as format
 		// detection reads (driver.Unverified).
