@@ -16,6 +16,7 @@ import (
 	"github.com/pipefs/pipefs/fstest"
 	_ "github.com/pipefs/pipefs/roots/httproot"
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // relativeServer serves outer.zip, which stores inner.zip (a.txt,
@@ -187,5 +188,34 @@ func TestOpenFSRelativeDirectory(t *testing.T) {
 	// on it as it does on its URL.
 	if _, err := fsys.OpenFS("d/x.zarr/zarr.json", "zarr3:"); err == nil {
 		t.Error("OpenFS(d/x.zarr/zarr.json, zarr3:) opened a file as a directory")
+	}
+}
+
+// An FS opened relative to a directory reaches, through As, the object
+// its first adapter read, as one opened from its URL does: a
+// driver.Revalidator of the remote object, which tells when it changed.
+func TestOpenFSRelativeAs(t *testing.T) {
+	a := fstest.ZipBytes(map[string][]byte{"a.txt": []byte("alpha")}, zip.Store)
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"d/a.zip": a})
+	dir, err := vfs.OpenFS(context.Background(), srv.URL()+"/d/", &vfs.Options{Cache: vfs.NewCache(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	inner, err := dir.OpenFS("a.zip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inner.Close()
+	var rv driver.Revalidator
+	if !inner.As(&rv) {
+		t.Fatal("As(*driver.Revalidator) found nothing")
+	}
+	if err := rv.Revalidate(context.Background()); err != nil {
+		t.Errorf("Revalidate of the unchanged object: %v", err)
+	}
+	srv.Set("d/a.zip", fstest.ZipBytes(map[string][]byte{"b.txt": []byte("beta")}, zip.Store))
+	if err := rv.Revalidate(context.Background()); !errors.Is(err, driver.ErrModified) {
+		t.Errorf("Revalidate of the replaced object: %v, want driver.ErrModified", err)
 	}
 }
