@@ -81,14 +81,20 @@
 // Each container, store or dataset that a request opens is a layer, kept
 // for the next request in a small cache (32 layers, each closed once
 // idle for 10 minutes), so that browsing a remote archive again costs no
-// request.
+// request. A layer below the served location is opened relative to the
+// layer that holds it (vfs.FS.OpenFS), reading its bytes through that
+// layer with nothing above it opened again, so that stepping into an
+// archive nested in a remote one costs no request when the outer
+// object's bytes are cached; it holds its parent open until it is closed
+// itself. A container in a remote directory is opened from its pipeline
+// instead, as the object it is now.
 //
 // Before a kept layer answers a request, the handler checks that what it
 // was read from is unchanged: a local file by a stat (size, times,
 // inode) at every request, a remote object (http, s3, gs) by one
 // conditional request at most once per Options.Revalidate (default 1s),
 // shared by the layers that read it. A layer whose file or object
-// changed is dropped and opened again,
+// changed is dropped, with the layers opened through it, and opened again,
 // so a rewritten or appended archive shows its new bytes, members and
 // listing at the next request, or once the interval has passed for a
 // remote one; a served remote directory is opened again after the
@@ -101,9 +107,10 @@
 //
 // A Handler is safe for concurrent use; concurrent requests for one
 // layer wait for a single open. It reads the served FS and never closes
-// it; the FS must stay open until Close returns. Close closes the layers
-// the handler opened (those that requests still hold when they end),
-// and later requests are answered 503. The layers keep the served FS's
+// it. Close closes the layers the handler opened, those that requests
+// still hold when the requests end, and later requests are answered 503;
+// since layers are opened through the served FS, it must stay open until
+// the requests have ended (http.Server.Shutdown) and Close has returned. The layers keep the served FS's
 // context (vfs.FS.Context): requests read through their own, and what a
 // layer writes as it closes (a sidecar index) follows the served FS's.
 package browse

@@ -9,14 +9,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"path"
 	"strings"
 	"time"
 
-	"github.com/pipefs/pipefs/adapters/array"
-	"github.com/pipefs/pipefs/internal/rfc3986"
 	"github.com/pipefs/pipefs/vfs"
-	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // Options configure a Handler. A nil *Options, like the zero Options,
@@ -93,7 +89,8 @@ type Handler struct {
 // New returns a Handler that serves fsys. The layers it opens keep
 // fsys's context, whose cancellation stops what they write as they close
 // (sidecars). It does not take fsys over: Close closes only the layers
-// the handler opened, and fsys must stay open until Close returns. When
+// the handler opened, and fsys must stay open until the requests in
+// flight have ended and Close has returned. When
 // what fsys reads changes, the handler opens its pipeline again, with
 // o.VFS, and that layer is the handler's.
 func New(fsys *vfs.FS, o *Options) *Handler {
@@ -176,6 +173,10 @@ func statusError(status int, format string, args ...any) error {
 	return &httpError{status: status, msg: fmt.Sprintf(format, args...)}
 }
 
+// maxWalks bounds how many times a request walks its path when what it
+// reads changes under it (errRestart).
+const maxWalks = 3
+
 // ServeHTTP answers a GET or HEAD request with the page or file its path
 // names.
 func (s *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -194,15 +195,22 @@ func (s *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, nil, err)
 		return
 	}
-	root, err := s.rootLayer(r.Context())
-	if err != nil {
-		s.fail(w, r, nil, err)
-		return
+	var t *target
+	for walks := 1; ; walks++ {
+		root, rerr := s.rootLayer(r.Context())
+		if rerr != nil {
+			s.fail(w, r, nil, rerr)
+			return
+		}
+		t = &target{s: s, name: ".", href: "/", storeHref: "/"}
+		t.enter(root)
+		err = t.resolve(r.Context(), segs, dir)
+		if !errors.Is(err, errRestart) || walks == maxWalks {
+			break
+		}
+		t.release()
 	}
-	t := &target{s: s, name: ".", href: "/", storeHref: "/"}
-	t.enter(root)
 	defer t.release()
-	err = t.resolve(r.Context(), segs, dir)
 	if err == nil && !t.page {
 		s.serveRaw(w, r, t)
 		return
@@ -270,307 +278,6 @@ func splitPath(u *url.URL) (segs []string, dir bool, err error) {
 		}
 	}
 	return segs, dir, nil
-}
-
-// A target is what a request path names: a file or directory name of a
-// layer, or a dataset node, with the layers it holds.
-type target struct {
-	s    *Handler
-	l    *layer      // the layer name is in
-	name string      // fs name in l.fsys, "." for its root
-	info fs.FileInfo // of name, once resolved
-	page bool        // a page (the path ends in "/") rather than a file
-	node *array.Node // the array or group the page shows, or nil
-	// nodeURL is the pipeline the node was opened as, when it is not
-	// the target's (a directory of a Zarr array opened with |zarr3:).
-	nodeURL string
-	child   string // the child of the node shown (?child=KEY), or ""
-
-	href      string   // the request path so far, escaped, ending in "/"
-	crumbs    []crumb  // one per segment
-	storeHref string   // the href of the store root l is in, for versions
-	held      []*layer // to release
-}
-
-// A crumb is one link of a page's breadcrumbs.
-type crumb struct {
-	Name string `json:"name"`
-	Href string `json:"href"`
-}
-
-func (t *target) release() {
-	for _, l := range t.held {
-		t.s.layers.release(l)
-	}
-	t.held = nil
-}
-
-// enter makes l the current layer.
-func (t *target) enter(l *layer) {
-	t.held = append(t.held, l)
-	t.l, t.name = l, "."
-}
-
-// pipeline returns the canonical pipeline of the target.
-func (t *target) pipeline() string {
-	if t.l.fsys == nil {
-		return t.l.url
-	}
-	if t.name == "." {
-		return t.l.fsys.Pipeline().String()
-	}
-	u := t.l.fsys.URL(t.name)
-	if t.page && t.info != nil && t.info.IsDir() && !strings.HasSuffix(u, "/") && !strings.Contains(u[strings.LastIndexByte(u, '|')+1:], "?") {
-		u += "/"
-	}
-	return u
-}
-
-// resolve walks segs from the served location: directories are entered,
-// a versioned store's directory opens as the store, a container file
-// opens as the directory it holds, and "@VERSION" after a store's root
-// opens the store at that version. The last segment without dir set
-// names a file (or a directory, which is redirected).
-func (t *target) resolve(ctx context.Context, segs []string, dir bool) error {
-	s := t.s
-	t.info = nil
-	for i, seg := range segs {
-		last := i == len(segs)-1
-		t.crumbs = append(t.crumbs, crumb{Name: seg, Href: t.href + url.PathEscape(seg) + "/"})
-		if t.l.fsys == nil {
-			return &fs.PathError{Op: "open", Path: seg, Err: vfs.ErrNotDir}
-		}
-		if ver, ok := strings.CutPrefix(seg, "@"); ok && t.name == "." && isStoreRoot(t.l) && looksLikeVersion(ver) {
-			l, err := s.openVersion(ctx, t.l, ver)
-			if err != nil {
-				return err
-			}
-			t.enter(l)
-			t.href += url.PathEscape(seg) + "/"
-			continue
-		}
-		name := path.Join(t.name, seg)
-		info, err := t.l.fsys.WithContext(ctx).Stat(name)
-		if err != nil {
-			t.name = name // the error page names what is missing
-			return err
-		}
-		if last && !dir {
-			t.name, t.info = name, info
-			return nil
-		}
-		t.href += url.PathEscape(seg) + "/"
-		if info.IsDir() {
-			t.name = name
-			l, err := s.openStore(ctx, t.l, name)
-			if err != nil {
-				return err
-			}
-			if l != nil {
-				t.enter(l)
-				t.storeHref = t.href
-			}
-			continue
-		}
-		if !info.Mode().IsRegular() {
-			return &fs.PathError{Op: "open", Path: name, Err: vfs.ErrNotDir}
-		}
-		if n := array.NodeOf(info); n != nil {
-			// A dataset file (an HDF5 dataset): its page.
-			if !last {
-				return &fs.PathError{Op: "open", Path: path.Join(name, segs[i+1]), Err: fs.ErrNotExist}
-			}
-			t.name, t.info, t.node, t.page = name, info, n, true
-			return nil
-		}
-		l, err := s.openContainer(ctx, t.l.fsys.URL(name))
-		if err != nil {
-			return err
-		}
-		t.enter(l)
-		if l.node != nil {
-			if !last {
-				return &fs.PathError{Op: "open", Path: path.Join(name, segs[i+1]), Err: fs.ErrNotExist}
-			}
-			t.node, t.page = l.node, true
-			return nil
-		}
-		if isStoreRoot(l) {
-			t.storeHref = t.href
-		}
-	}
-	t.page = true
-	info, err := t.l.fsys.WithContext(ctx).Stat(t.name)
-	if err != nil {
-		return err
-	}
-	t.info = info
-	if n := array.NodeOf(info); n != nil {
-		t.node = n
-		return nil
-	}
-	l, err := s.openDataset(ctx, t.l, t.name, info)
-	if err != nil || l == nil {
-		return err
-	}
-	t.held = append(t.held, l)
-	t.node, t.nodeURL = l.node, l.fsys.Pipeline().String()
-	return nil
-}
-
-// looksLikeVersion reports whether a path segment "@ver" at a store's
-// root names a version rather than a key: ver is vN or a commit time
-// (OCDBT), or branch.NAME, tag.NAME or a 20-character snapshot id
-// (Icechunk). Other names starting with "@" are keys.
-func looksLikeVersion(ver string) bool {
-	switch {
-	case strings.HasPrefix(ver, "branch."), strings.HasPrefix(ver, "tag."):
-		return true
-	case len(ver) > 1 && ver[0] == 'v' && strings.Trim(ver[1:], "0123456789") == "":
-		return true
-	case len(ver) >= 20 && strings.Trim(ver, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") == "":
-		return true // a snapshot id; a longer one is refused as a bad version
-	case len(ver) > 10 && strings.Trim(ver[:10], "0123456789-") == "" && strings.Contains(ver, "T"):
-		return true // a commit time, 2025-01-30T21:32:58Z
-	}
-	return false
-}
-
-// isStoreRoot reports whether l is the root of a versioned store: its
-// pipeline ends in an ocdbt or icechunk sub-URL without a path.
-func isStoreRoot(l *layer) bool {
-	if l.fsys == nil {
-		return false
-	}
-	p := l.fsys.Pipeline()
-	last := p[len(p)-1]
-	return (last.Scheme == "ocdbt" || last.Scheme == "icechunk") && last.Key() == "."
-}
-
-// dirPipeline returns the pipeline of directory name of fsys, in the
-// canonical form of a directory.
-func dirPipeline(fsys *vfs.FS, name string) (vfs.Pipeline, error) {
-	if name == "." {
-		return fsys.Pipeline(), nil
-	}
-	u := fsys.URL(name)
-	if !strings.HasSuffix(u, "/") && !strings.Contains(u[strings.LastIndexByte(u, '|')+1:], "?") {
-		u += "/"
-	}
-	return vfs.Parse(u)
-}
-
-// openStore opens directory name of l as the versioned store it holds,
-// or returns nil when it holds none.
-func (s *Handler) openStore(ctx context.Context, l *layer, name string) (*layer, error) {
-	p, err := s.detectDir(ctx, l, "store\x00"+name, "", name, false)
-	if err != nil || p == nil {
-		return nil, err
-	}
-	return s.openPipeline(ctx, p)
-}
-
-// detectDir detects the format of directory name of l: with dataset, an
-// array or group; without, a versioned store. It returns the pipeline
-// that opens the directory in that format, or nil when it holds none. l
-// remembers the result under key, for version.
-func (s *Handler) detectDir(ctx context.Context, l *layer, key, version, name string, dataset bool) (vfs.Pipeline, error) {
-	found, err := remember(l, key, version, nil, func() (storeFormat, error) {
-		u, ok, err := s.reg.DetectDir(ctx, driver.SubTree(array.FSTree(l.fsys.WithContext(ctx)), name), dataset)
-		return storeFormat{u, ok}, err
-	})
-	if err != nil || !found.ok {
-		return nil, err
-	}
-	p, err := dirPipeline(l.fsys, name)
-	if err != nil {
-		return nil, err
-	}
-	return p.Append(found.u), nil
-}
-
-// openPipeline opens the directory that p names as a layer.
-func (s *Handler) openPipeline(ctx context.Context, p vfs.Pipeline) (*layer, error) {
-	return s.layers.get(ctx, "fs\x00"+p.String(), false, func(ctx context.Context) (*layer, error) {
-		fsys, err := vfs.OpenPipelineFS(ctx, p, s.opts)
-		if err != nil {
-			return nil, err
-		}
-		return &layer{fsys: fsys, closer: fsys}, nil
-	})
-}
-
-// storeFormat is what store detection found in a directory.
-type storeFormat struct {
-	u  vfs.SubURL
-	ok bool
-}
-
-// openVersion opens the store whose root is l at version ver: "v3" or a
-// commit time for OCDBT, "branch.NAME", "tag.NAME" or a snapshot id for
-// Icechunk.
-func (s *Handler) openVersion(ctx context.Context, l *layer, ver string) (*layer, error) {
-	p := l.fsys.Pipeline()
-	last := p[len(p)-1]
-	ref := rfc3986.Escape(ver, rfc3986.IsRegName) // as pipefs writes a ref: tag.it%20works!
-	if last.Scheme == "ocdbt" {
-		// A commit time keeps its colons, which OCDBT reads as written.
-		ref = rfc3986.Escape(ver, func(c byte) bool { return rfc3986.IsRegName(c) || c == ':' })
-	}
-	q, err := vfs.Parse(p[:len(p)-1].String() + "|" + last.Scheme + "://" + ref + "/")
-	if err != nil {
-		return nil, &httpError{status: http.StatusBadRequest, msg: fmt.Sprintf("version %q", ver), err: err}
-	}
-	return s.openPipeline(ctx, q)
-}
-
-// openContainer opens the file that pipeline names as the directory its
-// detected format holds, or as the dataset it is (an image).
-func (s *Handler) openContainer(ctx context.Context, pipeline string) (*layer, error) {
-	return s.layers.get(ctx, "file\x00"+pipeline, false, func(ctx context.Context) (*layer, error) {
-		fsys, err := vfs.OpenFS(ctx, pipeline, s.opts)
-		if err == nil {
-			return &layer{fsys: fsys, closer: fsys}, nil
-		}
-		if !errors.Is(err, vfs.ErrNotDir) && !errors.Is(err, vfs.ErrUnknownFormat) {
-			return nil, err
-		}
-		n, c, nerr := array.OpenNode(ctx, pipeline, s.opts)
-		if nerr != nil || n == nil {
-			return nil, &httpError{status: http.StatusNotFound, msg: pipeline + " is not a container or dataset that pipefs detects; open it without the trailing /", err: err}
-		}
-		u := pipeline
-		if f, ok := c.(*vfs.File); ok {
-			u = f.URL()
-		}
-		return &layer{node: n, closer: c, url: u}, nil
-	})
-}
-
-// openDataset opens directory name of l, whose info is given, as the
-// array or group it holds, or returns nil when it holds none.
-func (s *Handler) openDataset(ctx context.Context, l *layer, name string, info fs.FileInfo) (*layer, error) {
-	p, err := s.detectDir(ctx, l, "dataset\x00"+name, fmt.Sprint(info.ModTime().UnixNano()), name, true)
-	if err != nil || p == nil {
-		return nil, err
-	}
-	return s.layers.get(ctx, "fs\x00"+p.String(), false, func(ctx context.Context) (*layer, error) {
-		fsys, err := vfs.OpenPipelineFS(ctx, p, s.opts)
-		if err != nil {
-			return nil, err
-		}
-		info, err := fsys.Stat(".")
-		if err != nil {
-			fsys.Close()
-			return nil, err
-		}
-		n := array.NodeOf(info)
-		if n == nil {
-			fsys.Close()
-			return nil, fmt.Errorf("%s: %w: not an array or group", p, vfs.ErrUnknownFormat)
-		}
-		return &layer{fsys: fsys, node: n, closer: fsys}, nil
-	})
 }
 
 // errorStatus is the HTTP status of a failure.

@@ -670,7 +670,12 @@ func TestServeLayerCache(t *testing.T) {
 	ctx := t.Context()
 	layerOf := func(i int) *layer {
 		t.Helper()
-		l, err := s.openContainer(ctx, rootURL(s, fmt.Sprintf("z%02d.zip", i)))
+		root, err := s.rootLayer(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.layers.release(root)
+		l, err := s.openContainer(ctx, root, fmt.Sprintf("z%02d.zip", i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -736,7 +741,15 @@ func TestLooksLikeVersion(t *testing.T) {
 // another waits for it: the other opens the layer itself. The server
 // holds the first request's reads until it is canceled.
 func TestServeCanceledOpen(t *testing.T) {
-	srv, s := remoteNestServer(t)
+	// inner.tar.gz holds more than the reads of the zip's open fetch (its
+	// head and its tail), so that opening it, through the zip, reads from
+	// the server.
+	files := nestZarr(t)
+	files["big.bin"] = fstest.RandomBytes(1<<20, 1)
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"outer.zip": zipOf(t,
+		entry{name: "inner.tar.gz", body: string(tarGzFiles(t, files)), store: true},
+		entry{name: "z.bin", body: "z", store: true})})
+	s := serverAt(t, srv.URL()+"/outer.zip", &vfs.Options{Cache: vfs.NewCache(0)})
 	srv.Inject(fstest.Fault{Kind: fstest.FaultDelay, Delay: time.Until(fstest.WaitDeadline(t)), Times: -1})
 
 	ctx, cancel := context.WithCancel(t.Context())
