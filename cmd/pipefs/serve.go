@@ -61,22 +61,25 @@ as JSON.
 
 Each opened layer is kept for the next request in a small cache, so
 browsing a remote archive again costs no new read; layers are closed
-when evicted, once idle, and at shutdown. Before a kept layer answers,
-serve checks that what it was read from is unchanged: a local file by a
-stat (size, times, inode) at every request, a remote object (http, s3,
-gs) by one conditional request at most once per --revalidate interval
+when evicted, once idle, and at shutdown. A container inside another
+opens through the layer that holds it, reading its bytes there, so
+stepping into an archive nested in a remote one costs no request once
+the outer object's bytes are cached. Before a kept layer answers, serve
+checks that what it was read from is unchanged: a local file by a stat
+(size, times, inode) at every request, a remote object (http, s3, gs)
+by one conditional request at most once per --revalidate interval
 (default 1s; 0 asks at every request), shared by the layers that read
-it. A layer whose file or object changed is opened again, so a
-rewritten or appended archive shows its new bytes, members and listing
-at the next request, or once the interval has passed for a remote one;
-a served remote directory is opened again after the interval. A
-negative --revalidate turns every check off, and layers show what they
-first read until they leave the cache. A file's ETag hashes its URL,
-size and time and the version of what it is read from (the local file
-or remote object holding it), so a member that changed never answers
-If-None-Match with 304 for its old tag. A served local directory is
-listed at every request; the kinds of its entries are kept until it
-lists something else.
+it. A layer whose file or object changed is opened again, and so are
+the layers opened through it, so a rewritten or appended archive shows
+its new bytes, members and listing at the next request, or once the
+interval has passed for a remote one; a served remote directory is
+opened again after the interval. A negative --revalidate turns every
+check off, and layers show what they first read until they leave the
+cache. A file's ETag hashes its URL, size and time and the version of
+what it is read from (the local file or remote object holding it), so a
+member that changed never answers If-None-Match with 304 for its old
+tag. A served local directory is listed at every request; the kinds of
+its entries are kept until it lists something else.
 
 A path with "." or ".." segments, an empty segment, an encoded "/" or
 "\" or a control character is refused (400). A file or page that cannot
