@@ -179,30 +179,30 @@ const maxWalks = 3
 
 // ServeHTTP answers a GET or HEAD request with the page or file its path
 // names.
-func (s *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.loopback && !loopbackHost(r.Host) {
-		s.fail(w, r, nil, statusError(http.StatusForbidden,
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.loopback && !loopbackHost(r.Host) {
+		h.fail(w, r, nil, statusError(http.StatusForbidden,
 			"host %q is not a loopback name: this server answers only localhost, 127.0.0.1 and [::1]", r.Host))
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		s.fail(w, r, nil, statusError(http.StatusMethodNotAllowed, "method %s: the server is read-only", r.Method))
+		h.fail(w, r, nil, statusError(http.StatusMethodNotAllowed, "method %s: the server is read-only", r.Method))
 		return
 	}
 	segs, dir, err := splitPath(r.URL)
 	if err != nil {
-		s.fail(w, r, nil, err)
+		h.fail(w, r, nil, err)
 		return
 	}
 	var t *target
 	for walks := 1; ; walks++ {
-		root, rerr := s.rootLayer(r.Context())
+		root, rerr := h.rootLayer(r.Context())
 		if rerr != nil {
-			s.fail(w, r, nil, rerr)
+			h.fail(w, r, nil, rerr)
 			return
 		}
-		t = &target{s: s, name: ".", href: "/", storeHref: "/"}
+		t = &target{h: h, name: ".", href: "/", storeHref: "/"}
 		t.enter(root)
 		err = t.resolve(r.Context(), segs, dir)
 		if !errors.Is(err, errRestart) || walks == maxWalks {
@@ -212,14 +212,14 @@ func (s *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer t.release()
 	if err == nil && !t.page {
-		s.serveRaw(w, r, t)
+		h.serveRaw(w, r, t)
 		return
 	}
 	if err == nil {
-		err = s.servePage(w, r, t)
+		err = h.servePage(w, r, t)
 	}
 	if err != nil {
-		s.fail(w, r, t, err)
+		h.fail(w, r, t, err)
 	}
 }
 

@@ -27,14 +27,14 @@ type opener func(adapters ...string) (*vfs.FS, *vfs.File, error)
 // is a remote directory, whose tree remembers the objects it opened as
 // they were when it first read them, the opener opens name's pipeline
 // instead, with a tree of its own that reads the object as it is now.
-func (s *Handler) openBelow(ctx context.Context, key string, parent *layer, name string, open func(opener) (*layer, error)) (*layer, error) {
-	return s.layers.get(ctx, key, false, func(ctx context.Context) (*layer, error) {
+func (h *Handler) openBelow(ctx context.Context, key string, parent *layer, name string, open func(opener) (*layer, error)) (*layer, error) {
+	return h.layers.get(ctx, key, false, func(ctx context.Context) (*layer, error) {
 		relative := !parent.remoteDir()
 		l, err := open(func(adapters ...string) (*vfs.FS, *vfs.File, error) {
 			if relative {
 				return parent.fsys.WithContext(ctx).OpenDetect(name, adapters...)
 			}
-			return vfs.OpenDetect(ctx, strings.Join(append([]string{parent.fsys.URL(name)}, adapters...), "|"), s.opts)
+			return vfs.OpenDetect(ctx, strings.Join(append([]string{parent.fsys.URL(name)}, adapters...), "|"), h.opts)
 		})
 		if err != nil {
 			return nil, err
@@ -63,12 +63,12 @@ func dirLayer(open opener, adapters ...string) (*layer, error) {
 
 // openStore opens directory name of l as the versioned store it holds,
 // or returns nil when it holds none.
-func (s *Handler) openStore(ctx context.Context, l *layer, name string) (*layer, error) {
-	u, p, err := s.detectDir(ctx, l, "store\x00"+name, "", name, false)
+func (h *Handler) openStore(ctx context.Context, l *layer, name string) (*layer, error) {
+	u, p, err := h.detectDir(ctx, l, "store\x00"+name, "", name, false)
 	if err != nil || p == nil {
 		return nil, err
 	}
-	return s.openBelow(ctx, "fs\x00"+p.String(), l, name, func(open opener) (*layer, error) {
+	return h.openBelow(ctx, "fs\x00"+p.String(), l, name, func(open opener) (*layer, error) {
 		return dirLayer(open, u.String())
 	})
 }
@@ -78,9 +78,9 @@ func (s *Handler) openStore(ctx context.Context, l *layer, name string) (*layer,
 // the format and the pipeline that opens the directory in that format,
 // or a nil pipeline when it holds none. l remembers the result under
 // key, for version.
-func (s *Handler) detectDir(ctx context.Context, l *layer, key, version, name string, dataset bool) (vfs.SubURL, vfs.Pipeline, error) {
+func (h *Handler) detectDir(ctx context.Context, l *layer, key, version, name string, dataset bool) (vfs.SubURL, vfs.Pipeline, error) {
 	found, err := remember(l, key, version, nil, func() (storeFormat, error) {
-		u, ok, err := s.reg.DetectDir(ctx, driver.SubTree(array.FSTree(l.fsys.WithContext(ctx)), name), dataset)
+		u, ok, err := h.reg.DetectDir(ctx, driver.SubTree(array.FSTree(l.fsys.WithContext(ctx)), name), dataset)
 		return storeFormat{u, ok}, err
 	})
 	if err != nil || !found.ok {
@@ -103,7 +103,7 @@ type storeFormat struct {
 // commit time for OCDBT, "branch.NAME", "tag.NAME" or a snapshot id for
 // Icechunk. A store opened below a layer opens its version below that
 // layer too; the served location, when it is a store, from its pipeline.
-func (s *Handler) openVersion(ctx context.Context, l *layer, ver string) (*layer, error) {
+func (h *Handler) openVersion(ctx context.Context, l *layer, ver string) (*layer, error) {
 	p := l.fsys.Pipeline()
 	last := p[len(p)-1]
 	ref := rfc3986.Escape(ver, rfc3986.IsRegName) // as pipefs writes a ref: tag.it%20works!
@@ -118,12 +118,12 @@ func (s *Handler) openVersion(ctx context.Context, l *layer, ver string) (*layer
 	}
 	key := "fs\x00" + q.String()
 	if l.parent != nil {
-		return s.openBelow(ctx, key, l.parent, l.name, func(open opener) (*layer, error) {
+		return h.openBelow(ctx, key, l.parent, l.name, func(open opener) (*layer, error) {
 			return dirLayer(open, at)
 		})
 	}
-	return s.layers.get(ctx, key, false, func(ctx context.Context) (*layer, error) {
-		fsys, err := vfs.OpenPipelineFS(ctx, q, s.opts)
+	return h.layers.get(ctx, key, false, func(ctx context.Context) (*layer, error) {
+		fsys, err := vfs.OpenPipelineFS(ctx, q, h.opts)
 		if err != nil {
 			return nil, err
 		}
@@ -133,9 +133,9 @@ func (s *Handler) openVersion(ctx context.Context, l *layer, ver string) (*layer
 
 // openContainer opens the file name of l as the directory its detected
 // format holds, or as the dataset it is (an image).
-func (s *Handler) openContainer(ctx context.Context, l *layer, name string) (*layer, error) {
+func (h *Handler) openContainer(ctx context.Context, l *layer, name string) (*layer, error) {
 	pipeline := l.fsys.URL(name)
-	return s.openBelow(ctx, "file\x00"+pipeline, l, name, func(open opener) (*layer, error) {
+	return h.openBelow(ctx, "file\x00"+pipeline, l, name, func(open opener) (*layer, error) {
 		fsys, f, err := open()
 		if err != nil {
 			return nil, err
@@ -147,7 +147,7 @@ func (s *Handler) openContainer(ctx context.Context, l *layer, name string) (*la
 		// image), or no container at all.
 		notOne := &httpError{status: http.StatusNotFound, msg: pipeline + " is not a container or dataset that pipefs detects; open it without the trailing /",
 			err: fmt.Errorf("%s: %w", pipeline, vfs.ErrUnknownFormat)}
-		u, ok := s.datasetFormat(ctx, f)
+		u, ok := h.datasetFormat(ctx, f)
 		f.Close()
 		if !ok {
 			return nil, notOne
@@ -176,12 +176,12 @@ func (s *Handler) openContainer(ctx context.Context, l *layer, name string) (*la
 
 // datasetFormat detects the format of f, and reports whether it is one
 // whose adapter reads a file and yields a dataset file (png:, an image).
-func (s *Handler) datasetFormat(ctx context.Context, f *vfs.File) (vfs.SubURL, bool) {
+func (h *Handler) datasetFormat(ctx context.Context, f *vfs.File) (vfs.SubURL, bool) {
 	var b driver.Blob
 	if !f.As(&b) {
 		return vfs.SubURL{}, false
 	}
-	u, err := s.reg.Detect(ctx, b)
+	u, err := h.reg.Detect(ctx, b)
 	if err != nil {
 		return vfs.SubURL{}, false
 	}
@@ -191,12 +191,12 @@ func (s *Handler) datasetFormat(ctx context.Context, f *vfs.File) (vfs.SubURL, b
 
 // openDataset opens directory name of l, whose info is given, as the
 // array or group it holds, or returns nil when it holds none.
-func (s *Handler) openDataset(ctx context.Context, l *layer, name string, info fs.FileInfo) (*layer, error) {
-	u, p, err := s.detectDir(ctx, l, "dataset\x00"+name, fmt.Sprint(info.ModTime().UnixNano()), name, true)
+func (h *Handler) openDataset(ctx context.Context, l *layer, name string, info fs.FileInfo) (*layer, error) {
+	u, p, err := h.detectDir(ctx, l, "dataset\x00"+name, fmt.Sprint(info.ModTime().UnixNano()), name, true)
 	if err != nil || p == nil {
 		return nil, err
 	}
-	return s.openBelow(ctx, "fs\x00"+p.String(), l, name, func(open opener) (*layer, error) {
+	return h.openBelow(ctx, "fs\x00"+p.String(), l, name, func(open opener) (*layer, error) {
 		d, err := dirLayer(open, u.String())
 		if err != nil {
 			return nil, err

@@ -14,7 +14,7 @@ import (
 // A target is what a request path names: a file or directory name of a
 // layer, or a dataset node, with the layers it holds.
 type target struct {
-	s    *Handler
+	h    *Handler
 	l    *layer      // the layer name is in
 	name string      // fs name in l.fsys, "." for its root
 	info fs.FileInfo // of name, once resolved
@@ -39,7 +39,7 @@ type crumb struct {
 
 func (t *target) release() {
 	for _, l := range t.held {
-		t.s.layers.release(l)
+		t.h.layers.release(l)
 	}
 	t.held = nil
 }
@@ -71,7 +71,7 @@ func (t *target) pipeline() string {
 // opens the store at that version. The last segment without dir set
 // names a file (or a directory, which is redirected).
 func (t *target) resolve(ctx context.Context, segs []string, dir bool) error {
-	s := t.s
+	h := t.h
 	t.info = nil
 	for i, seg := range segs {
 		last := i == len(segs)-1
@@ -80,7 +80,7 @@ func (t *target) resolve(ctx context.Context, segs []string, dir bool) error {
 			return &fs.PathError{Op: "open", Path: seg, Err: vfs.ErrNotDir}
 		}
 		if ver, ok := strings.CutPrefix(seg, "@"); ok && t.name == "." && isStoreRoot(t.l) && looksLikeVersion(ver) {
-			l, err := s.openVersion(ctx, t.l, ver)
+			l, err := h.openVersion(ctx, t.l, ver)
 			if err != nil {
 				return err
 			}
@@ -101,7 +101,7 @@ func (t *target) resolve(ctx context.Context, segs []string, dir bool) error {
 		t.href += url.PathEscape(seg) + "/"
 		if info.IsDir() {
 			t.name = name
-			l, err := s.openStore(ctx, t.l, name)
+			l, err := h.openStore(ctx, t.l, name)
 			if err != nil {
 				return err
 			}
@@ -122,7 +122,7 @@ func (t *target) resolve(ctx context.Context, segs []string, dir bool) error {
 			t.name, t.info, t.node, t.page = name, info, n, true
 			return nil
 		}
-		l, err := s.openContainer(ctx, t.l, name)
+		l, err := h.openContainer(ctx, t.l, name)
 		if err != nil {
 			return err
 		}
@@ -148,7 +148,7 @@ func (t *target) resolve(ctx context.Context, segs []string, dir bool) error {
 		t.node = n
 		return nil
 	}
-	l, err := s.openDataset(ctx, t.l, t.name, info)
+	l, err := h.openDataset(ctx, t.l, t.name, info)
 	if err != nil || l == nil {
 		return err
 	}
