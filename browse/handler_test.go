@@ -623,10 +623,13 @@ func TestServeVersions(t *testing.T) {
 	}
 }
 
-// TestServeRemote browses the test nest on an HTTP server, twice: the
+// TestServeRemote browses the test nest on an HTTP server, twice. The
+// first time, the archives and the image inside outer.zip, which its
+// open read whole, open through its layer and cost no request; the
 // second time, every layer and page is cached and costs no request.
 func TestServeRemote(t *testing.T) {
 	srv, s := remoteNestServer(t)
+	opened := srv.Requests()
 	// Within the revalidation interval, which is the test's whole run:
 	// no request asks whether outer.zip changed (see
 	// TestServeRevalidateRequests).
@@ -648,7 +651,10 @@ func TestServeRemote(t *testing.T) {
 	if first == 0 {
 		t.Fatal("browsing made no request")
 	}
-	t.Logf("browsing %d pages the first time: %d requests, %d bytes", len(targets), first, srv.Bytes())
+	t.Logf("opening outer.zip and browsing %d pages the first time: %d requests, %d bytes", len(targets), first, srv.Bytes())
+	if n := first - opened; n != 0 {
+		t.Errorf("browsing inside outer.zip, which its open read whole, made %d requests, want 0:\n%s", n, srv.LogString())
+	}
 	browse()
 	if again := srv.Requests() - first; again != 0 {
 		t.Errorf("browsing again made %d requests, want 0:\n%s", again, srv.LogString())
