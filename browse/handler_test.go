@@ -908,3 +908,61 @@ func TestServeDataset(t *testing.T) {
 		t.Errorf("GET /compact logged %q", logged.String())
 	}
 }
+
+// TestServeErrorOptions: Options.ErrorText words a failure on its page
+// and in the log; with Options.HideErrors the page says only its status,
+// and the log still says what failed.
+func TestServeErrorOptions(t *testing.T) {
+	fsys := serveFS(t, "browse/erroroptions")
+	for _, tc := range []struct {
+		name       string
+		hide       bool
+		page, logs string
+	}{
+		{"worded", false, "failed: ", "failed: "},
+		{"hidden", true, "404 Not Found", "failed: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logged bytes.Buffer
+			h := New(fsys, &Options{
+				Logger:     slog.New(slog.NewTextHandler(&logged, nil)),
+				HideErrors: tc.hide,
+				ErrorText:  func(err error) string { return "failed: " + err.Error() },
+			})
+			defer h.Close()
+			p := fetchPage(t, h, "/nope.txt", 404)
+			if !strings.HasPrefix(p.Error.Message, tc.page) || tc.hide && p.Error.Message != tc.page {
+				t.Errorf("the page says %q, want %q", p.Error.Message, tc.page)
+			}
+			if msg := p.Error.Message; tc.hide && strings.Contains(msg, "nope.txt") || !tc.hide && !strings.Contains(msg, "nope.txt") {
+				t.Errorf("the page says %q: hiding the failure is %v", msg, tc.hide)
+			}
+			if got := logged.String(); !strings.Contains(got, `err="`+tc.logs) || !strings.Contains(got, "nope.txt") {
+				t.Errorf("the log says %q, want the failure worded by ErrorText", got)
+			}
+		})
+	}
+}
+
+// TestNewRevalidate checks what the revalidation intervals of Options
+// mean: zero the default, RevalidateAlways every request, a negative
+// value no check.
+func TestNewRevalidate(t *testing.T) {
+	fsys := serveFS(t, "browse/revalidate")
+	for _, tc := range []struct {
+		o    *Options
+		want time.Duration
+	}{
+		{nil, DefaultRevalidate},
+		{&Options{}, DefaultRevalidate},
+		{&Options{Revalidate: RevalidateAlways}, 0},
+		{&Options{Revalidate: time.Minute}, time.Minute},
+		{&Options{Revalidate: -1}, -1},
+	} {
+		h := New(fsys, tc.o)
+		if got := h.layers.revalidate; got != tc.want {
+			t.Errorf("New(%+v): the layers are checked every %v, want %v", tc.o, got, tc.want)
+		}
+		h.Close()
+	}
+}
