@@ -2,6 +2,8 @@
 // standard library, one in each directory:
 //
 //   - serve: http.FileServerFS over a pipeline
+//   - browse: the handler of package browse over a pipeline, pages that
+//     step into nested archives, as pipefs serve shows them
 //   - walk: fs.WalkDir and fs.Glob over a pipeline
 //   - templates: html/template.ParseFS over templates in a zip
 //   - cat: io.Copy of a file inside nested zips

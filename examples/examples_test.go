@@ -3,6 +3,7 @@ package examples_test
 import (
 	"archive/zip"
 	"bufio"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"net/http"
@@ -14,12 +15,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pipefs/pipefs/fstest"
 )
 
-var examples = []string{"cat", "localzip", "serve", "templates", "walk"}
+var examples = []string{"browse", "cat", "localzip", "serve", "templates", "walk"}
 
 // build compiles every example into a temporary directory and returns it.
 func build(t *testing.T) string {
@@ -154,44 +154,7 @@ notes/b.txt
 	})
 
 	t.Run("serve", func(t *testing.T) {
-		cmd := exec.Command(filepath.Join(bin, "serve"), "-addr", "127.0.0.1:0", demo+"|zip:site/")
-		stderr, err := cmd.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer cmd.Wait()
-		defer cmd.Process.Kill()
-
-		lines := make(chan string)
-		go func() {
-			sc := bufio.NewScanner(stderr)
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-			close(lines)
-		}()
-		var base string
-		select {
-		case line := <-lines:
-			m := regexp.MustCompile(`serving (.*) on (http://\S+/)$`).FindStringSubmatch(line)
-			if m == nil {
-				t.Fatalf("serve logged %q", line)
-			}
-			if want := demo + "|zip:site/"; m[1] != want {
-				t.Errorf("serving %s, want %s", m[1], want)
-			}
-			base = m[2]
-		case <-time.After(30 * time.Second):
-			t.Fatal("serve logged no address")
-		}
-		go func() {
-			for range lines { // drain the log
-			}
-		}()
-
+		base := startServer(t, bin, "serve", demo+"|zip:site/", demo+"|zip:site/")
 		req, _ := http.NewRequest("GET", base+"index.html", nil)
 		req.Header.Set("Range", "bytes=0-14")
 		resp, err := http.DefaultClient.Do(req)
@@ -214,6 +177,92 @@ notes/b.txt
 			t.Errorf("GET style.css: %s %q", resp.Status, body)
 		}
 	})
+
+	t.Run("browse", func(t *testing.T) {
+		base := startServer(t, bin, "browse", demo, demo+"|zip:")
+		// A file three archives down.
+		if got := get(t, base+"data/inner.zip/deep.zip/hello.txt"); got != "hello from three zips down\n" {
+			t.Errorf("GET data/inner.zip/deep.zip/hello.txt = %q", got)
+		}
+		// The page of the zip inside the zip.
+		var page struct {
+			Pipeline  string `json:"pipeline"`
+			Directory struct {
+				Entries []struct{ Name, Kind, Href string }
+			} `json:"directory"`
+		}
+		if err := json.Unmarshal([]byte(get(t, base+"data/inner.zip/?format=json")), &page); err != nil {
+			t.Fatal(err)
+		}
+		if want := demo + "|zip:data/inner.zip|zip:"; page.Pipeline != want {
+			t.Errorf("data/inner.zip/ shows the pipeline %s, want %s", page.Pipeline, want)
+		}
+		var deep string
+		for _, e := range page.Directory.Entries {
+			if e.Name == "deep.zip" {
+				deep = e.Kind + " " + e.Href
+			}
+		}
+		if deep != "zip /data/inner.zip/deep.zip/" {
+			t.Errorf("data/inner.zip/ lists deep.zip as %q, want a zip to step into; entries %+v", deep, page.Directory.Entries)
+		}
+	})
+}
+
+// startServer starts the example name, which serves the pipeline arg on
+// a loopback port it picks and logs "serving PIPELINE on URL", and returns
+// its URL; the program is killed when the test ends. PIPELINE, the
+// pipeline arg opened as, must be want.
+func startServer(t *testing.T, bin, name, arg, want string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(bin, name), "-addr", "127.0.0.1:0", arg)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	line := fstest.WaitChan(t, name+" to log its address", lines, nil)
+	m := regexp.MustCompile(`serving (.*) on (http://\S+/)$`).FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("%s logged %q", name, line)
+	}
+	if m[1] != want {
+		t.Errorf("%s is serving %s, want %s", name, m[1], want)
+	}
+	go func() {
+		for range lines { // drain the log
+		}
+	}()
+	return m[2]
+}
+
+// get returns the body of a 200 answer to GET url.
+func get(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %s, %v\n%s", url, resp.Status, err, body)
+	}
+	return string(body)
 }
 
 // remotePackages are import-path prefixes of what the remote roots pull

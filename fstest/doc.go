@@ -92,4 +92,11 @@
 // see [InCI]), where it fails: CI provides everything, so a missing
 // fixture or tool there is a broken setup, not a reason to pass.
 // [Unavailable] does the same for anything else a test needs.
+//
+// # Waiting
+//
+// [WaitUntil] polls a condition and [WaitChan] waits for a channel, and
+// [WaitContext] gives a context for a wait: a test waits on what it
+// expects, never for a fixed time, and gives up a little before its
+// deadline ([WaitDeadline]) with a message that says what it waited for.
 package fstest

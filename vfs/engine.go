@@ -29,6 +29,10 @@ type resources struct {
 	closed  bool
 	stages  []stageRef
 	trace   trace // what Stages reports of the open (stage.go)
+	// head is the blob that a pipeline opened relative to an FS
+	// (FS.OpenFS) read first: opened from that FS's tree for its first
+	// adapter, before it had a stage of its own.
+	head driver.Blob
 }
 
 // add adds v to what must be closed, when v is an io.Closer not added yet

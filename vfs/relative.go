@@ -82,7 +82,7 @@ func (f *FS) openRelative(name string, adapters []string, want Kind) (_ *result,
 		if err != nil {
 			return nil, errorAt("open", s, SuggestScheme(err, o))
 		}
-		if len(q) <= base || q[:base].String() != p.String() {
+		if len(q) <= base || !sameBase(q[:base], p) {
 			return nil, errorAt("open", s, &SyntaxError{Index: base, Msg: "the adapters change the pipeline they are appended to"})
 		}
 		p = q
@@ -118,4 +118,22 @@ func (f *FS) openRelative(name string, adapters []string, want Kind) (_ *result,
 		return nil, err
 	}
 	return r, nil
+}
+
+// sameBase reports whether q, the first sub-URLs of a pipeline parsed
+// with adapters appended, is p, the pipeline of the name they are
+// appended to. The parse writes the name of a directory that an adapter
+// reads in the form of a directory ("…|zip:d/x.zarr" followed by
+// "|zarr3:" parses as "…|zip:d/x.zarr/|zarr3:"), which names the same
+// location.
+func sameBase(q, p Pipeline) bool {
+	if q.String() == p.String() {
+		return true
+	}
+	last := p[len(p)-1]
+	if last.IsDir() {
+		return false
+	}
+	last.Path += "/"
+	return q.String() == p[:len(p)-1].Append(last).String()
 }

@@ -13,6 +13,7 @@ import (
 
 	_ "github.com/pipefs/pipefs/adapters/gzipadapter"
 	_ "github.com/pipefs/pipefs/adapters/taradapter"
+	_ "github.com/pipefs/pipefs/adapters/zarradapter"
 	_ "github.com/pipefs/pipefs/adapters/zipadapter"
 	"github.com/pipefs/pipefs/fstest"
 	_ "github.com/pipefs/pipefs/roots/httproot"
@@ -146,6 +147,78 @@ func TestOpenFSRelativeAdapters(t *testing.T) {
 		if tc.name != "../x" && !strings.Contains(err.Error(), fsys.URL(tc.name)) {
 			t.Errorf("OpenFS(%s, %q): %v does not name the pipeline", tc.name, tc.adapters, err)
 		}
+	}
+}
+
+// FS.OpenFS opens a directory of an FS through an adapter that reads a
+// directory, such as zarr3: or ocdbt:, as the package-level OpenFS opens
+// its URL, where the parse writes the directory with a trailing "/".
+func TestOpenFSRelativeDirectory(t *testing.T) {
+	zarr := map[string][]byte{
+		"d/x.zarr/zarr.json": []byte(`{"zarr_format":3,"node_type":"array","shape":[2],"data_type":"uint8",
+"chunk_grid":{"name":"regular","configuration":{"chunk_shape":[2]}},
+"chunk_key_encoding":{"name":"default"},"fill_value":0,"codecs":[{"name":"bytes"}]}`),
+		"d/x.zarr/c/0": {7, 9},
+	}
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"a.zip": fstest.ZipBytes(zarr, zip.Store)})
+	o := &vfs.Options{Cache: vfs.NewCache(0)}
+	fsys, err := vfs.OpenFS(context.Background(), srv.URL()+"/a.zip", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	srv.Reset()
+	arr, err := fsys.OpenFS("d/x.zarr", "zarr3:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer arr.Close()
+	if n := srv.Requests(); n != 0 {
+		t.Errorf("opening d/x.zarr relative to a.zip made %d requests, want 0:\n%s", n, srv.LogString())
+	}
+	want, err := vfs.Parse(fsys.URL("d/x.zarr") + "|zarr3:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := arr.Pipeline().String(); got != want.String() || !strings.HasSuffix(got, "x.zarr/|zarr3:") {
+		t.Errorf("Pipeline = %s, want %s", got, want)
+	}
+	if b, err := fs.ReadFile(arr, "c/0"); err != nil || string(b) != "\x07\x09" {
+		t.Errorf("c/0: %q, %v", b, err)
+	}
+	// A file's name gets no "/": an adapter that reads a directory fails
+	// on it as it does on its URL.
+	if _, err := fsys.OpenFS("d/x.zarr/zarr.json", "zarr3:"); err == nil {
+		t.Error("OpenFS(d/x.zarr/zarr.json, zarr3:) opened a file as a directory")
+	}
+}
+
+// An FS opened relative to a directory reaches, through As, the object
+// its first adapter read, as one opened from its URL does: a
+// driver.Revalidator of the remote object, which tells when it changed.
+func TestOpenFSRelativeAs(t *testing.T) {
+	a := fstest.ZipBytes(map[string][]byte{"a.txt": []byte("alpha")}, zip.Store)
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"d/a.zip": a})
+	dir, err := vfs.OpenFS(context.Background(), srv.URL()+"/d/", &vfs.Options{Cache: vfs.NewCache(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	inner, err := dir.OpenFS("a.zip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inner.Close()
+	var rv driver.Revalidator
+	if !inner.As(&rv) {
+		t.Fatal("As(*driver.Revalidator) found nothing")
+	}
+	if err := rv.Revalidate(context.Background()); err != nil {
+		t.Errorf("Revalidate of the unchanged object: %v", err)
+	}
+	srv.Set("d/a.zip", fstest.ZipBytes(map[string][]byte{"b.txt": []byte("beta")}, zip.Store))
+	if err := rv.Revalidate(context.Background()); !errors.Is(err, driver.ErrModified) {
+		t.Errorf("Revalidate of the replaced object: %v, want driver.ErrModified", err)
 	}
 }
 

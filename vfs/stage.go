@@ -113,6 +113,9 @@ func (r *resources) yields(info fs.FileInfo, b driver.Blob) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.stages) == 0 {
+		if b != nil {
+			r.head = b
+		}
 		return
 	}
 	a := &r.stages[len(r.stages)-1].about

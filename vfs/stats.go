@@ -64,7 +64,10 @@ func (f *File) Stats() []StageCounts { return f.res.counts() }
 // to target is taken; then, innermost first, the blobs opened from the
 // stages' trees for the stages after them (the object a remote root's tree
 // opened for "https://h/a.zip|zip:", which a driver.Revalidator asks
-// about). It reports whether one matched.
+// about); last, for a pipeline opened relative to an FS (FS.OpenFS), the
+// blob that its first adapter read, opened from that FS's tree (the
+// object that "https://h/d/a.zip" names in a remote directory, or a
+// member of an archive). It reports whether one matched.
 func (f *FS) As(target any) bool { return f.res.as(f.tree, target) }
 
 // As is FS.As for the pipeline of a file from Open or OpenFile; for a file
@@ -79,7 +82,7 @@ func (r *resources) as(first any, target any) bool {
 		return false
 	}
 	r.mu.Lock()
-	stages := slices.Clone(r.stages)
+	stages, head := slices.Clone(r.stages), r.head
 	r.mu.Unlock()
 	for i := len(stages) - 1; i >= 0; i-- {
 		for _, v := range []any{stages[i].loc.Tree, stages[i].loc.Blob} {
@@ -93,7 +96,7 @@ func (r *resources) as(first any, target any) bool {
 			return true
 		}
 	}
-	return false
+	return asOne(head, target)
 }
 
 func asOne(v, target any) bool {

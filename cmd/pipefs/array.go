@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pipefs/pipefs/adapters/array"
+	"github.com/pipefs/pipefs/internal/nodedesc"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -93,7 +94,7 @@ bounds the bytes decoded.`,
 						return err
 					}
 				}
-				return writeNode(w, n, asJSON)
+				return nodedesc.Write(w, n, asJSON)
 			}
 			if concurrency < 1 {
 				return usageError{fmt.Errorf("--concurrency %d: want at least 1", concurrency)}

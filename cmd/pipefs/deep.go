@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pipefs/pipefs/adapters/array"
+	"github.com/pipefs/pipefs/internal/nodedesc"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -175,7 +176,7 @@ func (d *deepener) inDataset(fsys *vfs.FS, dir string, ents []fs.DirEntry) bool 
 		return false
 	}
 	t := driver.SubTree(array.FSTree(fsys.WithContext(d.ctx)), dir)
-	_, ok, err := d.reg.DetectDir(d.ctx, &listedTree{Tree: t, ents: ents}, true)
+	_, ok, err := d.reg.DetectDir(d.ctx, &nodedesc.ListedTree{Tree: t, Entries: ents}, true)
 	return ok || err != nil // several formats: a dataset all the same
 }
 

@@ -9,20 +9,6 @@ import (
 	"github.com/pipefs/pipefs/vfs"
 )
 
-// linkTarget returns, for display, the target of the symbolic link name
-// of fsys that info describes, read with fs.ReadLink: "" when info
-// describes no symbolic link, fsys is nil or the target cannot be read.
-func linkTarget(fsys *vfs.FS, name string, info fs.FileInfo) string {
-	if fsys == nil || info.Mode()&fs.ModeSymlink == 0 {
-		return ""
-	}
-	target, err := fs.ReadLink(fsys, name)
-	if err != nil {
-		return ""
-	}
-	return target
-}
-
 // openParent opens the directory that holds what pipeline names, which
 // must be an entry of a tree stage ("…|tar:a/b") or a path of a root whose
 // trees hold links that opening follows (a local path, see

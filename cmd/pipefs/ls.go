@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pipefs/pipefs/internal/listfmt"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -420,7 +421,7 @@ func (l *lister) addNest(name string, info fs.FileInfo, n *nest) {
 	}
 	l.rows = append(l.rows, [4]string{
 		strconv.FormatInt(info.Size(), 10),
-		modeString(fs.ModeDir | info.Mode().Perm()),
+		listfmt.Mode(fs.ModeDir | info.Mode().Perm()),
 		timeOf(info),
 		shown + "  [" + n.format + "]",
 	})
@@ -467,25 +468,15 @@ func (l *lister) add(fsys *vfs.FS, entry, name string, info fs.FileInfo) {
 		l.line(name)
 		return
 	}
-	if t := linkTarget(fsys, entry, info); t != "" {
+	if t := listfmt.LinkTarget(fsys, entry, info); t != "" {
 		name += " -> " + displayName(t, l.tty && !l.zero)
 	}
 	l.rows = append(l.rows, [4]string{
 		sizeOf(info),
-		modeString(info.Mode()),
+		listfmt.Mode(info.Mode()),
 		timeOf(info),
 		name,
 	})
-}
-
-// modeString is the mode column of a listing: fs.FileMode.String, with
-// "l" for a symbolic link as ls writes it (Go writes "L").
-func modeString(m fs.FileMode) string {
-	s := m.String()
-	if m&fs.ModeSymlink != 0 {
-		s = strings.Replace(s, "L", "l", 1)
-	}
-	return s
 }
 
 // timeOf is the time column of info: its modification time, "-" when

@@ -1,15 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"log"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/pipefs/pipefs/vfs"
 )
 
 // h5pyFile returns the file: pipeline of a test file of the HDF5 adapter,
@@ -178,39 +173,5 @@ func TestMessages(t *testing.T) {
 	out := mustRun(t, "array", extra+"|hdf5:/compact")
 	if !strings.Contains(out, "fill value:      undefined (reads as zeros)\n") || !strings.Contains(out, "hdf5 fill:       undefined (reads as zeros)\n") || strings.Contains(out, "null") {
 		t.Errorf("array of a dataset without a fill value:\n%s", out)
-	}
-}
-
-// TestServeDataset answers a file that cannot be read with an error
-// status and its message, logged, not a 200 whose body breaks off; and
-// serves a dataset's elements as application/octet-stream.
-func TestServeDataset(t *testing.T) {
-	fsys, err := vfs.OpenFS(t.Context(), fixture(t, "hdf5/earliest_extra.hdf5"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fsys.Close()
-	var logged bytes.Buffer
-	h := newHandler(fsys, log.New(&logged, "", 0))
-
-	resp := get(t, h, "/vlen_str", nil)
-	msg := body(t, resp)
-	if resp.StatusCode != http.StatusNotImplemented || !strings.Contains(msg, "vlen_str") {
-		t.Errorf("GET /vlen_str: %s, body %q", resp.Status, msg)
-	}
-	if !strings.Contains(logged.String(), "GET /vlen_str: ") {
-		t.Errorf("GET /vlen_str logged %q", logged.String())
-	}
-
-	resp = get(t, h, "/compact", nil)
-	// h5py: compact = np.arange(6, dtype="<u2").reshape(2, 3)
-	if got := body(t, resp); resp.StatusCode != http.StatusOK || got != "\x00\x00\x01\x00\x02\x00\x03\x00\x04\x00\x05\x00" {
-		t.Errorf("GET /compact: %s, body %q", resp.Status, got)
-	}
-	if ct := resp.Header.Get("Content-Type"); ct != "application/octet-stream" {
-		t.Errorf("GET /compact: Content-Type %q", ct)
-	}
-	if strings.Contains(logged.String(), "/compact") {
-		t.Errorf("GET /compact logged %q", logged.String())
 	}
 }

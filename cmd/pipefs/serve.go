@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pipefs/pipefs/browse"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -59,22 +61,25 @@ as JSON.
 
 Each opened layer is kept for the next request in a small cache, so
 browsing a remote archive again costs no new read; layers are closed
-when evicted, once idle, and at shutdown. Before a kept layer answers,
-serve checks that what it was read from is unchanged: a local file by a
-stat (size, times, inode) at every request, a remote object (http, s3,
-gs) by one conditional request at most once per --revalidate interval
+when evicted, once idle, and at shutdown. A container inside another
+opens through the layer that holds it, reading its bytes there, so
+stepping into an archive nested in a remote one costs no request once
+the outer object's bytes are cached. Before a kept layer answers, serve
+checks that what it was read from is unchanged: a local file by a stat
+(size, times, inode) at every request, a remote object (http, s3, gs)
+by one conditional request at most once per --revalidate interval
 (default 1s; 0 asks at every request), shared by the layers that read
-it. A layer whose file or object changed is opened again, so a
-rewritten or appended archive shows its new bytes, members and listing
-at the next request, or once the interval has passed for a remote one;
-a served remote directory is opened again after the interval. A
-negative --revalidate turns every check off, and layers show what they
-first read until they leave the cache. A file's ETag hashes its URL,
-size and time and the version of what it is read from (the local file
-or remote object holding it), so a member that changed never answers
-If-None-Match with 304 for its old tag. A served local directory is
-listed at every request; the kinds of its entries are kept until it
-lists something else.
+it. A layer whose file or object changed is opened again, and so are
+the layers opened through it, so a rewritten or appended archive shows
+its new bytes, members and listing at the next request, or once the
+interval has passed for a remote one; a served remote directory is
+opened again after the interval. A negative --revalidate turns every
+check off, and layers show what they first read until they leave the
+cache. A file's ETag hashes its URL, size and time and the version of
+what it is read from (the local file or remote object holding it), so a
+member that changed never answers If-None-Match with 304 for its old
+tag. A served local directory is listed at every request; the kinds of
+its entries are kept until it lists something else.
 
 A path with "." or ".." segments, an empty segment, an encoded "/" or
 "\" or a control character is refused (400). A file or page that cannot
@@ -89,7 +94,9 @@ loopback address, requests whose Host is not a loopback name
 
 serve logs the address it listens on, and on SIGINT or SIGTERM stops
 accepting connections and waits for the requests in flight, then exits
-with status 0.`,
+with status 0. The pages are those of the Go package
+github.com/pipefs/pipefs/browse, whose handler a program can serve
+itself.`,
 		Annotations: map[string]string{stopsOnSignal: "yes"},
 		Example: `  pipefs serve testdata/demo.zip
   pipefs serve --addr 127.0.0.1:8000 'file:/data/a.zip|zip:site/'
@@ -113,7 +120,16 @@ with status 0.`,
 				return err
 			}
 			logger := log.New(cmd.ErrOrStderr(), "pipefs: ", log.LstdFlags)
-			h := newServer(loc.fsys, g.options(), logger, isLoopback(ln.Addr()), revalidate)
+			if revalidate == 0 {
+				revalidate = browse.RevalidateAlways
+			}
+			h := browse.New(loc.fsys, &browse.Options{
+				Logger:       slog.New(slog.NewTextHandler(logWriter{logger}, &slog.HandlerOptions{ReplaceAttr: dropTime})),
+				LoopbackOnly: isLoopback(ln.Addr()),
+				ErrorText:    message,
+				Revalidate:   revalidate,
+				VFS:          g.options(),
+			})
 			defer h.Close()
 			srv := &http.Server{
 				Handler:           h,
@@ -141,13 +157,30 @@ with status 0.`,
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT`")
-	cmd.Flags().DurationVar(&revalidate, "revalidate", defaultRevalidate, "ask a remote object whether it changed at most once per `DURATION` (0: at every request; negative: check nothing, local files included)")
+	cmd.Flags().DurationVar(&revalidate, "revalidate", browse.DefaultRevalidate, "ask a remote object whether it changed at most once per `DURATION` (0: at every request; negative: check nothing, local files included)")
 	return cmd
 }
 
 // isLoopback reports whether a listener's address is a loopback one, where
-// serve refuses requests for other host names.
+// serve refuses requests for other host names (browse.Options.LoopbackOnly).
 func isLoopback(a net.Addr) bool {
 	t, ok := a.(*net.TCPAddr)
 	return ok && t.IP.IsLoopback()
+}
+
+// logWriter writes each record of a slog.TextHandler as one line of a
+// log.Logger, after its prefix and time.
+type logWriter struct{ l *log.Logger }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.l.Print(string(p))
+	return len(p), nil
+}
+
+// dropTime leaves out the time of a record, which the log.Logger writes.
+func dropTime(groups []string, a slog.Attr) slog.Attr {
+	if a.Key == slog.TimeKey && len(groups) == 0 {
+		return slog.Attr{}
+	}
+	return a
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pipefs/pipefs/adapters/hdf5adapter"
+	"github.com/pipefs/pipefs/internal/listfmt"
+	"github.com/pipefs/pipefs/internal/nodedesc"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -93,7 +95,7 @@ func describe(info fs.FileInfo) *statInfo {
 	s := &statInfo{
 		Name:    info.Name(),
 		Size:    info.Size(),
-		Mode:    modeString(info.Mode()),
+		Mode:    listfmt.Mode(info.Mode()),
 		IsDir:   info.IsDir(),
 		ModTime: info.ModTime(),
 	}
@@ -211,7 +213,7 @@ func fieldText(x any) string {
 	case []byte:
 		return fmt.Sprintf("%d bytes", len(x))
 	case hdf5adapter.DType:
-		return dtypeText(&x)
+		return nodedesc.DTypeText(&x)
 	case []hdf5adapter.Filter:
 		return filtersText(x)
 	case []hdf5adapter.Link:
@@ -238,37 +240,6 @@ func fieldText(x any) string {
 		}
 	}
 	return fmt.Sprint(x)
-}
-
-// dtypeText describes an HDF5 datatype: its NumPy string and class, and
-// the fields of a compound, the members of an enum, the base and
-// dimensions of an array.
-func dtypeText(t *hdf5adapter.DType) string {
-	s := t.String()
-	if t.Class != "" && !strings.Contains(s, t.Class) {
-		s += " " + t.Class
-	}
-	switch {
-	case len(t.Fields) > 0:
-		var fs []string
-		for i := range t.Fields {
-			f := &t.Fields[i]
-			fs = append(fs, fmt.Sprintf("%s: %s at %d", f.Name, dtypeText(&f.Type), f.Offset))
-		}
-		s += " {" + strings.Join(fs, "; ") + "}"
-	case len(t.Members) > 0:
-		var ms []string
-		for _, m := range t.Members {
-			ms = append(ms, fmt.Sprintf("%s=%d", m.Name, m.Value))
-		}
-		s += " {" + strings.Join(ms, ", ") + "}"
-		if t.Base != nil {
-			s += " of " + dtypeText(t.Base)
-		}
-	case t.Class == "array" && t.Base != nil:
-		s += fmt.Sprintf(" %v of %s", t.Dims, dtypeText(t.Base))
-	}
-	return s
 }
 
 // filtersText describes an HDF5 filter pipeline: "shuffle (id 2, values
@@ -350,5 +321,5 @@ func (g *globals) lstat(ctx context.Context, pipeline string) (fs.FileInfo, stri
 	if err != nil || info.Mode()&fs.ModeSymlink == 0 {
 		return nil, ""
 	}
-	return info, linkTarget(fsys, name, info)
+	return info, listfmt.LinkTarget(fsys, name, info)
 }

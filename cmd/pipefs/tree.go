@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pipefs/pipefs/internal/nodedesc"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -124,13 +125,13 @@ func (t *treeWriter) list(fsys *vfs.FS, name string) ([]fs.DirEntry, bool) {
 }
 
 // label marks a directory that holds an array or a group, such as
-// "  [zarr3 array int16 [4]]" (see arrayLabel). Detection reads the
+// "  [zarr3 array int16 [4]]" (see nodedesc.Label). Detection reads the
 // listing, so plain trees cost nothing more.
 func (t *treeWriter) label(fsys *vfs.FS, name string, ents []fs.DirEntry) string {
 	if len(ents) == 0 {
 		return ""
 	}
-	if l, ok := arrayLabel(t.ctx, t.reg, fsys, name, ents); ok {
+	if l, ok := nodedesc.Label(t.ctx, t.reg, fsys, name, ents); ok {
 		return "  [" + l + "]"
 	}
 	return ""

@@ -4,71 +4,25 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/pipefs/pipefs/fstest"
 )
 
-// noDeadlineWait bounds a wait of a test that has no deadline (go test
-// -timeout 0).
-const noDeadlineWait = 10 * time.Minute
+// The waits of the tests: see fstest.WaitDeadline and the functions
+// after it.
 
-// waitDeadline returns when a test gives up waiting for something that a
-// busy machine only delays (a screen, a file, a process that ends): a
-// little before t's deadline (go test -timeout), so that t fails with its
-// own message, which says what it waited for, rather than the test binary
-// with a panic. A tenth of the time left, at most 30 s, is kept for that.
-func waitDeadline(t *testing.T) time.Time {
-	d, ok := t.Deadline()
-	if !ok {
-		return time.Now().Add(noDeadlineWait)
-	}
-	return d.Add(-min(time.Until(d)/10, 30*time.Second))
-}
+func waitDeadline(t *testing.T) time.Time { return fstest.WaitDeadline(t) }
 
-// waitContext returns a context that ends at waitDeadline.
 func waitContext(t *testing.T, parent context.Context) (context.Context, context.CancelFunc) {
-	return context.WithDeadline(parent, waitDeadline(t))
+	return fstest.WaitContext(t, parent)
 }
 
-// pollInterval is how often waitUntil looks again: often enough, and not
-// so often that looking (a tmux process, say) loads a busy machine.
-const pollInterval = 50 * time.Millisecond
-
-// waitUntil calls ok until it reports true; at waitDeadline t fails,
-// saying what it waited for, and what detail reports when it is not nil
-// (such as a process's stderr).
 func waitUntil(t *testing.T, what string, ok func() bool, detail func() string) {
 	t.Helper()
-	start, deadline := time.Now(), waitDeadline(t)
-	for !ok() {
-		if time.Now().After(deadline) {
-			giveUp(t, what, start, detail)
-		}
-		time.Sleep(pollInterval)
-	}
+	fstest.WaitUntil(t, what, ok, detail)
 }
 
-// waitChan waits for ch to deliver a value, or to be closed, and returns
-// what it received; at waitDeadline t fails as waitUntil's does.
 func waitChan[T any](t *testing.T, what string, ch <-chan T, detail func() string) T {
 	t.Helper()
-	start := time.Now()
-	timer := time.NewTimer(time.Until(waitDeadline(t)))
-	defer timer.Stop()
-	select {
-	case v := <-ch:
-		return v
-	case <-timer.C:
-		giveUp(t, what, start, detail)
-		var zero T
-		return zero
-	}
-}
-
-// giveUp fails t after a wait for what that began at start.
-func giveUp(t *testing.T, what string, start time.Time, detail func() string) {
-	t.Helper()
-	msg := ""
-	if detail != nil {
-		msg = "; " + detail()
-	}
-	t.Fatalf("gave up waiting for %s after %v%s", what, time.Since(start).Round(time.Second), msg)
+	return fstest.WaitChan(t, what, ch, detail)
 }

@@ -1,12 +1,13 @@
-package main
+package browse
 
 import (
 	"container/list"
 	"context"
 	"errors"
 	"io"
-	"log"
+	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,7 +16,7 @@ import (
 	"github.com/pipefs/pipefs/vfs"
 )
 
-// Bounds of the layer cache of serve.
+// Bounds of the layer cache.
 const (
 	maxLayers = 32               // opened layers kept
 	layerIdle = 10 * time.Minute // a layer unused this long is closed
@@ -23,7 +24,7 @@ const (
 	memoBytes = 4 << 20          // their approximate size, at most
 )
 
-// A layer is one opened pipeline that serve keeps between requests: a
+// A layer is one opened pipeline that the handler keeps between requests: a
 // directory (fsys) or a dataset file (node, such as an image), with what
 // was derived from it (listings with their kinds, descriptions, previews).
 type layer struct {
@@ -32,6 +33,14 @@ type layer struct {
 	fsys   *vfs.FS     // nil for a file node
 	node   *array.Node // the node of a file node, or of a dataset directory
 	closer io.Closer   // what holds it open; nil for the served location as given
+
+	// parent is the layer this one was opened relative to, reading
+	// through it (vfs.FS.OpenFS), with name the name in parent's FS it
+	// was opened from; nil for a layer opened from its pipeline. The
+	// layer holds parent (a reference) until it is closed itself, so a
+	// parent is closed after the layers opened through it.
+	parent *layer
+	name   string
 
 	// base is what the layer was read from, checked before the layer
 	// answers a request (see layerCache.check); nil when nothing is.
@@ -44,7 +53,8 @@ type layer struct {
 	ready chan struct{} // closed once opened
 	err   error         // the open's failure
 
-	// Guarded by the cache's mutex.
+	// Guarded by the cache's mutex. parent and name are set with it held
+	// too, before ready is closed.
 	refs    int
 	used    time.Time
 	evicted bool
@@ -101,25 +111,28 @@ func remember[T any](l *layer, key, version string, weight func(T) int, f func()
 	return t, nil
 }
 
-// layerCache holds the layers that serve opened, most recently used first,
-// and the served location's layer, pinned. A layer is closed when it
-// leaves the cache (evicted, idle too long, found stale, or at Close) and
-// no request holds it; a request that holds it closes it on release.
+// layerCache holds the layers that the handler opened, most recently used
+// first, and the served location's layer, pinned. A layer is closed when
+// it leaves the cache (evicted, idle too long, found stale, or at Close)
+// and neither a request nor a layer opened through it holds it; the last
+// to let go closes it.
 //
 // Before a kept layer answers a request, its base is checked (see check):
-// a layer whose base changed is dropped and opened again.
+// a layer whose base changed is dropped, with the layers opened through
+// it, and opened again.
 type layerCache struct {
-	// ctx is the server's context, which the layers' FSes keep: what a
+	// ctx is the handler's context (the served FS's), which the layers' FSes keep: what a
 	// stage writes as it closes (a sidecar) follows it, and not the
 	// context of the request that opened the layer, long gone.
 	ctx context.Context
 
-	mu     sync.Mutex
-	byKey  map[string]*layer
-	lru    *list.List
-	closed bool
-	now    func() time.Time
-	logger *log.Logger // logs the layers opened again; nil: none
+	mu        sync.Mutex
+	byKey     map[string]*layer
+	lru       *list.List
+	closed    bool
+	now       func() time.Time
+	logger    *slog.Logger // logs the layers opened again
+	errorText func(error) string
 
 	// revalidate is how long a remote base seen current is not asked
 	// again; 0 asks at every request, a negative value never checks.
@@ -131,7 +144,8 @@ type layerCache struct {
 }
 
 func newLayerCache(ctx context.Context) *layerCache {
-	return &layerCache{ctx: ctx, byKey: map[string]*layer{}, lru: list.New(), now: time.Now, revalidate: defaultRevalidate}
+	return &layerCache{ctx: ctx, byKey: map[string]*layer{}, lru: list.New(), now: time.Now, revalidate: DefaultRevalidate,
+		logger: slog.New(slog.DiscardHandler), errorText: func(err error) string { return err.Error() }}
 }
 
 // get returns the layer under key, opening it with open the first time,
@@ -174,7 +188,7 @@ func (c *layerCache) get1(ctx context.Context, key string, pin bool, open func(c
 			c.lru.MoveToFront(l.elem)
 		}
 		c.mu.Unlock()
-		closeAll(stale)
+		closeAll(c, stale)
 		select {
 		case <-l.ready:
 		case <-ctx.Done():
@@ -191,12 +205,14 @@ func (c *layerCache) get1(ctx context.Context, key string, pin bool, open func(c
 				c.release(l) // the check was stopped, not answered
 				return nil, true, cerr
 			}
+			c.logger.Info("opening again", "pipeline", pipelineOf(l), "reason", c.errorText(err))
 			c.mu.Lock()
-			c.drop(l)
+			idle, restart := c.dropStale(l)
 			c.mu.Unlock()
+			closeAll(c, idle)
 			c.release(l)
-			if c.logger != nil {
-				c.logger.Printf("opening %s again: %s", pipelineOf(l), message(err))
+			if restart {
+				return nil, true, errRestart
 			}
 			return nil, true, errStale
 		}
@@ -209,11 +225,16 @@ func (c *layerCache) get1(ctx context.Context, key string, pin bool, open func(c
 	c.byKey[key] = l
 	stale = append(stale, c.evict()...)
 	c.mu.Unlock()
-	closeAll(stale)
+	closeAll(c, stale)
 
 	opened, err := open(ctx)
 	if err == nil {
 		l.fsys, l.node, l.closer, l.url = opened.fsys, opened.node, opened.closer, opened.url
+		c.mu.Lock()
+		if l.parent, l.name = opened.parent, opened.name; l.parent != nil {
+			l.parent.refs++ // the request that opened l holds it too
+		}
+		c.mu.Unlock()
 		if l.fsys != nil {
 			fsys := l.fsys.WithContext(c.ctx)
 			if l.closer == io.Closer(l.fsys) {
@@ -248,19 +269,54 @@ func (c *layerCache) put(l *layer) {
 	c.mu.Unlock()
 }
 
-// errServerClosed answers the requests that arrive while serve shuts down.
-var errServerClosed = &httpError{status: http.StatusServiceUnavailable, msg: "serve is shutting down"}
+// errServerClosed answers the requests that arrive once the handler is
+// closed.
+var errServerClosed = &httpError{status: http.StatusServiceUnavailable, msg: "the handler is closed"}
 
-// release lets go of a layer that get returned, closing it when it has
-// left the cache and no request holds it.
+// release lets go of a layer that get returned, or that a layer opened
+// through it held, closing it when it has left the cache and nothing
+// holds it.
 func (c *layerCache) release(l *layer) {
 	c.mu.Lock()
 	l.refs--
 	closeIt := l.refs == 0 && l.evicted
 	c.mu.Unlock()
 	if closeIt {
-		l.close()
+		c.closeLayer(l)
 	}
+}
+
+// dropStale drops l, whose base changed, and the layers opened through
+// it, which read the same bytes, or objects its tree opened as they were
+// then. When l read its base through its parent, the parent read the
+// same changed base: it is dropped too, and so are the layers above it
+// that did; dropStale then reports that the request, which reached l
+// through them, must walk its path again. It returns the layers dropped
+// that nothing holds, for the caller to close once it has let go of c.mu.
+// c.mu is held.
+func (c *layerCache) dropStale(l *layer) (idle []*layer, restart bool) {
+	dropped := []*layer{l}
+	for a := l; a.parent != nil && a.parent.base != nil && a.parent.base == a.base; a = a.parent {
+		dropped = append(dropped, a.parent)
+		restart = true
+	}
+	for _, k := range c.byKey {
+		for a := k.parent; a != nil; a = a.parent {
+			if slices.Contains(dropped, a) {
+				dropped = append(dropped, k)
+				break
+			}
+		}
+	}
+	for _, d := range dropped {
+		if !d.evicted {
+			c.drop(d)
+			if d.refs == 0 {
+				idle = append(idle, d)
+			}
+		}
+	}
+	return idle, restart
 }
 
 // drop removes l from the cache; c.mu is held.
@@ -304,9 +360,9 @@ func (c *layerCache) expire() (idle []*layer) {
 	return idle
 }
 
-func closeAll(ls []*layer) {
+func closeAll(c *layerCache, ls []*layer) {
 	for _, l := range ls {
-		l.close()
+		c.closeLayer(l)
 	}
 }
 
@@ -317,7 +373,7 @@ func (c *layerCache) Len() int {
 	return c.lru.Len()
 }
 
-// Close drops every layer, closing those nobody holds now and the others
+// Close drops every layer, closing those nothing holds now and the others
 // when released.
 func (c *layerCache) Close() {
 	c.mu.Lock()
@@ -330,13 +386,18 @@ func (c *layerCache) Close() {
 		}
 	}
 	c.mu.Unlock()
-	closeAll(now)
+	closeAll(c, now)
 }
 
-func (l *layer) close() {
+// closeLayer closes l, which nothing holds, and then lets go of its
+// parent.
+func (c *layerCache) closeLayer(l *layer) {
 	<-l.ready
 	if l.closer != nil {
 		l.closer.Close()
 	}
 	l.closed.Store(true)
+	if l.parent != nil {
+		c.release(l.parent)
+	}
 }

@@ -1,11 +1,11 @@
-package main
+package browse
 
 import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
 	"io"
-	"log"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -64,7 +64,7 @@ func listed(t *testing.T, h http.Handler, target string) []string {
 }
 
 // layerAt returns the layer kept for the container pipeline u, or nil.
-func layerAt(s *server, u string) *layer {
+func layerAt(s *Handler, u string) *layer {
 	s.layers.mu.Lock()
 	defer s.layers.mu.Unlock()
 	return s.layers.byKey["file\x00"+u]
@@ -131,7 +131,7 @@ func TestServeRevalidateZip(t *testing.T) {
 		run(map[string]string{"m1.txt": "one\n"}, "m1.txt")
 		s := nestServer(t, dir)
 		var logged bytes.Buffer
-		s.layers.logger = log.New(&logged, "", 0)
+		s.layers.logger = slog.New(slog.NewTextHandler(&logged, nil))
 		old := wantFile(t, s, "/a.zip/m1.txt", "one\n")
 		kept := layerAt(s, rootURL(s, "a.zip"))
 		if code, _, _ := fetchWith(t, s, "/a.zip/m1.txt", map[string]string{"If-None-Match": old}); code != http.StatusNotModified {
@@ -165,8 +165,10 @@ func TestServeRevalidateZip(t *testing.T) {
 		if !kept.closed.Load() {
 			t.Error("the layer of the old zip is still open")
 		}
-		if want := "opening " + rootURL(s, "a.zip") + "|zip: again: " + rootURL(s, "a.zip") + ": object modified since open"; !strings.Contains(logged.String(), want) {
-			t.Errorf("the log says %q, want it to hold %q", logged.String(), want)
+		for _, want := range []string{`msg="opening again" pipeline=` + rootURL(s, "a.zip") + "|zip: ", `reason="` + rootURL(s, "a.zip") + ": object modified since open"} {
+			if !strings.Contains(logged.String(), want) {
+				t.Errorf("the log says %q, want it to hold %q", logged.String(), want)
+			}
 		}
 	})
 	t.Run("in place, same size and time", func(t *testing.T) {

@@ -1,4 +1,4 @@
-package main
+package browse
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ import (
 // listing; a stream of text is a plain file of its stream's kind, served
 // as it is, not a folder that cannot open.
 func TestServeStreams(t *testing.T) {
-	tarball, _ := tarOf(t, "inside.txt", "inside the tar\n")
+	tarball := tarBytes(t, "inside.txt", "inside the tar\n")
 	text := []byte(strings.Repeat("plain text, not an archive\n", 40))
 	compress := func(w io.WriteCloser, buf *bytes.Buffer, data []byte) []byte {
 		t.Helper()
@@ -169,7 +169,7 @@ func zstdWithWindow(t *testing.T, data []byte, log int) []byte {
 // returns its pipeline.
 func compressedTars(t *testing.T, dictLog, windowLog int) vfs.Pipeline {
 	t.Helper()
-	tarball, _ := tarOf(t, "inside.txt", "inside the tar\n")
+	tarball := tarBytes(t, "inside.txt", "inside the tar\n")
 	dir := t.TempDir()
 	files := map[string][]byte{
 		"a.tar.xz":  xzWithDict(t, tarball, dictLog),

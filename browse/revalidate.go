@@ -1,4 +1,4 @@
-package main
+package browse
 
 import (
 	"context"
@@ -11,10 +11,6 @@ import (
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
-
-// defaultRevalidate is how long serve trusts a remote base it saw
-// current (serve --revalidate).
-const defaultRevalidate = time.Second
 
 // maxBases bounds the remote bases whose checks the cache remembers; past
 // it, those not seen current within the interval are forgotten (they are
@@ -84,9 +80,15 @@ func baseOf(l *layer) (*base, bool) {
 }
 
 // noteOpened notes the base of l, which was just opened: a remote base's
-// version is current as of now.
+// version is current as of now. A layer opened through a parent that
+// reads a blob reads that blob too: it shares the parent's base, and
+// with it its checks.
 func (c *layerCache) noteOpened(l *layer) {
-	l.base, l.live = baseOf(l)
+	if p := l.parent; p != nil && p.base != nil && p.base.rv != nil {
+		l.base, l.live = p.base, false
+	} else {
+		l.base, l.live = baseOf(l)
+	}
 	l.opened = c.now()
 	if b := l.base; b != nil && b.rv != nil && !b.local {
 		st := c.baseState(b.url)
@@ -166,6 +168,11 @@ func (c *layerCache) check(ctx context.Context, l *layer) error {
 	}
 	return err
 }
+
+// remoteDir reports whether l is a remote directory (its base names no
+// blob): its tree remembers the objects it opened, as they were when it
+// first read them, until the layer is opened again.
+func (l *layer) remoteDir() bool { return l.base != nil && l.base.rv == nil }
 
 // pipelineOf returns the pipeline a layer shows, for messages.
 func pipelineOf(l *layer) string {

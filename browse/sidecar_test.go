@@ -1,4 +1,4 @@
-package main
+package browse
 
 import (
 	"context"
@@ -45,7 +45,7 @@ func TestServeSidecarsAtClose(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := newServer(root, o, nil, true, defaultRevalidate)
+		s := New(root, &Options{VFS: o, LoopbackOnly: true})
 		// The request's context ends with the request, as net/http's.
 		rctx, done := context.WithCancel(context.Background())
 		req := httptest.NewRequest("GET", "/"+name+"/?format=json", nil).WithContext(rctx)

@@ -1,4 +1,4 @@
-package main
+package browse
 
 import (
 	"archive/tar"

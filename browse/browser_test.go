@@ -1,4 +1,4 @@
-package main
+package browse
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 	"github.com/pipefs/pipefs/vfs"
 )
 
-var updateScreenshots = flag.Bool("update-screenshots", false, "redraw the screenshots of serve's pages under testdata/serve")
+var updateScreenshots = flag.Bool("update-screenshots", false, "redraw the screenshots of the pages under testdata/screenshots")
 
 // browser starts a headless Chromium with a fresh profile and returns a
 // context whose tab it drives.
@@ -57,7 +57,7 @@ func browser(t *testing.T) context.Context {
 // each page shows, that the pages' own style and script run under their
 // Content-Security-Policy, that previews load, and that an archive's
 // HTML cannot run scripts. It keeps a screenshot of each kind of page in
-// testdata/serve (redrawn with -update-screenshots).
+// testdata/screenshots (redrawn with -update-screenshots).
 func TestServeBrowser(t *testing.T) {
 	// The nest is served from memory, so that the pipelines, and the
 	// screenshots, are the same on every run.
@@ -88,7 +88,7 @@ func TestServeBrowser(t *testing.T) {
 
 	run := func(what string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
-		c, cancel := waitContext(t, ctx)
+		c, cancel := fstest.WaitContext(t, ctx)
 		defer cancel()
 		if err := chromedp.Do(c, steps...); err != nil {
 			t.Fatalf("%s: %v", what, err)
@@ -96,7 +96,7 @@ func TestServeBrowser(t *testing.T) {
 	}
 	eval := func(expr string) string {
 		t.Helper()
-		c, cancel := waitContext(t, ctx)
+		c, cancel := fstest.WaitContext(t, ctx)
 		defer cancel()
 		v, err := chromedp.Run(c, chromedp.Evaluate[string](expr))
 		if err != nil {
@@ -120,11 +120,11 @@ func TestServeBrowser(t *testing.T) {
 		}
 		run("following "+href, chromedp.Click(chromedp.CSS(fmt.Sprintf("a[href=%q]", href))))
 		check := chromedp.Evaluate[bool](fmt.Sprintf("location.pathname + location.search === %q && document.readyState === 'complete'", want))
-		wctx, cancel := waitContext(t, ctx)
+		wctx, cancel := fstest.WaitContext(t, ctx)
 		defer cancel()
 		var last error
 		attempt := 5 * time.Second
-		waitUntil(t, "the page of "+href+" to load", func() bool {
+		fstest.WaitUntil(t, "the page of "+href+" to load", func() bool {
 			c, cancel := context.WithTimeout(wctx, attempt)
 			defer cancel()
 			ok, err := chromedp.Run(c, check)
@@ -138,7 +138,7 @@ func TestServeBrowser(t *testing.T) {
 	// previewWidth waits for the preview to load and returns its width.
 	previewWidth := func() int {
 		t.Helper()
-		c, cancel := waitContext(t, ctx)
+		c, cancel := fstest.WaitContext(t, ctx)
 		defer cancel()
 		w, err := chromedp.Run(c, chromedp.Poll[int](`(() => { const i = document.getElementById("preview"); return i && i.complete ? i.naturalWidth : 0; })()`))
 		if err != nil {
@@ -191,7 +191,7 @@ func TestServeBrowser(t *testing.T) {
 	}
 	screenshot(t, ctx, "array")
 	run("copying the pipeline", chromedp.Click(chromedp.ID("copy")))
-	c, cancel := waitContext(t, ctx)
+	c, cancel := fstest.WaitContext(t, ctx)
 	said, err := chromedp.Run(c, chromedp.Poll[string](`(() => { const t = document.getElementById("copy").textContent; return t !== "Copy" && t; })()`))
 	cancel()
 	if err != nil || said != "Copied" {
@@ -238,11 +238,11 @@ func TestServeBrowser(t *testing.T) {
 }
 
 // screenshot captures the page and, with -update-screenshots, writes it
-// to testdata/serve/NAME.png; otherwise it checks that the kept one has
+// to testdata/screenshots/NAME.png; otherwise it checks that the kept one has
 // the same size.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	c, cancel := waitContext(t, ctx)
+	c, cancel := fstest.WaitContext(t, ctx)
 	defer cancel()
 	b, err := chromedp.Run(c, chromedp.CaptureScreenshot())
 	if err != nil {
@@ -252,7 +252,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
-	file := filepath.Join("testdata", "serve", name+".png")
+	file := filepath.Join("testdata", "screenshots", name+".png")
 	if *updateScreenshots {
 		if len(b) > 300<<10 {
 			t.Fatalf("screenshot %s is %d bytes, more than 300 KB", name, len(b))

@@ -1,4 +1,4 @@
-package main
+package browse
 
 import (
 	"bytes"
@@ -11,16 +11,20 @@ import (
 	"hash/fnv"
 	"html/template"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"path"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pipefs/pipefs/adapters/array"
 	"github.com/pipefs/pipefs/adapters/icechunkadapter"
 	"github.com/pipefs/pipefs/adapters/precomputedadapter"
+	"github.com/pipefs/pipefs/internal/listfmt"
+	"github.com/pipefs/pipefs/internal/nodedesc"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
 
@@ -141,24 +145,24 @@ const (
 
 // servePage answers a request for a page: a directory's index.html, a
 // preview, the versions of a store, or the page of a directory or node.
-func (s *server) servePage(w http.ResponseWriter, r *http.Request, t *target) error {
+func (h *Handler) servePage(w http.ResponseWriter, r *http.Request, t *target) error {
 	ctx := r.Context()
 	q := r.URL.Query()
 	if q.Has("child") {
-		if err := s.child(ctx, t, q.Get("child")); err != nil {
+		if err := h.child(ctx, t, q.Get("child")); err != nil {
 			return err
 		}
 	}
 	if q.Has("preview") {
-		return s.servePreview(w, r, t, q.Get("preview"))
+		return h.servePreview(w, r, t, q.Get("preview"))
 	}
-	p := s.newPage(r, t)
+	p := h.newPage(r, t)
 	switch {
 	case q.Has("versions"):
 		if !isStoreRoot(t.l) || t.name != "." {
 			return statusError(http.StatusNotFound, "%s is not the root of a versioned store (OCDBT or Icechunk): it has no versions", t.pipeline())
 		}
-		v, err := remember(t.l, "versions", "", func(v *versionsView) int { return 128 * (len(v.List) + len(v.Refs)) }, func() (*versionsView, error) { return s.versions(ctx, t) })
+		v, err := remember(t.l, "versions", "", func(v *versionsView) int { return 128 * (len(v.List) + len(v.Refs)) }, func() (*versionsView, error) { return h.versions(ctx, t) })
 		if err != nil {
 			return err
 		}
@@ -168,12 +172,12 @@ func (s *server) servePage(w http.ResponseWriter, r *http.Request, t *target) er
 		if dir && t.node == nil && !q.Has("list") && q.Get("format") == "" {
 			index := path.Join(t.name, "index.html")
 			if info, err := t.l.fsys.WithContext(ctx).Stat(index); err == nil && info.Mode().IsRegular() {
-				s.serveFile(w, r, t.l.fsys.WithContext(ctx), index, info, t)
+				h.serveFile(w, r, t.l.fsys.WithContext(ctx), index, info, t)
 				return nil
 			}
 		}
 		if t.node != nil {
-			nv, err := s.nodeView(ctx, t)
+			nv, err := h.nodeView(ctx, t)
 			if err != nil {
 				return err
 			}
@@ -183,7 +187,7 @@ func (s *server) servePage(w http.ResponseWriter, r *http.Request, t *target) er
 			}
 		}
 		if dir {
-			d, err := s.dirView(ctx, t)
+			d, err := h.dirView(ctx, t)
 			if err != nil {
 				return err
 			}
@@ -193,12 +197,12 @@ func (s *server) servePage(w http.ResponseWriter, r *http.Request, t *target) er
 			}
 		}
 	}
-	s.render(w, r, http.StatusOK, p)
+	h.render(w, r, http.StatusOK, p)
 	return nil
 }
 
 // newPage returns a page's common part for t.
-func (s *server) newPage(r *http.Request, t *target) *page {
+func (h *Handler) newPage(r *http.Request, t *target) *page {
 	p := &page{Path: r.URL.Path, Title: "/", Crumbs: []crumb{{Name: "root", Href: "/"}}}
 	if t != nil {
 		p.Pipeline = t.pipeline()
@@ -207,24 +211,24 @@ func (s *server) newPage(r *http.Request, t *target) *page {
 			p.Title = t.crumbs[len(t.crumbs)-1].Name
 		}
 	} else {
-		p.Pipeline = s.root.String()
+		p.Pipeline = h.root.String()
 	}
 	return p
 }
 
 // render writes p as HTML, or as JSON with ?format=json.
-func (s *server) render(w http.ResponseWriter, r *http.Request, status int, p *page) {
-	h := w.Header()
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("Cache-Control", "no-cache")
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, p *page) {
+	hdr := w.Header()
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("Referrer-Policy", "no-referrer")
+	hdr.Set("Cache-Control", "no-cache")
 	if r.URL.Query().Get("format") == "json" {
 		b, err := json.MarshalIndent(p, "", "  ")
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		h.Set("Content-Type", "application/json")
+		hdr.Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		w.Write(append(b, '\n'))
 		return
@@ -232,27 +236,34 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, status int, p *p
 	p.Style, p.Script = template.CSS(pageStyle), template.JS(pageScript)
 	var b bytes.Buffer
 	if err := pageTemplate.Execute(&b, p); err != nil {
-		s.logger.Printf("%s %s: rendering: %v", r.Method, r.URL.Path, err)
+		h.logger.Error("rendering a page failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		http.Error(w, "rendering the page failed", http.StatusInternalServerError)
 		return
 	}
-	h.Set("Content-Security-Policy", pageCSP)
-	h.Set("Content-Type", "text/html; charset=utf-8")
+	hdr.Set("Content-Security-Policy", pageCSP)
+	hdr.Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	w.Write(b.Bytes())
 }
 
 // fail answers a request with an error page, and logs the failure. t may
 // be nil (the request was refused before its path was resolved).
-func (s *server) fail(w http.ResponseWriter, r *http.Request, t *target, err error) {
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, t *target, err error) {
 	status := errorStatus(err)
 	if r.Context().Err() == nil {
-		s.logger.Printf("%s %s: %d %s", r.Method, r.URL.Path, status, message(err))
+		level := slog.LevelInfo
+		if status >= 500 {
+			level = slog.LevelError
+		}
+		h.logger.Log(r.Context(), level, "request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", h.errorText(err))
 	}
-	p := s.newPage(r, t)
+	p := h.newPage(r, t)
 	p.Kind, p.Title = "error", fmt.Sprintf("%d %s", status, http.StatusText(status))
-	p.Error = &errorView{Status: status, StatusText: http.StatusText(status), Message: message(err)}
-	s.render(w, r, status, p)
+	p.Error = &errorView{Status: status, StatusText: http.StatusText(status), Message: h.errorText(err)}
+	if h.hide {
+		p.Error.Message = p.Title
+	}
+	h.render(w, r, status, p)
 }
 
 // dirView lists directory t.name of t.l, with each entry's kind; it is
@@ -261,7 +272,7 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, t *target, err err
 // every request, and what is kept is for what it lists, the name, size,
 // time and mode of each entry shown: a file appended to or rewritten in
 // place leaves the directory's time alone.
-func (s *server) dirView(ctx context.Context, t *target) (*dirView, error) {
+func (h *Handler) dirView(ctx context.Context, t *target) (*dirView, error) {
 	fsys := t.l.fsys.WithContext(ctx)
 	version := fmt.Sprint(t.info.ModTime().UnixNano())
 	var infos []fs.FileInfo
@@ -306,7 +317,7 @@ func (s *server) dirView(ctx context.Context, t *target) (*dirView, error) {
 			sem <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				d.Entries[i] = s.entry(ctx, t, info, i < maxKinds)
+				d.Entries[i] = h.entry(ctx, t, info, i < maxKinds)
 			})
 		}
 		wg.Wait()
@@ -333,7 +344,7 @@ func listingVersion(infos []fs.FileInfo, more int) string {
 
 // entry describes one entry of a listing of t; detect says whether to
 // detect its kind.
-func (s *server) entry(ctx context.Context, t *target, info fs.FileInfo, detect bool) entryView {
+func (h *Handler) entry(ctx context.Context, t *target, info fs.FileInfo, detect bool) entryView {
 	name := info.Name()
 	child := path.Join(t.name, name)
 	e := entryView{Name: name, Label: name, Href: t.href + url.PathEscape(name), Size: info.Size(), Kind: "file"}
@@ -348,11 +359,11 @@ func (s *server) entry(ctx context.Context, t *target, info fs.FileInfo, detect 
 		e.Href += "/"
 		e.Label += "/"
 		if detect {
-			e.Kind = s.dirKind(ctx, fsys, child)
+			e.Kind = h.dirKind(ctx, fsys, child)
 		}
 	case !info.Mode().IsRegular():
-		e.Kind = modeString(info.Mode())
-		if l := linkTarget(fsys, child, info); l != "" {
+		e.Kind = listfmt.Mode(info.Mode())
+		if l := listfmt.LinkTarget(fsys, child, info); l != "" {
 			e.Kind += " -> " + l
 		}
 	case array.NodeOf(info) != nil:
@@ -363,7 +374,7 @@ func (s *server) entry(ctx context.Context, t *target, info fs.FileInfo, detect 
 		}
 		e.Raw, e.Href = e.Href, e.Href+"/"
 	case detect:
-		if kind, folder := s.sniff(fsys, child); kind != "" {
+		if kind, folder := h.sniff(fsys, child); kind != "" {
 			e.Kind = kind
 			if folder {
 				e.Raw, e.Href = e.Href, e.Href+"/"
@@ -376,25 +387,25 @@ func (s *server) entry(ctx context.Context, t *target, info fs.FileInfo, detect 
 
 // dirKind is the kind of directory name of fsys: the versioned store or
 // the array or group it holds, else "directory".
-func (s *server) dirKind(ctx context.Context, fsys fs.FS, name string) string {
+func (h *Handler) dirKind(ctx context.Context, fsys fs.FS, name string) string {
 	tree := driver.SubTree(array.FSTree(fsys), name)
-	if u, ok, err := s.reg.DetectDir(ctx, tree, false); err == nil && ok {
+	if u, ok, err := h.reg.DetectDir(ctx, tree, false); err == nil && ok {
 		return u.Scheme + " store"
 	}
-	if l, ok := arrayLabel(ctx, s.reg, fsys, name, nil); ok {
+	if l, ok := nodedesc.Label(ctx, h.reg, fsys, name, nil); ok {
 		return l
 	}
 	return "directory"
 }
 
 // nodeView describes the node of t as "pipefs array" does.
-func (s *server) nodeView(ctx context.Context, t *target) (*nodeView, error) {
+func (h *Handler) nodeView(ctx context.Context, t *target) (*nodeView, error) {
 	n := t.node
 	var text, js bytes.Buffer
-	if err := writeNode(&text, n, false); err != nil {
+	if err := nodedesc.Write(&text, n, false); err != nil {
 		return nil, err
 	}
-	if err := writeNode(&js, n, true); err != nil {
+	if err := nodedesc.Write(&js, n, true); err != nil {
 		return nil, err
 	}
 	v := &nodeView{Description: json.RawMessage(bytes.TrimSpace(js.Bytes())), OpenedAs: t.nodeURL}
@@ -420,7 +431,7 @@ func (s *server) nodeView(ctx context.Context, t *target) (*nodeView, error) {
 	}
 	if n.IsArray {
 		if plan, err := planPreview(n); err != nil {
-			v.NoPreview = message(err)
+			v.NoPreview = h.errorText(err)
 		} else {
 			q := url.Values{"preview": {"png"}}
 			if t.child != "" {
@@ -435,7 +446,7 @@ func (s *server) nodeView(ctx context.Context, t *target) (*nodeView, error) {
 
 // child makes the page of t that of the child key of its node: a scale of
 // a precomputed volume, or a group's child (?child=KEY).
-func (s *server) child(ctx context.Context, t *target, key string) error {
+func (h *Handler) child(ctx context.Context, t *target, key string) error {
 	if t.node == nil || t.node.IsArray {
 		return statusError(http.StatusNotFound, "%s is not a group or volume: it has no child %q", t.pipeline(), key)
 	}
@@ -465,7 +476,7 @@ func escapePath(name string) string {
 
 // versions lists the versions of the store whose root t names, and for an
 // Icechunk repository its branches and tags.
-func (s *server) versions(ctx context.Context, t *target) (*versionsView, error) {
+func (h *Handler) versions(ctx context.Context, t *target) (*versionsView, error) {
 	var vd driver.Versioned
 	if !t.l.fsys.As(&vd) {
 		return nil, statusError(http.StatusNotImplemented, "%s does not list its versions", t.pipeline())
@@ -481,7 +492,7 @@ func (s *server) versions(ctx context.Context, t *target) (*versionsView, error)
 		}
 	}
 	for _, x := range list {
-		v.List = append(v.List, versionView{ID: x.ID, Href: t.storeHref + "@" + url.PathEscape(x.ID) + "/", Time: logTime(x.Time), Keys: x.Keys, Message: x.Message})
+		v.List = append(v.List, versionView{ID: x.ID, Href: t.storeHref + "@" + url.PathEscape(x.ID) + "/", Time: x.Time.UTC().Format(time.RFC3339Nano), Keys: x.Keys, Message: x.Message})
 	}
 	if !v.Counted {
 		// Snapshots newest first, as a commit log.

@@ -1,4 +1,4 @@
-package main
+package browse
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ const maxStreamDepth = 3
 // when what it holds is one: a tar.gz is, a gzip of text ("gzip") is not.
 // It decodes at most the head it read, so a listing costs one head read
 // per file.
-func (s *server) sniff(fsys fs.FS, name string) (kind string, folder bool) {
+func (h *Handler) sniff(fsys fs.FS, name string) (kind string, folder bool) {
 	if v, ok := fsys.(*vfs.FS); ok {
 		// The head only chooses a kind: it is read unchecked, as format
 		// detection reads (driver.Unverified).
@@ -41,17 +41,17 @@ func (s *server) sniff(fsys fs.FS, name string) (kind string, folder bool) {
 	if !ok {
 		return "", false
 	}
-	head := make([]byte, s.reg.HeadLen())
+	head := make([]byte, h.reg.HeadLen())
 	n, _ := ra.ReadAt(head, 0)
 	head = head[:n]
 	var kinds []string
 	for range maxStreamDepth + 1 {
-		fm := s.reg.SniffHead(head)
+		fm := h.reg.SniffHead(head)
 		if fm == nil {
 			return strings.Join(kinds, "|"), false
 		}
 		kinds = append(kinds, strings.TrimSuffix(fm.Name, " (skippable frame first)"))
-		inner, stream := decodeHead(fm.Name, head, s.reg.HeadLen(), s.opts.EffectiveLimits())
+		inner, stream := decodeHead(fm.Name, head, h.reg.HeadLen(), h.opts.EffectiveLimits())
 		if !stream {
 			return strings.Join(kinds, "|"), true
 		}

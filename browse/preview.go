@@ -1,4 +1,4 @@
-package main
+package browse
 
 import (
 	"bytes"
@@ -107,7 +107,7 @@ func previewable(d array.DType) bool {
 
 // servePreview answers ?preview=png on the page of an array: a PNG of its
 // plan, at most previewSide pixels a side, kept with the layer.
-func (s *server) servePreview(w http.ResponseWriter, r *http.Request, t *target, format string) error {
+func (h *Handler) servePreview(w http.ResponseWriter, r *http.Request, t *target, format string) error {
 	if format != "png" {
 		return statusError(http.StatusBadRequest, "preview=%q: the preview format is png", format)
 	}
@@ -122,11 +122,11 @@ func (s *server) servePreview(w http.ResponseWriter, r *http.Request, t *target,
 	if err != nil {
 		return err
 	}
-	h := w.Header()
-	h.Set("Content-Type", "image/png")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", "sandbox")
-	h.Set("Cache-Control", "no-cache")
+	hdr := w.Header()
+	hdr.Set("Content-Type", "image/png")
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("Content-Security-Policy", "sandbox")
+	hdr.Set("Cache-Control", "no-cache")
 	w.Write(b)
 	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package browse
 
 import (
 	"errors"
@@ -29,7 +29,7 @@ import (
 // "X-Content-Type-Options: nosniff" and "Content-Security-Policy:
 // sandbox": an archive's HTML is shown, but cannot run scripts as the
 // site.
-func (s *server) serveRaw(w http.ResponseWriter, r *http.Request, t *target) {
+func (h *Handler) serveRaw(w http.ResponseWriter, r *http.Request, t *target) {
 	if t.info.IsDir() {
 		// The path as requested (splitPath checked it), so that names
 		// holding "?" or "#" stay escaped.
@@ -41,37 +41,37 @@ func (s *server) serveRaw(w http.ResponseWriter, r *http.Request, t *target) {
 		w.WriteHeader(http.StatusMovedPermanently)
 		return
 	}
-	s.serveFile(w, r, t.l.fsys.WithContext(r.Context()), t.name, t.info, t)
+	h.serveFile(w, r, t.l.fsys.WithContext(r.Context()), t.name, t.info, t)
 }
 
 // serveFile serves the regular file name of fsys, described by info.
-func (s *server) serveFile(w http.ResponseWriter, r *http.Request, fsys *vfs.FS, name string, info fs.FileInfo, t *target) {
+func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, fsys *vfs.FS, name string, info fs.FileInfo, t *target) {
 	if !info.Mode().IsRegular() {
-		s.fail(w, r, t, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w: not a regular file (%s)", errors.ErrUnsupported, info.Mode().Type())})
+		h.fail(w, r, t, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w: not a regular file (%s)", errors.ErrUnsupported, info.Mode().Type())})
 		return
 	}
 	if err := readFirst(fsys, name, rangeStart(r)); err != nil {
-		s.fail(w, r, t, err)
+		h.fail(w, r, t, err)
 		return
 	}
 	f, err := fsys.OpenFile(name)
 	if err != nil {
-		s.fail(w, r, t, err)
+		h.fail(w, r, t, err)
 		return
 	}
 	defer f.Close()
-	h := w.Header()
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", "sandbox")
-	h.Set("ETag", etag(info, fileVersion(t.l, f)))
+	hdr := w.Header()
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("Content-Security-Policy", "sandbox")
+	hdr.Set("ETag", etag(info, fileVersion(t.l, f)))
 	if isDataset(info) {
-		h.Set("Content-Type", "application/octet-stream")
+		hdr.Set("Content-Type", "application/octet-stream")
 	}
-	lf := &logFile{File: f, s: s, req: r, name: name}
+	lf := &logFile{File: f, h: h, req: r, name: name}
 	http.ServeContent(w, r, path.Base(name), info.ModTime(), lf)
 }
 
-// firstBlock is how many bytes of a file serve reads before it answers:
+// firstBlock is how many bytes of a file the handler reads before it answers:
 // as many as http.ServeContent sniffs.
 const firstBlock = 512
 
@@ -131,7 +131,7 @@ func isDataset(info fs.FileInfo) bool {
 // http.ServeContent drops once the body has started.
 type logFile struct {
 	*vfs.File
-	s      *server
+	h      *Handler
 	req    *http.Request
 	name   string
 	logged bool
@@ -141,7 +141,7 @@ func (f *logFile) Read(p []byte) (int, error) {
 	n, err := f.File.Read(p)
 	if err != nil && err != io.EOF && !f.logged && f.req.Context().Err() == nil {
 		f.logged = true
-		f.s.logger.Printf("%s %s: reading %s: %s", f.req.Method, f.req.URL.Path, f.name, message(err))
+		f.h.logger.Error("reading a file failed after its body started", "method", f.req.Method, "path", f.req.URL.Path, "name", f.name, "err", f.h.errorText(err))
 	}
 	return n, err
 }

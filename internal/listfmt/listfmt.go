@@ -1,0 +1,36 @@
+// Package listfmt formats what a listing shows of an entry beyond its
+// name, size and time, the same way in "pipefs ls" and "pipefs stat" as
+// in the pages of package browse: its mode as ls writes it, and the
+// target of a symbolic link.
+package listfmt
+
+import (
+	"io/fs"
+	"strings"
+
+	"github.com/pipefs/pipefs/vfs"
+)
+
+// Mode is the mode column of a listing: fs.FileMode.String, with "l" for
+// a symbolic link as ls writes it (Go writes "L").
+func Mode(m fs.FileMode) string {
+	s := m.String()
+	if m&fs.ModeSymlink != 0 {
+		s = strings.Replace(s, "L", "l", 1)
+	}
+	return s
+}
+
+// LinkTarget returns, for display, the target of the symbolic link name
+// of fsys that info describes, read with fs.ReadLink: "" when info
+// describes no symbolic link, fsys is nil or the target cannot be read.
+func LinkTarget(fsys *vfs.FS, name string, info fs.FileInfo) string {
+	if fsys == nil || info.Mode()&fs.ModeSymlink == 0 {
+		return ""
+	}
+	target, err := fs.ReadLink(fsys, name)
+	if err != nil {
+		return ""
+	}
+	return target
+}
