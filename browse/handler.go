@@ -125,7 +125,7 @@ func New(fsys *vfs.FS, o *Options) *Handler {
 		loopback:  o.LoopbackOnly,
 		hide:      o.HideErrors,
 		errorText: errorText,
-		layers:    newLayerCache(fsys.Context()),
+		layers:    newLayerCache(fsys.Context(), reg),
 	}
 	h.layers.revalidate, h.layers.logger, h.layers.errorText = revalidate, logger, errorText
 	h.layers.put(&layer{key: h.rootKey, fsys: fsys})

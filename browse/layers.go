@@ -121,6 +121,9 @@ func remember[T any](l *layer, key, version string, weight func(T) int, f func()
 // a layer whose base changed is dropped, with the layers opened through
 // it, and opened again.
 type layerCache struct {
+	// reg is the registry of the served pipeline: which roots read the
+	// local disk (Root.Local), checked by a stat.
+	reg *vfs.Registry
 	// ctx is the handler's context (the served FS's), which the layers' FSes keep: what a
 	// stage writes as it closes (a sidecar) follows it, and not the
 	// context of the request that opened the layer, long gone.
@@ -143,8 +146,8 @@ type layerCache struct {
 	bases   map[string]*baseState
 }
 
-func newLayerCache(ctx context.Context) *layerCache {
-	return &layerCache{ctx: ctx, byKey: map[string]*layer{}, lru: list.New(), now: time.Now, revalidate: DefaultRevalidate,
+func newLayerCache(ctx context.Context, reg *vfs.Registry) *layerCache {
+	return &layerCache{reg: reg, ctx: ctx, byKey: map[string]*layer{}, lru: list.New(), now: time.Now, revalidate: DefaultRevalidate,
 		logger: slog.New(slog.DiscardHandler), errorText: func(err error) string { return err.Error() }}
 }
 

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/pipefs/pipefs/adapters/array"
-	"github.com/pipefs/pipefs/internal/rfc3986"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -105,17 +104,13 @@ type storeFormat struct {
 // layer too; the served location, when it is a store, from its pipeline.
 func (h *Handler) openVersion(ctx context.Context, l *layer, ver string) (*layer, error) {
 	p := l.fsys.Pipeline()
-	last := p[len(p)-1]
-	ref := rfc3986.Escape(ver, rfc3986.IsRegName) // as pipefs writes a ref: tag.it%20works!
-	if last.Scheme == "ocdbt" {
-		// A commit time keeps its colons, which OCDBT reads as written.
-		ref = rfc3986.Escape(ver, func(c byte) bool { return rfc3986.IsRegName(c) || c == ':' })
-	}
-	at := last.Scheme + "://" + ref + "/"
-	q, err := vfs.Parse(p[:len(p)-1].String() + "|" + at)
+	u, err := p[len(p)-1].WithVersion(ver)
 	if err != nil {
 		return nil, &httpError{status: http.StatusBadRequest, msg: fmt.Sprintf("version %q", ver), err: err}
 	}
+	u.Path = "/"
+	at := u.String()
+	q := p[:len(p)-1].Append(u)
 	key := "fs\x00" + q.String()
 	if l.parent != nil {
 		return h.openBelow(ctx, key, l.parent, l.name, func(open opener) (*layer, error) {

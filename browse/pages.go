@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/pipefs/pipefs/adapters/array"
-	"github.com/pipefs/pipefs/adapters/icechunkadapter"
 	"github.com/pipefs/pipefs/adapters/precomputedadapter"
 	"github.com/pipefs/pipefs/internal/listfmt"
 	"github.com/pipefs/pipefs/internal/nodedesc"
@@ -500,14 +499,14 @@ func (h *Handler) versions(ctx context.Context, t *target) (*versionsView, error
 			v.List[i], v.List[j] = v.List[j], v.List[i]
 		}
 	}
-	var ic *icechunkadapter.Tree
-	if t.l.fsys.As(&ic) {
-		refs, err := ic.Refs(ctx)
+	var rl driver.RefLister
+	if t.l.fsys.As(&rl) {
+		refs, err := rl.ListRefs(ctx)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range refs {
-			v.Refs = append(v.Refs, refView{Name: r.Name, Href: t.storeHref + "@" + url.PathEscape(r.Name) + "/", Snapshot: r.Snapshot})
+			v.Refs = append(v.Refs, refView{Name: r.Name, Href: t.storeHref + "@" + url.PathEscape(r.Name) + "/", Snapshot: r.Version})
 		}
 	}
 	return v, nil

@@ -176,14 +176,16 @@ func looksLikeVersion(ver string) bool {
 }
 
 // isStoreRoot reports whether l is the root of a versioned store: its
-// pipeline ends in an ocdbt or icechunk sub-URL without a path.
+// pipeline ends in a sub-URL without a path whose scheme names versions
+// in its authority (vfs.SubURL.WithVersion).
 func isStoreRoot(l *layer) bool {
 	if l.fsys == nil {
 		return false
 	}
 	p := l.fsys.Pipeline()
 	last := p[len(p)-1]
-	return (last.Scheme == "ocdbt" || last.Scheme == "icechunk") && last.Key() == "."
+	_, err := last.WithVersion("")
+	return err == nil && last.Key() == "." && !vfs.IsRootScheme(last.Scheme)
 }
 
 // dirPipeline returns the pipeline of directory name of fsys, in the

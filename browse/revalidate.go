@@ -42,7 +42,7 @@ type baseState struct {
 
 // baseOf returns the base of a layer just opened, and whether the layer is
 // a local tree read live.
-func baseOf(l *layer) (*base, bool) {
+func baseOf(reg *vfs.Registry, l *layer) (*base, bool) {
 	var (
 		as interface{ As(any) bool }
 		p  vfs.Pipeline
@@ -60,7 +60,8 @@ func baseOf(l *layer) (*base, bool) {
 	default:
 		return nil, false
 	}
-	b := &base{url: p[0].String(), local: p[0].Scheme == "file"}
+	root := reg.Root(p[0].Scheme)
+	b := &base{url: p[0].String(), local: root != nil && root.Local}
 	if as.As(&b.rv) {
 		b.version = b.rv.Fingerprint()
 		if blob, ok := b.rv.(driver.Blob); ok && b.version == "" {
@@ -87,7 +88,7 @@ func (c *layerCache) noteOpened(l *layer) {
 	if p := l.parent; p != nil && p.base != nil && p.base.rv != nil {
 		l.base, l.live = p.base, false
 	} else {
-		l.base, l.live = baseOf(l)
+		l.base, l.live = baseOf(c.reg, l)
 	}
 	l.opened = c.now()
 	if b := l.base; b != nil && b.rv != nil && !b.local {
