@@ -163,6 +163,21 @@ func For(vc *vfs.Cache) *Cache {
 	return vc.Resource(forKey{}, func() any { return newCache(Config{}.withDefaults(), vc) }).(*Cache)
 }
 
+// Configure makes the block cache of vc, the one For returns, with the
+// sizes of cfg (zero fields mean their defaults; Budget is vc's own). It
+// fails, changing nothing, when vc's block cache was made already with
+// other sizes: call it before the first pipeline opened with vc reads.
+func Configure(vc *vfs.Cache, cfg Config) error {
+	cfg = cfg.withDefaults()
+	c := vc.Resource(forKey{}, func() any { return newCache(cfg, vc) }).(*Cache)
+	got := c.cfg
+	got.Budget = cfg.Budget
+	if got != cfg {
+		return fmt.Errorf("cache: the block cache of this vfs.Cache is in use already, with other sizes: %w", fs.ErrInvalid)
+	}
+	return nil
+}
+
 // Config returns the cache's sizes, defaults filled in; Budget is the
 // current budget of the vfs.Cache the blocks are held in.
 func (c *Cache) Config() Config {
@@ -255,6 +270,7 @@ type Blob struct {
 	aheadEnd int64 // where they must end (the object's, or a region's)
 	nparts   int   // parts in flight
 	partsWG  sync.WaitGroup
+	dropped  int64 // blocks below this index a sequential read has dropped
 }
 
 type pin struct {
@@ -322,6 +338,9 @@ func (b *Blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	ra := b.readahead(off, int64(n))
 	if err := b.read(ctx, q, off, ra); err != nil {
 		return 0, err
+	}
+	if ra >= b.c.cfg.PartSize {
+		b.dropBehind(off)
 	}
 	if n < len(p) {
 		return n, io.EOF
@@ -411,6 +430,7 @@ func (b *Blob) readahead(off, n int64) int64 {
 	} else {
 		b.ra = 0
 		b.ahead = 0
+		b.dropped = off / b.c.cfg.BlockSize
 	}
 	b.next = off + n
 	return b.ra

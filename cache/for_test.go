@@ -2,6 +2,8 @@ package cache
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"testing"
 
 	"github.com/pipefs/pipefs/vfs"
@@ -22,7 +24,11 @@ func TestForSharesBudget(t *testing.T) {
 	src := &memSource{data: make([]byte, 16*256*kib)}
 	b := c.Blob(src, "obj", &driver.FileInfo{FName: "obj", FSize: int64(len(src.data))}, nil)
 	p := make([]byte, 256*kib)
-	for off := int64(0); off < int64(len(src.data)); off += 256 * kib {
+	// Backwards, one block at a time: reads out of sequence fetch no
+	// readahead, and every block they fetch is kept while the budget
+	// holds it (a sequential read of a large object drops its blocks
+	// behind it: TestDropBehind).
+	for off := int64(len(src.data)) - 256*kib; off >= 0; off -= 256 * kib {
 		if _, err := b.ReadAt(context.Background(), p, off); err != nil {
 			t.Fatal(err)
 		}
@@ -64,5 +70,28 @@ func TestLenCountsHeldBlocks(t *testing.T) {
 	vc.Purge()
 	if c.Len() != 0 {
 		t.Errorf("after Purge: Len = %d, want 0", c.Len())
+	}
+}
+
+// Configure sets the sizes of the block cache For returns, and refuses
+// other sizes once that cache was made.
+func TestConfigure(t *testing.T) {
+	vc := vfs.NewCache(0)
+	if err := Configure(vc, Config{Streams: 4, PartSize: 1 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	if cfg := For(vc).Config(); cfg.Streams != 4 || cfg.PartSize != 1<<20 || cfg.BlockSize != 256*kib {
+		t.Errorf("For after Configure: %+v, want Streams 4, PartSize 1 MiB and the default block", cfg)
+	}
+	if err := Configure(vc, Config{Streams: 4, PartSize: 1 << 20}); err != nil {
+		t.Errorf("the same sizes again: %v", err)
+	}
+	if err := Configure(vc, Config{Streams: 8}); !errors.Is(err, fs.ErrInvalid) {
+		t.Errorf("other sizes once made: %v, want fs.ErrInvalid", err)
+	}
+	vc = vfs.NewCache(0)
+	For(vc)
+	if err := Configure(vc, Config{}); err != nil {
+		t.Errorf("the default sizes after For: %v", err)
 	}
 }

@@ -159,3 +159,32 @@ func (b *Blob) fetchPart(ctx context.Context, runs [][2]int64, n int64) {
 		b.failFlights(r[0], r[1], err)
 	}
 }
+
+// dropBehind removes from the cache the blocks that a sequential read of a
+// large object has passed, those before the block holding off: an object
+// larger than an eighth of the budget, read in sequence, would push the
+// rest of the cache out and be evicted itself before a second read
+// reached its start, and the blocks it keeps are memory the process
+// holds. So its blocks leave as the read passes them, and the memory of a
+// long sequential read stays that of its readahead.
+func (b *Blob) dropBehind(off int64) {
+	c := b.c
+	if b.size <= c.vc.Budget()/8 {
+		return
+	}
+	b.mu.Lock()
+	from, to := b.dropped, off/c.cfg.BlockSize
+	b.dropped = max(from, to)
+	b.mu.Unlock()
+	if to <= from {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := from; i < to; i++ {
+		k := blockKey{c, b.key, i}
+		if _, ok := c.vc.Peek(k); ok {
+			c.vc.Remove(k)
+		}
+	}
+}

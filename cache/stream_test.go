@@ -111,3 +111,51 @@ func TestCancelStopsParts(t *testing.T) {
 		t.Errorf("%d requests, want the %d parts", n, streams)
 	}
 }
+
+// A sequential read of an object larger than an eighth of the budget drops
+// the blocks it has passed: what the cache holds stays within the
+// readahead, however large the object, and the bytes read are still
+// right. A smaller object stays cached whole, and a second read of the
+// large one fetches it again.
+func TestDropBehind(t *testing.T) {
+	const budget = 64 << 20
+	for _, tc := range []struct {
+		size    int
+		dropped bool
+	}{{32 << 20, true}, {budget / 8, false}} {
+		b, src := newBlob(t, tc.size, Config{Budget: budget, Streams: 8})
+		cfg := b.c.Config()
+		p := make([]byte, 1<<20)
+		var peak int64
+		for off := int64(0); off < b.size; off += int64(len(p)) {
+			if _, err := b.ReadAt(context.Background(), p, off); err != nil && err != io.EOF {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(p, src.data[off:off+int64(len(p))]) {
+				t.Fatalf("%d MiB: bytes at %d differ from the source", tc.size>>20, off)
+			}
+			peak = max(peak, b.c.vc.Size())
+		}
+		b.WaitParts()
+		held := b.c.vc.Size()
+		if !tc.dropped {
+			if held != b.size {
+				t.Errorf("%d MiB, budget %d MiB: %d bytes held after a sequential read, want the whole object", tc.size>>20, budget>>20, held)
+			}
+			continue
+		}
+		// The last read's blocks remain; before them, at most twice
+		// the readahead, a part and the read were ever held.
+		if want := int64(len(p)); held != want {
+			t.Errorf("%d MiB: %d bytes held after a sequential read, want the last read's %d", tc.size>>20, held, want)
+		}
+		if bound := 2*cfg.MaxReadahead + cfg.PartSize + int64(len(p)); peak > bound {
+			t.Errorf("%d MiB: %d bytes held during the read, over %d", tc.size>>20, peak, bound)
+		}
+		before := src.requests.Load()
+		readAll(t, b, src, 1<<20)
+		if src.requests.Load() == before {
+			t.Errorf("%d MiB: a second sequential read made no request: its blocks were kept", tc.size>>20)
+		}
+	}
+}

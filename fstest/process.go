@@ -14,5 +14,5 @@ import (
 func ProcessOptions(store *disk.Store) *vfs.Options {
 	h := &httproot.Options{}
 	h.Remote.Cache = cache.New(cache.Config{})
-	return &vfs.Options{Cache: vfs.NewCache(0), Disk: store, NoDisk: store == nil, Schemes: map[string]any{"http": h}}
+	return &vfs.Options{Cache: vfs.NewCache(0), Disk: store, Schemes: map[string]any{"http": h}}
 }

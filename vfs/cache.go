@@ -2,9 +2,6 @@ package vfs
 
 import (
 	"sync"
-	"sync/atomic"
-
-	"github.com/pipefs/pipefs/cache/disk"
 
 	"github.com/pipefs/pipefs/internal/lru"
 )
@@ -25,9 +22,8 @@ const DefaultCacheBudget = 512 << 20
 // stay independent; pipelines opened with the same Cache share everything.
 // Options.Cache nil means the shared default, [DefaultCache].
 //
-// Below the memory, a Cache may have a store on disk ([Cache.SetDisk]),
-// where drivers keep their indexes for later processes ([Env.DiskIndex]).
-// DefaultCache has DefaultDisk; a Cache made with NewCache has none.
+// A Cache lives in memory only: the store on disk where drivers keep
+// their indexes for later processes is Options.Disk ([Env.DiskIndex]).
 //
 // Drivers key their entries with a key type of their own package, as
 // context values are keyed, so that drivers never collide. An entry whose
@@ -38,8 +34,6 @@ type Cache struct {
 
 	mu  sync.Mutex
 	res map[any]any
-
-	disk atomic.Pointer[disk.Store]
 }
 
 // NewCache returns an empty cache whose derived data is bounded by budget
@@ -65,22 +59,12 @@ type Evicted interface {
 	Evicted()
 }
 
-var defaultCache = sync.OnceValue(func() *Cache {
-	c := NewCache(0)
-	c.SetDisk(DefaultDisk())
-	return c
-})
+var defaultCache = sync.OnceValue(func() *Cache { return NewCache(0) })
 
-// DefaultCache returns the cache of pipelines opened with no Options.Cache.
-// Its store on disk is DefaultDisk.
+// DefaultCache returns the cache of pipelines opened with no Options.Cache,
+// shared by the process. It is made empty, with DefaultCacheBudget, at
+// its first use.
 func DefaultCache() *Cache { return defaultCache() }
-
-// SetDisk sets the store on disk where the drivers of the pipelines opened
-// with c keep their indexes for later processes; nil turns it off.
-func (c *Cache) SetDisk(s *disk.Store) { c.disk.Store(s) }
-
-// Disk returns the cache's store on disk, nil when it has none.
-func (c *Cache) Disk() *disk.Store { return c.disk.Load() }
 
 // Budget returns the byte budget of the cache's derived data.
 func (c *Cache) Budget() int64 { return c.lru.Budget() }

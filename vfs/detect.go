@@ -69,6 +69,12 @@ func detectFile(ctx context.Context, reg *Registry, b driver.Blob) (SubURL, erro
 	if tail > 0 && int64(tail) == size && tail <= head {
 		tb = hb[:tail]
 	} else if tail > 0 {
+		// The tail is read at random, for the end records it may
+		// hold: declared, so that a file stored inside a remote
+		// archive fetches those bytes and not the blocks around them.
+		if err := driver.Prefetch(driver.Unverified(ctx), b, size-int64(tail), int64(tail)); err != nil {
+			return SubURL{}, err
+		}
 		if tb, err = readFull(ctx, b, tail, size-int64(tail)); err != nil {
 			return SubURL{}, err
 		}

@@ -2,45 +2,9 @@ package vfs
 
 import (
 	"context"
-	"os"
-	"strings"
-	"sync"
-	"testing"
 
 	"github.com/pipefs/pipefs/cache/disk"
 )
-
-// DiskCacheEnv is the environment variable that sets the directory of
-// DefaultDisk; "off" turns it off.
-const DiskCacheEnv = "PIPEFS_CACHE_DIR"
-
-// DefaultDisk returns the store on disk of DefaultCache: the directory
-// that $PIPEFS_CACHE_DIR names, else os.UserCacheDir()/pipefs, bounded by
-// disk.DefaultBudget (1 GiB). It is nil, and indexes are kept in memory
-// only, when $PIPEFS_CACHE_DIR is "off", when the directory cannot be
-// made, and in test binaries (testing.Testing) unless $PIPEFS_CACHE_DIR is
-// set, so that tests do not depend on what earlier runs left behind.
-func DefaultDisk() *disk.Store { return defaultDisk() }
-
-var defaultDisk = sync.OnceValue(func() *disk.Store {
-	dir := strings.TrimSpace(os.Getenv(DiskCacheEnv))
-	switch {
-	case dir == "off":
-		return nil
-	case dir == "" && testing.Testing():
-		return nil
-	case dir == "":
-		var err error
-		if dir, err = disk.DefaultDir(); err != nil {
-			return nil
-		}
-	}
-	s, err := disk.Open(dir, 0)
-	if err != nil {
-		return nil
-	}
-	return s
-})
 
 // A DiskIndex is where a driver keeps one index of its input on disk, for
 // later processes that open the same bytes: a tar member table, the
@@ -71,19 +35,13 @@ type DiskIndex struct {
 // input that outlives the process (an Env from NewEnv, an input in the
 // memory: root, or one read from blobs that name no version, see
 // driver.Fingerprinter), and when the pipeline has neither a store on disk
-// (Options.Disk, Options.NoDisk, Cache.Disk) nor a sidecar (Options.Sidecar,
-// with a first blob that is a driver.Sidecars).
+// (Options.Disk) nor a sidecar (Options.Sidecar, with a first blob that is
+// a driver.Sidecars).
 func (env *Env) DiskIndex(kind string) DiskIndex {
 	if !env.durable || env.Options == nil {
 		return DiskIndex{}
 	}
-	var s *disk.Store
-	if !env.Options.NoDisk {
-		s = env.Options.Disk
-		if s == nil {
-			s = env.Cache.Disk()
-		}
-	}
+	s := env.Options.Disk
 	side := env.sidecar()
 	if s == nil && side == nil {
 		return DiskIndex{}
@@ -128,7 +86,7 @@ func (d DiskIndex) Load(ctx context.Context, limit int64) ([]byte, bool) {
 // became complete, or the one a driver.ContextCloser is closed with, so
 // that cancelling it stops the write. A failure is not reported: a later
 // process builds the index again. (A sidecar that cannot be written is
-// logged, once per object, with log/slog's default logger; one that a
+// logged with Options.Logger, once per object and Cache; one that a
 // cancellation stopped is not.)
 func (d DiskIndex) Store(ctx context.Context, data []byte) {
 	if d.s != nil {

@@ -2,7 +2,6 @@ package vfs_test
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -12,18 +11,19 @@ import (
 )
 
 // TestDiskIndex checks when a driver gets a place on disk for its index:
-// only for an input whose Key names a fingerprint, and only with a store,
-// from Options.Disk or the cache, unless Options.NoDisk.
+// only for an input whose Key names a fingerprint of a root declared
+// Durable, and only with a store, Options.Disk: the default cache has
+// none.
 func TestDiskIndex(t *testing.T) {
 	store, err := disk.Open(t.TempDir(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	openAt := func(scheme string, root driver.Blob, o *vfs.Options) vfs.DiskIndex {
+	openAt := func(scheme string, durable bool, root driver.Blob, o *vfs.Options) vfs.DiskIndex {
 		t.Helper()
 		var got vfs.DiskIndex
 		reg := new(vfs.Registry)
-		reg.RegisterRoot(&vfs.Root{Scheme: scheme, Open: func(ctx context.Context, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
+		reg.RegisterRoot(&vfs.Root{Scheme: scheme, Durable: durable, Open: func(ctx context.Context, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 			if env.DiskIndex("k").Enabled() {
 				t.Error("a root got a place on disk")
 			}
@@ -43,7 +43,7 @@ func TestDiskIndex(t *testing.T) {
 	}
 	open := func(root driver.Blob, o *vfs.Options) vfs.DiskIndex {
 		t.Helper()
-		return openAt("pipefs.vroot", root, o)
+		return openAt("pipefs.vroot", true, root, o)
 	}
 	data := []byte("0123456789")
 	versioned := fingerprinted{driver.BytesBlob(data, nil), "etag-1"}
@@ -61,16 +61,11 @@ func TestDiskIndex(t *testing.T) {
 	if _, ok := open(other, &vfs.Options{Cache: vfs.NewCache(0), Disk: store}).Load(context.Background(), 0); ok {
 		t.Error("another version of the object loaded the index")
 	}
-	c := vfs.NewCache(0)
-	c.SetDisk(store)
-	if !open(versioned, &vfs.Options{Cache: c}).Enabled() {
-		t.Error("no place with the cache's store")
-	}
-	if open(versioned, &vfs.Options{Cache: c, NoDisk: true}).Enabled() {
-		t.Error("a place with NoDisk")
-	}
 	if open(versioned, &vfs.Options{Cache: vfs.NewCache(0)}).Enabled() {
 		t.Error("a place with no store")
+	}
+	if open(versioned, &vfs.Options{}).Enabled() {
+		t.Error("a place with the default cache and no store")
 	}
 	if open(plain, &vfs.Options{Cache: vfs.NewCache(0), Disk: store}).Enabled() {
 		t.Error("a place for an input with no fingerprint")
@@ -78,11 +73,9 @@ func TestDiskIndex(t *testing.T) {
 	if vfs.NewEnv("pipefs.vroot:obj", "pipefs.vkeyb", &vfs.Options{Disk: store}).DiskIndex("k").Enabled() {
 		t.Error("a place for an Env from NewEnv")
 	}
-	// The memory: root's versions count the writes of one process.
-	if openAt("memory", versioned, &vfs.Options{Cache: vfs.NewCache(0), Disk: store}).Enabled() {
-		t.Error("a place for an input in the memory: root")
-	}
-	if _, set := os.LookupEnv(vfs.DiskCacheEnv); !set && vfs.DefaultDisk() != nil {
-		t.Error("DefaultDisk is on in a test binary with no " + vfs.DiskCacheEnv)
+	// The memory: root is not Durable: its versions count the writes of
+	// one process.
+	if openAt("memory", false, versioned, &vfs.Options{Cache: vfs.NewCache(0), Disk: store}).Enabled() {
+		t.Error("a place for an input in a root not declared Durable")
 	}
 }

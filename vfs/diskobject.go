@@ -38,27 +38,23 @@ type DiskObject struct {
 // pipeline finds it.
 //
 // The place is the zero DiskObject, which keeps nothing, when the
-// pipeline has no store on disk (Options.Disk, Options.NoDisk,
-// Cache.Disk), when Env.URL is empty, when the input is in the memory:
-// root, whose objects do not outlive the process, and when it is a
-// directory of the file: root itself, which is read as fast as a copy
-// would be and which a copy would only duplicate on the same disk.
+// pipeline has no store on disk (Options.Disk), when Env.URL is empty,
+// when the pipeline's root is not registered as Durable (memory:, whose
+// objects do not outlive the process), and when the input is a directory
+// of a Local root itself (file:), which is read as fast as a copy would
+// be and which a copy would only duplicate on the same disk.
 func (env *Env) DiskObject(kind, name string) DiskObject {
-	if env == nil || env.URL == "" || env.Options == nil || env.Options.NoDisk {
+	if env == nil || env.URL == "" || env.Options == nil || env.Options.Disk == nil {
 		return DiskObject{}
 	}
 	p, err := Parse(env.URL)
-	if err != nil || len(p) == 0 || p[0].Scheme == "memory" || (len(p) == 1 && p[0].Scheme == "file") {
+	if err != nil || len(p) == 0 {
 		return DiskObject{}
 	}
-	s := env.Options.Disk
-	if s == nil {
-		s = env.Cache.Disk()
-	}
-	if s == nil {
+	if root := env.Options.registry().Root(p[0].Scheme); root == nil || !root.Durable || len(p) == 1 && root.Local {
 		return DiskObject{}
 	}
-	return DiskObject{s: s, key: "object\x00" + kind + "\x00" + env.URL + "\x00" + name}
+	return DiskObject{s: env.Options.Disk, key: "object\x00" + kind + "\x00" + env.URL + "\x00" + name}
 }
 
 // Enabled reports whether d keeps anything.

@@ -32,7 +32,20 @@
 // nobody registered fails with an error matching [ErrUnknownScheme] that
 // lists the registered ones and names the package to import. A [Registry]
 // whose zero value is empty lets a program keep its own set
-// (Options.Registry).
+// (Options.Registry); a package layered on the drivers keeps its own
+// registrations in it too ([Registry.Value]), as package array keeps its
+// array formats, so that the program's Registry scopes them as well.
+//
+// Beyond its Open, a driver declares in its registration what the engine
+// and programs decide about its scheme, so that nothing outside the
+// driver names it: a Root whether it is Durable (indexes derived from its
+// objects are kept on disk), Local, and whether opening FollowsLinks; an
+// Adapter its Extensions, whether it is a Stream, and whether it
+// FollowsLinks. [Registry.Root], [Registry.Adapter],
+// [Registry.ByExtension] and [Registry.FollowsLinks] read them. A store's
+// versions are declared by its tree (driver.Versioned,
+// driver.RefLister), and [SubURL.WithVersion] writes one into a sub-URL
+// by the scheme's grammar.
 //
 // A program pays only for the drivers it imports: package vfs itself
 // registers none.
@@ -51,19 +64,33 @@
 //
 // Indexes derived from an object whose version outlives the process (a
 // tar member table, gzip checkpoints) are also kept on disk, for later
-// processes (Options.Disk, [DefaultDisk], Env.DiskIndex), and with
+// processes, when Options.Disk gives a store (Env.DiskIndex), and with
 // Options.Sidecar shared through the object's own bucket as sidecar
 // objects, for other machines ([SidecarMode]). What is loaded from either
 // is untrusted input that the driver checks as it checks the object.
 //
+// The library has no ambient state: everything it does follows from the
+// Options of the open. It reads no environment variable of its own, keeps
+// nothing on disk unless Options.Disk says where (there is no default
+// directory, and DefaultCache lives in memory only), and logs only
+// through Options.Logger (nil: nothing), each warning once per Cache
+// ([Env.Warn]); it does not depend on package testing, so it behaves the
+// same in a test. The pipefs command is where environment variables
+// ($PIPEFS_CACHE_DIR, $PIPEFS_LIMITS), the default directory of the
+// store on disk and logging to stderr are decided. The cloud roots let
+// their SDKs read the SDKs' own documented environment (AWS_*,
+// GOOGLE_APPLICATION_CREDENTIALS, STORAGE_EMULATOR_HOST) when their
+// options give no client or configuration.
+//
 // # Options
 //
-// [Options] carries the registry, the cache, the [Limits] and, per scheme,
-// a driver's own options in Options.Schemes, keyed by the scheme the
-// driver registered under ("http" serves https too; "s3" serves s3+http
-// and s3+https). A key that names no registered scheme with options, or a
-// value of another type than the driver declared, fails the open with an
-// error matching fs.ErrInvalid.
+// [Options] carries the registry, the cache, the store on disk, the
+// logger, the [Limits] and, per scheme, a driver's own options in
+// Options.Schemes, keyed by the scheme the driver registered under
+// ("http" serves https too; "s3" serves s3+http and s3+https). A key
+// that names no registered scheme with options, or a value of another
+// type than the driver declared, fails the open with an error matching
+// fs.ErrInvalid.
 //
 // # FS and File
 //

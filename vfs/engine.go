@@ -169,14 +169,23 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 			return nil, err
 		}
 	}
-	// The final location: settle its kind, detect formats as needed.
+	if err := r.finish(ctx, reg, o, lim, loc, want); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// finish settles the kind of loc, the location of the last sub-URL of
+// r.p, detecting formats as openPipeline says, and makes the result its
+// final location.
+func (r *result) finish(ctx context.Context, reg *Registry, o *Options, lim Limits, loc driver.Location, want Kind) (err error) {
 	detected := 0
 	var isDir bool
 	var plain *plainFile // with kindDetect: the file as written
 	for {
 		isDir, r.info, err = r.kindOf(ctx, &loc)
 		if err != nil {
-			return nil, stageErr(r.p, len(r.p)-1, err)
+			return stageErr(r.p, len(r.p)-1, err)
 		}
 		if want == KindAny || (want == KindDirectory || want == kindDetect) == isDir {
 			break
@@ -187,7 +196,7 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 		if last := r.p[len(r.p)-1]; !isDir && strings.HasSuffix(last.Path, "/") {
 			// The path says directory: a file there is not a container
 			// to detect but a mistake.
-			return nil, stageErr(r.p, len(r.p)-1, ErrNotDir)
+			return stageErr(r.p, len(r.p)-1, ErrNotDir)
 		}
 		if last := r.p[len(r.p)-1]; !isDir && !IsRootScheme(last.Scheme) {
 			if _, yields, ok := SchemeKinds(last.Scheme); ok && yields == KindDataset {
@@ -197,25 +206,25 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 					loc = r.restore(plain)
 					break
 				}
-				return nil, stageErr(r.p, len(r.p)-1, ErrNotDir)
+				return stageErr(r.p, len(r.p)-1, ErrNotDir)
 			}
 		}
-		if o != nil && o.NoDetect || (want == KindFile && isDir) {
+		if o.NoDetect || (want == KindFile && isDir) {
 			if want == kindDetect {
 				break // a file, as no detection was asked for
 			}
 			if isDir {
-				return nil, stageErr(r.p, len(r.p)-1, ErrIsDir)
+				return stageErr(r.p, len(r.p)-1, ErrIsDir)
 			}
-			return nil, stageErr(r.p, len(r.p)-1, ErrNotDir)
+			return stageErr(r.p, len(r.p)-1, ErrNotDir)
 		}
 		if len(r.p) >= lim.MaxDepth {
-			return nil, stageErr(r.p, len(r.p)-1, driver.Limitf("format detection would exceed Limits.MaxDepth (%d)", lim.MaxDepth))
+			return stageErr(r.p, len(r.p)-1, driver.Limitf("format detection would exceed Limits.MaxDepth (%d)", lim.MaxDepth))
 		}
 		if detected++; detected > maxDetected {
 			// Even with no depth limit: a stream that decompresses to
 			// itself (a gzip quine) would be detected forever.
-			return nil, stageErr(r.p, len(r.p)-1, driver.Limitf("format detection appended %d adapters and found no end", maxDetected))
+			return stageErr(r.p, len(r.p)-1, driver.Limitf("format detection appended %d adapters and found no end", maxDetected))
 		}
 		u, err := detectFile(ctx, reg, loc.Blob)
 		if err != nil && plain != nil && errors.Is(err, ErrUnknownFormat) {
@@ -223,23 +232,23 @@ func openPipeline(ctx context.Context, p Pipeline, o *Options, want Kind) (_ *re
 			break
 		}
 		if err != nil {
-			return nil, stageErr(r.p, len(r.p)-1, err)
+			return stageErr(r.p, len(r.p)-1, err)
 		}
 		r.p = r.p.Append(u)
 		if loc, err = r.openAdapter(ctx, reg, o, len(r.p)-1, loc); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if (want == KindDirectory || want == kindDetect && isDir) && (o == nil || !o.NoDetect) && len(r.p) < lim.MaxDepth {
+	if (want == KindDirectory || want == kindDetect && isDir) && !o.NoDetect && len(r.p) < lim.MaxDepth {
 		// A directory that is a store (ocdbt, icechunk) opens as the
 		// store's tree, unless an adapter already reads it.
 		if err := r.detectStore(ctx, reg, o, &loc); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	r.loc = loc
 	r.res.settle()
-	return r, nil
+	return nil
 }
 
 // detectStore appends the directory format that loc matches, if any.
@@ -308,13 +317,14 @@ func (r *result) env(url, scheme string, o *Options, lim Limits) *Env {
 // versions that Env.Key holds. A blob that gives none inherits the version
 // of the blobs it was read from (an archive member, a decompressed
 // stream); one read from none (the first blob, or a file of a directory
-// tree) is known by its size and modification time.
-func (r *result) read(b driver.Blob, url string) {
+// tree) is known by its size and modification time. durable is whether
+// the pipeline's root declared Root.Durable: only then do its versions
+// outlive the process.
+func (r *result) read(b driver.Blob, url string, durable bool) {
 	var v string
 	if f, ok := b.(driver.Fingerprinter); ok {
 		v = f.Fingerprint()
-		// The memory: root's versions count the writes of one process.
-		if v != "" && r.p[0].Scheme != "memory" {
+		if v != "" && durable {
 			r.durable = true
 			if s, ok := b.(driver.Sidecars); ok && len(r.versions) == 0 && b.Stat().Size() >= sidecarMinSize {
 				r.side, r.sideURL = s, url
@@ -374,7 +384,7 @@ func (r *result) openAdapter(ctx context.Context, reg *Registry, o *Options, i i
 		if berr != nil {
 			return driver.Location{}, stageErr(r.p, i-1, berr)
 		}
-		r.read(b, url)
+		r.read(b, url, reg.durable(r.p[0].Scheme))
 		out, err = a.OpenFile(ctx, b, u, r.env(url, a.Scheme, o, o.limits()))
 	}
 	if err != nil {

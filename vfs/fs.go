@@ -30,6 +30,7 @@ type FS struct {
 	detected int
 	opts     *Options
 	res      *resources
+	state    openState // what the open knew at the FS's root (OpenFS)
 }
 
 var (
@@ -59,7 +60,7 @@ func OpenPipelineFS(ctx context.Context, p Pipeline, o *Options) (*FS, error) {
 	if err != nil {
 		return nil, errorAt("open", p.String(), err)
 	}
-	return &FS{ctx: ctx, tree: r.loc.Tree, dir: clean(r.loc.Path), p: r.p, detected: r.detectedAt(), opts: o, res: r.res}, nil
+	return newFS(r, ctx, o), nil
 }
 
 // Pipeline returns the resolved pipeline that names the FS's root, with any

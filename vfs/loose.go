@@ -97,9 +97,9 @@ func encodeLoose(s string) string {
 }
 
 // encodeLooseSub encodes one sub-URL. "[" and "]" stay raw only in an
-// authority: after "scheme://" (memory:// excepted, whose text after "//"
-// is a path), or after a leading "//" of the first sub-URL, which may be a
-// relative reference.
+// authority: after "scheme://" (except memory:// and any scheme whose text
+// after "//" is a path), or after a leading "//" of the first sub-URL,
+// which may be a relative reference.
 func encodeLooseSub(b *strings.Builder, sub string, first bool) {
 	rest := sub
 	authority := false
@@ -107,7 +107,8 @@ func encodeLooseSub(b *strings.Builder, sub string, first bool) {
 		b.WriteString(scheme)
 		b.WriteByte(':')
 		rest = after
-		authority = strings.HasPrefix(rest, "//") && !strings.EqualFold(scheme, "memory")
+		info, _ := lookupScheme(strings.ToLower(scheme))
+		authority = strings.HasPrefix(rest, "//") && info.authority.form != authKey
 	} else if first {
 		authority = strings.HasPrefix(rest, "//")
 	}

@@ -38,10 +38,15 @@ func OpenPipelineDetect(ctx context.Context, p Pipeline, o *Options) (fsys *FS, 
 		return nil, nil, errorAt("open", p.String(), err)
 	}
 	if r.loc.Blob == nil {
-		return &FS{ctx: ctx, tree: r.loc.Tree, dir: clean(r.loc.Path), p: r.p, detected: r.detectedAt(), opts: o, res: r.res}, nil, nil
+		return newFS(r, ctx, o), nil, nil
 	}
+	return nil, fileOf(r, ctx, o), nil
+}
+
+// fileOf returns the File of r, a pipeline opened to a file.
+func fileOf(r *result, ctx context.Context, o *Options) *File {
 	f := newFile(ctx, r.loc.Blob, fileName(r.p, r.info), r.p, r.info, r.res)
 	f.detected = r.detectedAt()
 	f.direct = o != nil && o.NoReadAhead
-	return nil, f, nil
+	return f
 }

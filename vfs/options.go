@@ -1,6 +1,8 @@
 package vfs
 
 import (
+	"log/slog"
+
 	"github.com/pipefs/pipefs/cache/disk"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -18,13 +20,11 @@ type Options struct {
 	Cache *Cache
 
 	// Disk is the store of derived indexes kept on disk across processes
-	// (see Env.DiskIndex). Nil means the store of Cache (Cache.Disk): for
-	// the default cache, DefaultDisk, on unless turned off; a cache made
-	// with NewCache has none unless SetDisk gives it one.
+	// (see Env.DiskIndex and Env.DiskObject). Nil means none: indexes are
+	// kept in Cache only, for the life of the process. The library
+	// chooses no directory of its own; a program that wants the one the
+	// pipefs command uses opens it with disk.Open(disk.DefaultDir()).
 	Disk *disk.Store
-	// NoDisk turns the store of derived indexes off for this open, as if
-	// Disk and the cache's store were nil.
-	NoDisk bool
 	// Sidecar shares the same indexes through the object store itself:
 	// each is kept as a sidecar object beside the archive's object in its
 	// bucket, so that every machine reading the archive finds the index
@@ -35,6 +35,13 @@ type Options struct {
 
 	// Limits bound what hostile input can make the library do.
 	Limits Limits
+
+	// Logger receives the warnings of the pipelines opened with these
+	// options: a server that ignores Range requests, a sidecar index that
+	// cannot be read or written. Each is logged once per Cache (see
+	// Env.Warn). Nil means none: the library then logs nothing; it never
+	// uses log/slog's default logger.
+	Logger *slog.Logger
 
 	// NoDetect turns off format auto-detection: OpenFS of a container file
 	// fails with ErrNotDir instead of appending the adapter its signature

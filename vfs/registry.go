@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"reflect"
 	"slices"
 	"strings"
@@ -31,6 +32,24 @@ type Root struct {
 	// Summary is one line for help listings; "" means the scheme table's
 	// (SchemeSummary), which vendor schemes outside pipefs are not in.
 	Summary string
+	// Durable says that the root's objects outlive the process, and so
+	// do the versions its blobs name (driver.Fingerprinter): a file's
+	// inode and times, an object's ETag. What drivers derive from them
+	// is then kept on disk for later processes (Env.DiskIndex,
+	// Env.DiskObject). A root whose objects live in the process
+	// (memory:), or whose versions count something of one process,
+	// leaves it false, and nothing read from it is kept on disk.
+	Durable bool
+	// Local says that the root reads the local file system, as fast as
+	// a copy on disk is read: Env.DiskObject keeps no copy of an object
+	// of a store that is a directory of the root itself, and a program
+	// may ask whether a local object changed at every read.
+	Local bool
+	// FollowsLinks says that the root's trees hold symbolic links that
+	// opening a path follows, as a local file system does: a program
+	// that wants the link itself (ls -l of a link) looks it up in its
+	// parent directory (FS.Lstat). See Registry.FollowsLinks.
+	FollowsLinks bool
 }
 
 // An Adapter opens an adapter sub-URL over what its base yields. It sets
@@ -50,6 +69,24 @@ type Adapter struct {
 	// Summary is one line for help listings; "" means the scheme table's
 	// (SchemeSummary), which vendor schemes outside pipefs are not in.
 	Summary string
+	// Extensions are the file name extensions that name what the
+	// adapter reads, in lower case with their dot, as path.Ext gives
+	// them: ".zip", ".tgz", ".zarr" for a directory. A name that ends in
+	// one suggests the adapter (Registry.ByExtension), as shell
+	// completion offers "a.zip|zip:"; format detection never reads them.
+	// One extension belongs to one adapter of a registry.
+	Extensions []string
+	// Stream says that the adapter decodes the file it reads into one
+	// file, the whole of its output, and that its sub-URL takes no path:
+	// a decompressor (gzip:, zstd:). What it yields is a file to detect
+	// again ("a.tar.gz|" completes to "gzip:|pipefs.tar:"). A Stream
+	// adapter sets OpenFile.
+	Stream bool
+	// FollowsLinks says that the trees the adapter yields hold symbolic
+	// links that opening a path follows (a tar archive), as
+	// Root.FollowsLinks says of a root's. An adapter whose trees hold
+	// links that opening does not follow (a zip archive) leaves it false.
+	FollowsLinks bool
 }
 
 // Input returns the kind of base the adapter reads: KindFile or
@@ -140,11 +177,22 @@ type Format struct {
 // A Registry holds roots, adapters and formats. The zero value is an empty
 // registry ready to use; it is safe for concurrent use. Most programs use
 // DefaultRegistry, where the standard schemes register themselves in init.
+//
+// What the engine and the pipefs command decide about a scheme, beyond its
+// syntax (the scheme table of the grammar), they read from what its driver
+// registered: a Root's Durable, Local and FollowsLinks, an Adapter's
+// Extensions, Stream and FollowsLinks, a Format's Dataset. What is learnt
+// only once a store is open, its versions and their names, a driver's
+// tree declares by the optional interfaces of package driver
+// (driver.Versioned, driver.RefLister). So nothing outside a driver needs
+// to name its scheme.
 type Registry struct {
-	mu       sync.RWMutex
-	roots    map[string]*Root
-	adapters map[string]*Adapter
-	formats  []*Format
+	mu         sync.RWMutex
+	roots      map[string]*Root
+	adapters   map[string]*Adapter
+	extensions map[string]*Adapter
+	formats    []*Format
+	values     map[any]any // see Value
 }
 
 // DefaultRegistry is the registry used when Options.Registry is nil.
@@ -206,7 +254,10 @@ func (g *Registry) RegisterRoot(r *Root) {
 
 // RegisterAdapter adds an adapter. It panics if a is nil, sets not exactly
 // one of OpenFile and OpenDir, reads another kind of base than the grammar
-// gives its scheme, has a root scheme, or is already registered.
+// gives its scheme, has a root scheme, or is already registered; if it is
+// a Stream that reads no file, or whose standard scheme's grammar gives it
+// a path or another output than a file; or if it declares an extension
+// that is no lower-case ".name", or that another adapter declared.
 func (g *Registry) RegisterAdapter(a *Adapter) {
 	if a == nil || (a.OpenFile == nil) == (a.OpenDir == nil) {
 		panic("vfs: RegisterAdapter: nil adapter, or not exactly one of OpenFile and OpenDir")
@@ -218,15 +269,32 @@ func (g *Registry) RegisterAdapter(a *Adapter) {
 	if base, _, ok := SchemeKinds(a.Scheme); ok && base != KindUnknown && base != a.Input() {
 		panic(fmt.Sprintf("vfs: RegisterAdapter %q: the grammar says it reads a %v", a.Scheme, base))
 	}
+	if info, _ := lookupScheme(a.Scheme); a.Stream && (a.OpenFile == nil || info.role != roleVendor && (info.path != pathNone || info.yields != KindFile)) {
+		panic(fmt.Sprintf("vfs: RegisterAdapter %q: a Stream reads a file and yields one, and takes no path", a.Scheme))
+	}
+	for _, e := range a.Extensions {
+		if len(e) < 2 || e[0] != '.' || e != strings.ToLower(e) || strings.ContainsAny(e[1:], "./") {
+			panic(fmt.Sprintf("vfs: RegisterAdapter %q: extension %q: want a lower-case \".name\"", a.Scheme, e))
+		}
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if _, dup := g.adapters[a.Scheme]; dup {
 		panic(fmt.Sprintf("vfs: RegisterAdapter called twice for %q", a.Scheme))
 	}
+	for _, e := range a.Extensions {
+		if b := g.extensions[e]; b != nil {
+			panic(fmt.Sprintf("vfs: RegisterAdapter %q: extension %q is %q's", a.Scheme, e, b.Scheme))
+		}
+	}
 	if g.adapters == nil {
 		g.adapters = make(map[string]*Adapter)
+		g.extensions = make(map[string]*Adapter)
 	}
 	g.adapters[a.Scheme] = a
+	for _, e := range a.Extensions {
+		g.extensions[e] = a
+	}
 }
 
 // RegisterFormat adds a format signature; formats are tried in the order
@@ -283,6 +351,57 @@ func (g *Registry) Summary(scheme string) string {
 		return a.Summary
 	}
 	return SchemeSummary(scheme)
+}
+
+// Root returns the root registered under scheme (in any case), one of its
+// Scheme and Also, or nil when there is none. The Root is the registered
+// one, which the caller must not change.
+func (g *Registry) Root(scheme string) *Root {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.roots[strings.ToLower(scheme)]
+}
+
+// Adapter returns the adapter registered under scheme (in any case), or
+// nil when there is none. The Adapter is the registered one, which the
+// caller must not change.
+func (g *Registry) Adapter(scheme string) *Adapter {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.adapters[strings.ToLower(scheme)]
+}
+
+// ByExtension returns the adapter that declared the extension of name
+// (path.Ext, in any case) among its Extensions, or nil when none did.
+func (g *Registry) ByExtension(name string) *Adapter {
+	ext := strings.ToLower(path.Ext(name))
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.extensions[ext]
+}
+
+// FollowsLinks reports whether opening what p names follows symbolic
+// links on its last stage: p is a root alone that declares
+// Root.FollowsLinks, or ends in an adapter that declares
+// Adapter.FollowsLinks. Where it does not, a symbolic link that p names
+// opens as itself or fails, and is never what a link leads to.
+func (g *Registry) FollowsLinks(p Pipeline) bool {
+	switch {
+	case len(p) == 0:
+		return false
+	case len(p) == 1:
+		r := g.Root(p[0].Scheme)
+		return r != nil && r.FollowsLinks
+	}
+	a := g.Adapter(p[len(p)-1].Scheme)
+	return a != nil && a.FollowsLinks
+}
+
+// durable reports whether scheme is the scheme of a registered root that
+// declares Root.Durable.
+func (g *Registry) durable(scheme string) bool {
+	r := g.Root(scheme)
+	return r != nil && r.Durable
 }
 
 // Formats returns the registered formats in detection order.
@@ -423,24 +542,22 @@ func (g *Registry) checkOptions(o *Options) error {
 	return nil
 }
 
+// root returns the root registered under scheme, or the error of an
+// unknown scheme.
 func (g *Registry) root(scheme string) (*Root, error) {
-	g.mu.RLock()
-	r := g.roots[scheme]
-	g.mu.RUnlock()
-	if r == nil {
-		return nil, g.unknown(scheme)
+	if r := g.Root(scheme); r != nil {
+		return r, nil
 	}
-	return r, nil
+	return nil, g.unknown(scheme)
 }
 
+// adapter returns the adapter registered under scheme, or the error of
+// an unknown scheme.
 func (g *Registry) adapter(scheme string) (*Adapter, error) {
-	g.mu.RLock()
-	a := g.adapters[scheme]
-	g.mu.RUnlock()
-	if a == nil {
-		return nil, g.unknown(scheme)
+	if a := g.Adapter(scheme); a != nil {
+		return a, nil
 	}
-	return a, nil
+	return nil, g.unknown(scheme)
 }
 
 // parseAdapter parses one adapter sub-URL on its own. It is parsed after a

@@ -344,6 +344,34 @@ func SchemeSummary(s string) string {
 	return info.summary
 }
 
+// SchemeTakesPath reports whether a sub-URL of the scheme s (in any case)
+// may have a path. It is false for the standard schemes whose grammar
+// allows none, such as gzip, png and neuroglancer-precomputed, and for a
+// string that is no scheme; a vendor scheme may have one (a vendor
+// decompressor declares that it has none with Adapter.Stream).
+func SchemeTakesPath(s string) bool {
+	info, ok := lookupScheme(strings.ToLower(s))
+	return ok && info.path != pathNone
+}
+
+// SchemeStart returns how a sub-URL of the scheme s (in any case) that
+// names the top of its tree begins: "scheme:", then "//" when the grammar
+// requires an authority ("s3://", "http://"), or "/" when it requires an
+// absolute path ("file:/"). It returns "" for a string that is no scheme.
+func SchemeStart(s string) string {
+	s = strings.ToLower(s)
+	info, ok := lookupScheme(s)
+	switch {
+	case !ok:
+		return ""
+	case info.authority.required:
+		return s + "://"
+	case info.path == pathAbsolute:
+		return s + ":/"
+	}
+	return s + ":"
+}
+
 // IsVendorScheme reports whether s (in any case) has the shape of a vendor
 // scheme, vendor "." name, where vendor is ALPHA *( ALPHA / DIGIT / "-" ) and
 // name is ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ). The project's own

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/pipefs/pipefs/cache/disk"
@@ -49,8 +46,8 @@ import (
 // is complete or at Close) as well as to the disk, within the context of
 // the call in which it became complete or of the FS or File being closed:
 // cancelling that context stops the write. A write that fails (no
-// permission, say) is logged with log/slog's default logger, once per
-// object, and the process goes on without it. Sidecars are written by
+// permission, say) is logged with Options.Logger, once per object and
+// Cache (Env.Warn), and the process goes on without it. Sidecars are written by
 // processes that derived an index, not by ones that loaded it, so an index
 // a machine kept on its disk before sidecars were on is not written.
 type SidecarMode int
@@ -111,6 +108,7 @@ type sidecar struct {
 	b     driver.Sidecars
 	write bool
 	url   string // the first sub-URL, for messages
+	env   *Env   // where failures are warned about
 }
 
 // sidecar returns where env's indexes are shared, nil when nowhere.
@@ -118,7 +116,7 @@ func (env *Env) sidecar() *sidecar {
 	if env.side == nil || env.Options == nil || env.Options.Sidecar == SidecarOff {
 		return nil
 	}
-	return &sidecar{b: env.side, write: env.Options.Sidecar == SidecarWrite, url: env.sideURL}
+	return &sidecar{b: env.side, write: env.Options.Sidecar == SidecarWrite, url: env.sideURL, env: env}
 }
 
 // load reads the index of key, checks it, and returns its data. A
@@ -160,25 +158,15 @@ func (s *sidecar) store(ctx context.Context, key string, data []byte) {
 	}
 }
 
-// warned holds the objects whose sidecar failures were logged, and
-// warnings counts them: a process logs at most maxWarnings.
-var (
-	warned   sync.Map
-	warnings atomic.Int64
-)
+// sidecarWarning keys the warnings about the sidecars of one object.
+type sidecarWarning struct{ op, url string }
 
-const maxWarnings = 32
-
+// warn logs, once per object and Cache, that its sidecar could not be
+// read or written.
 func (s *sidecar) warn(op string, err error) {
-	if warnings.Load() >= maxWarnings {
-		return // warned holds at most maxWarnings objects
-	}
-	if _, dup := warned.LoadOrStore(op+"\x00"+s.url, true); dup || warnings.Add(1) > maxWarnings {
-		return
-	}
 	hint := "going on without it"
 	if op == "write" {
 		hint = "going on without it; where this process may not write to the bucket, read sidecars only (SidecarRead, pipefs --sidecar=read)"
 	}
-	slog.Warn("cannot "+op+" the sidecar index of "+s.url+"; "+hint, "err", err)
+	s.env.Warn(sidecarWarning{op, s.url}, "cannot "+op+" the sidecar index of "+s.url+"; "+hint, "err", err)
 }

@@ -3,6 +3,8 @@ package vfs
 import (
 	"strconv"
 	"strings"
+
+	"github.com/pipefs/pipefs/internal/rfc3986"
 )
 
 // Append returns a new pipeline made of p followed by u. It never shares
@@ -198,6 +200,40 @@ func (u SubURL) Version() string {
 		return unescape(u.Authority)
 	}
 	return ""
+}
+
+// WithVersion returns u naming version v of the store it opens, as the
+// scheme's grammar writes a version in the authority: "ocdbt://v3/" for
+// v3 of an OCDBT database, "icechunk://branch.main/" for a branch of an
+// Icechunk repository. v is decoded text, such as a driver.Version's ID or
+// a driver.Ref's Name; WithVersion percent-encodes what an authority
+// cannot hold, and keeps ":" (an OCDBT commit time is written as it is).
+// v == "" names the latest version: the authority is removed. u's path
+// and query are kept.
+//
+// The error, a [*SyntaxError], says that v is not a version the scheme's
+// grammar accepts (ocdbt://v0), or that the scheme names no version in
+// its authority (zip:, a root). A vendor scheme's authority is its own:
+// v is written there as it is encoded, for its driver to read. So
+// WithVersion also tells whether a scheme takes versions, and whether a
+// name is a version rather than a key: u.WithVersion(name) succeeds.
+func (u SubURL) WithVersion(v string) (SubURL, error) {
+	info, ok := lookupScheme(u.Scheme)
+	if !ok || info.role != roleVendor && info.authority.form != authVersion {
+		return u, &SyntaxError{Input: u.String(), Index: -1, Sub: u.String(), Msg: u.Scheme + " names no version in its authority"}
+	}
+	if v == "" {
+		u.HasAuthority, u.Authority = false, ""
+		return u, nil
+	}
+	u.HasAuthority, u.Authority = true, rfc3986.Escape(v, func(c byte) bool { return rfc3986.IsRegName(c) || c == ':' })
+	if u.Path != "" && !strings.HasPrefix(u.Path, "/") {
+		u.Path = "/" + u.Path
+	}
+	if msg := checkSubURL(u); msg != "" {
+		return u, &SyntaxError{Input: u.String(), Index: -1, Sub: u.String(), Msg: msg}
+	}
+	return u, nil
 }
 
 // Range returns the START and END of a byte-range sub-URL: the bytes from

@@ -12,17 +12,22 @@ import (
 	"github.com/pipefs/pipefs/vfs/driver"
 )
 
-// AdapterOpen returns the OpenDir function of the adapter for the
-// registered format called format (as Describe takes it). It describes the
-// node the sub-URL's path names in the base directory, listing a group's
-// children, and yields the node's directory (see Node.Tree), within
-// env.Limits (MaxDocument and MaxChunk). A path inside a node (a chunk
-// key, a metadata file) yields that name in the nearest node above it.
+// AdapterOpen returns the OpenDir function of the adapter for the format
+// called format (as Describe takes it) among the array formats of the
+// pipeline's registry (vfs.Options.Registry, see RegisterIn). It describes
+// the node the sub-URL's path names in the base directory, listing a
+// group's children, and yields the node's directory (see Node.Tree),
+// within env.Limits (MaxDocument and MaxChunk). A path inside a node (a
+// chunk key, a metadata file) yields that name in the nearest node above
+// it.
 func AdapterOpen(format string) func(ctx context.Context, base driver.Tree, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 	return func(ctx context.Context, base driver.Tree, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
-		lim := &env.Limits
+		src := &Source{Tree: base, Limits: env.Limits, Children: true}
+		if env.Options != nil {
+			src.Registry = env.Options.Registry
+		}
 		key := u.Key()
-		n, err := Describe(ctx, base, format, key, lim)
+		n, err := src.Describe(ctx, format, key)
 		if err == nil {
 			return driver.Location{Tree: n.Tree(), Path: "."}, nil
 		}
@@ -30,7 +35,7 @@ func AdapterOpen(format string) func(ctx context.Context, base driver.Tree, u vf
 		// nearest node above it, validated, and the name in it.
 		for dir := key; dir != "." && notNode(err); {
 			dir = path.Dir(dir)
-			parent, perr := Describe(ctx, base, format, dir, lim)
+			parent, perr := src.Describe(ctx, format, dir)
 			if perr == nil {
 				rel := strings.TrimPrefix(key, dir+"/")
 				if dir == "." {

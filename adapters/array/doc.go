@@ -26,6 +26,14 @@
 //     vfs.KindDirectory, a MatchDir such as [HasFile]), so that OpenNode
 //     and the CLI's labels find directories of the format.
 //
+// All three go to vfs.DefaultRegistry. The array formats of a registry
+// are kept in it (vfs.Registry.Value), beside its schemes and formats,
+// and this package keeps none of its own: a program that opens pipelines
+// with a Registry of its own (vfs.Options.Registry) adds there, with
+// [RegisterIn], the array formats of the adapters it registers, and
+// [Source.Registry] names the registry a description looks formats up
+// in.
+//
 // Nothing in this package names a format.
 //
 // # Describing

@@ -59,28 +59,52 @@ type StringReader interface {
 	ReadStrings(ctx context.Context, coord []int64, fill string, b *Budget) (s []string, found bool, err error)
 }
 
-var (
-	formatsMu sync.RWMutex
-	formats   = map[string]Format{}
-)
+// formatsKey keys the array formats among the values of a vfs.Registry.
+type formatsKey struct{}
 
-// Register makes f available to Describe, Node.Child and AdapterOpen under
-// f.Name(). It panics when a format of that name is registered already. A
-// format package calls it from its init function.
-func Register(f Format) {
-	formatsMu.Lock()
-	defer formatsMu.Unlock()
-	if _, dup := formats[f.Name()]; dup {
-		panic("array: format " + f.Name() + " registered twice")
-	}
-	formats[f.Name()] = f
+// formatTable holds the array formats of one vfs.Registry, by name.
+type formatTable struct {
+	mu sync.RWMutex
+	m  map[string]Format
 }
 
-// Lookup returns the registered format called name, or nil.
-func Lookup(name string) Format {
-	formatsMu.RLock()
-	defer formatsMu.RUnlock()
-	return formats[name]
+// formatsOf returns the array formats of g (nil: vfs.DefaultRegistry).
+func formatsOf(g *vfs.Registry) *formatTable {
+	if g == nil {
+		g = vfs.DefaultRegistry
+	}
+	return g.Value(formatsKey{}, func() any { return &formatTable{m: map[string]Format{}} }).(*formatTable)
+}
+
+// Register adds f to the array formats of vfs.DefaultRegistry, as
+// RegisterIn does. A format package calls it from its init function,
+// beside vfs.RegisterAdapter.
+func Register(f Format) { RegisterIn(vfs.DefaultRegistry, f) }
+
+// RegisterIn makes f available under f.Name() to Describe, Node.Child and
+// AdapterOpen wherever they use registry g (nil: vfs.DefaultRegistry): a
+// Source whose Registry is g, a pipeline opened with Options.Registry g.
+// The array formats of a registry are its own, as its schemes are: a
+// program that opens pipelines with a Registry of its own registers there
+// the array formats its adapters read. It panics when g has a format of
+// that name already.
+func RegisterIn(g *vfs.Registry, f Format) {
+	t := formatsOf(g)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, dup := t.m[f.Name()]; dup {
+		panic("array: format " + f.Name() + " registered twice")
+	}
+	t.m[f.Name()] = f
+}
+
+// Lookup returns the array format called name in registry g (nil:
+// vfs.DefaultRegistry), or nil when g has none.
+func Lookup(g *vfs.Registry, name string) Format {
+	t := formatsOf(g)
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.m[name]
 }
 
 // A Source is the tree nodes are described in, with the limits of the
@@ -95,11 +119,15 @@ type Source struct {
 	// Children asks Describe to list a group's children; without it,
 	// only the node's own metadata is read.
 	Children bool
+	// Registry holds the array formats that Describe finds by name (see
+	// RegisterIn); nil means vfs.DefaultRegistry.
+	Registry *vfs.Registry
 }
 
 // Describe describes the node at name (a slash-separated path, "." or ""
-// for the root) of t in the registered format called format, listing a
-// group's children. lim may be nil (the defaults). It validates the
+// for the root) of t in the format called format among the array formats
+// of vfs.DefaultRegistry, listing a group's children (a Source with a
+// Registry describes in another's). lim may be nil (the defaults). It validates the
 // metadata: an unsupported codec, data type or key encoding gives an
 // error matching ErrUnsupported that names it, malformed metadata an error
 // matching driver.ErrCorrupt, a missing node fs.ErrNotExist.
@@ -111,8 +139,9 @@ func Describe(ctx context.Context, t driver.Tree, format, name string, lim *vfs.
 	return src.Describe(ctx, format, name)
 }
 
-// Describe describes the node at name of s.Tree in the registered format
-// called format; see the function Describe.
+// Describe describes the node at name of s.Tree in the format called
+// format among the array formats of s.Registry; see the function
+// Describe.
 func (s *Source) Describe(ctx context.Context, format, name string) (*Node, error) {
 	if name == "" {
 		name = "."
@@ -120,7 +149,7 @@ func (s *Source) Describe(ctx context.Context, format, name string) (*Node, erro
 	if !fs.ValidPath(name) {
 		return nil, fmt.Errorf("node path %q: %w", name, fs.ErrInvalid)
 	}
-	f := Lookup(format)
+	f := Lookup(s.Registry, format)
 	if f == nil {
 		return nil, Unsupported("array format %q", format)
 	}
@@ -131,7 +160,7 @@ func (s *Source) Describe(ctx context.Context, format, name string) (*Node, erro
 		return nil, err
 	}
 	n.store = driver.SubTree(src.Tree, name)
-	n.root, n.lim = src.Tree, src.Limits
+	n.root, n.lim, n.reg = src.Tree, src.Limits, src.Registry
 	if n.Array != nil {
 		if n.Array.Reader == nil {
 			return nil, fmt.Errorf("array format %s described an array without a Reader", format)

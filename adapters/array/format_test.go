@@ -89,7 +89,7 @@ var gridStore = stdfstest.MapFS{
 // fill and cropping, chunks, children, and the adapter's open.
 func TestFormat(t *testing.T) {
 	ctx := context.Background()
-	if array.Lookup("test-grid") == nil {
+	if array.Lookup(nil, "test-grid") == nil {
 		t.Fatal("Lookup(test-grid) = nil")
 	}
 	g, err := array.Describe(ctx, array.FSTree(gridStore), "test-grid", "g", nil)

@@ -44,6 +44,7 @@ type Node struct {
 	store driver.Tree // the node's directory
 	root  driver.Tree // the tree Describe was given
 	lim   vfs.Limits
+	reg   *vfs.Registry // where Describe found the format
 }
 
 // Child describes the child node name of n (a group's child, or a
@@ -52,7 +53,7 @@ func (n *Node) Child(ctx context.Context, name string) (*Node, error) {
 	if n.root == nil {
 		return nil, fmt.Errorf("node %s has no store: %w", n.Path, fs.ErrInvalid)
 	}
-	src := &Source{Tree: n.root, Limits: n.lim, Children: true}
+	src := &Source{Tree: n.root, Limits: n.lim, Children: true, Registry: n.reg}
 	return src.Describe(ctx, n.Format, path.Join(n.Path, name))
 }
 

@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "hdf5", OpenFile: openAdapter})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "hdf5", OpenFile: openAdapter, Extensions: []string{".h5", ".hdf5"}})
 	vfs.RegisterFormat(&vfs.Format{
 		Name:    "hdf5",
 		Adapter: "hdf5:",

@@ -35,8 +35,9 @@ func init() {
 // NewAdapter(o) in its own vfs.Registry.
 func NewAdapter(o *Options) *vfs.Adapter {
 	return &vfs.Adapter{
-		Scheme:  "icechunk",
-		Options: (*Options)(nil),
+		Scheme:     "icechunk",
+		Options:    (*Options)(nil),
+		Extensions: []string{".icechunk"},
 		OpenDir: func(ctx context.Context, base driver.Tree, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 			var oo Options
 			if o != nil {

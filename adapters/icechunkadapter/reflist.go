@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+
+	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // A Ref is a branch or a tag of a repository.
@@ -59,6 +61,22 @@ func (t *Tree) Refs(ctx context.Context) ([]Ref, error) {
 			return nil, err
 		}
 		out = append(out, Ref{Name: n, Snapshot: id.String()})
+	}
+	return out, nil
+}
+
+var _ driver.RefLister = (*Tree)(nil)
+
+// ListRefs is Refs for driver.RefLister: the Version of a ref is the id
+// of the snapshot it points at, the ID of a version in Versions.
+func (t *Tree) ListRefs(ctx context.Context) ([]driver.Ref, error) {
+	refs, err := t.Refs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]driver.Ref, len(refs))
+	for i, r := range refs {
+		out[i] = driver.Ref{Name: r.Name, Version: r.Snapshot}
 	}
 	return out, nil
 }

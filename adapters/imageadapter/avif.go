@@ -23,7 +23,7 @@ const maxAVIFBoxes = 64
 
 func init() {
 	register(&codec{
-		scheme: "avif", what: "an AVIF image", detail: `no "ftyp" box of brand avif, avis or mif1 at offset 0`,
+		scheme: "avif", extensions: []string{".avif"}, what: "an AVIF image", detail: `no "ftyp" box of brand avif, avis or mif1 at offset 0`,
 		magic: isAVIF, head: 12,
 		parse: parseAVIF, decode: decodeAVIF,
 	}, "avif", "", 0, func(h, _ []byte, _ int64) bool { return isAVIF(h) }, 12)

@@ -13,7 +13,7 @@ import (
 
 func init() {
 	register(&codec{
-		scheme: "bmp", what: "a BMP image", detail: `no "BM" at offset 0`,
+		scheme: "bmp", extensions: []string{".bmp"}, what: "a BMP image", detail: `no "BM" at offset 0`,
 		magic: func(h []byte) bool { return string(h) == "BM" }, head: 2,
 		parse: parseBMP, decode: decodeBMP,
 	}, "bmp", "BM", 0, matchBMP, 18)

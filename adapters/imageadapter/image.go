@@ -106,8 +106,9 @@ type header struct {
 
 // A codec is one image format.
 type codec struct {
-	scheme string // "png"
-	what   string // "a PNG image", for NotFormat
+	scheme     string   // "png"
+	extensions []string // of its files, for vfs.Adapter.Extensions
+	what       string   // "a PNG image", for NotFormat
 	// magic checks the first bytes of a file; detail says what is missing.
 	magic  func(head []byte) bool
 	detail string
@@ -125,7 +126,7 @@ var codecs = map[string]*codec{}
 
 func register(c *codec, formatName, magic string, offset int, match func(head, tail []byte, size int64) bool, head int) {
 	codecs[c.scheme] = c
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: c.scheme, OpenFile: func(ctx context.Context, in driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: c.scheme, Extensions: c.extensions, OpenFile: func(ctx context.Context, in driver.Blob, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {
 		b, err := openImage(ctx, c, in, 0, "", env)
 		if err != nil {
 			return driver.Location{}, err

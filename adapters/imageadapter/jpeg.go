@@ -15,7 +15,7 @@ const maxJPEGSegments = 1 << 12
 
 func init() {
 	register(&codec{
-		scheme: "jpeg", what: "a JPEG image", detail: "no JPEG SOI marker (ff d8 ff) at offset 0",
+		scheme: "jpeg", extensions: []string{".jpg", ".jpeg"}, what: "a JPEG image", detail: "no JPEG SOI marker (ff d8 ff) at offset 0",
 		magic: func(h []byte) bool { return string(h) == "\xff\xd8\xff" }, head: 3,
 		parse: parseJPEG, decode: decodeJPEG,
 	}, "jpeg", "\xff\xd8\xff", 0, nil, 0)

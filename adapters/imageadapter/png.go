@@ -17,7 +17,7 @@ const maxPNGChunks = 1 << 12
 
 func init() {
 	register(&codec{
-		scheme: "png", what: "a PNG image", detail: "no PNG signature at offset 0",
+		scheme: "png", extensions: []string{".png"}, what: "a PNG image", detail: "no PNG signature at offset 0",
 		magic: func(h []byte) bool { return string(h) == pngMagic }, head: len(pngMagic),
 		parse: parsePNG, decode: decodePNG,
 	}, "png", pngMagic, 0, nil, 0)

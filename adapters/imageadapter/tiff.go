@@ -22,7 +22,7 @@ const maxPages = 1 << 16
 
 func init() {
 	register(&codec{
-		scheme: "tiff", what: "a TIFF image", detail: `no "II*\0" or "MM\0*" at offset 0`,
+		scheme: "tiff", extensions: []string{".tif", ".tiff"}, what: "a TIFF image", detail: `no "II*\0" or "MM\0*" at offset 0`,
 		magic: anyTIFF, head: 4,
 		parse: parseTIFF, decode: decodeTIFF,
 	}, "tiff", "", 0, func(h, _ []byte, _ int64) bool { return anyTIFF(h) }, 4)

@@ -17,7 +17,7 @@ const maxWebPChunks = 1 << 10
 
 func init() {
 	register(&codec{
-		scheme: "webp", what: "a WebP image", detail: `no "RIFF....WEBP" at offset 0`,
+		scheme: "webp", extensions: []string{".webp"}, what: "a WebP image", detail: `no "RIFF....WEBP" at offset 0`,
 		magic: func(h []byte) bool { return len(h) == 12 && string(h[:4]) == "RIFF" && string(h[8:]) == "WEBP" },
 		head:  12,
 		parse: parseWebP, decode: decodeWebP,

@@ -35,7 +35,7 @@ import (
 )
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "json", OpenFile: open})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "json", OpenFile: open, Extensions: []string{".json"}})
 }
 
 // A Value is the Sys of the file the adapter yields.

@@ -34,7 +34,7 @@ const FormatN5 = "n5"
 
 func init() {
 	array.Register(format{})
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: FormatN5, OpenDir: array.AdapterOpen(FormatN5)})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: FormatN5, OpenDir: array.AdapterOpen(FormatN5), Extensions: []string{".n5"}})
 	vfs.RegisterFormat(&vfs.Format{Name: "n5", Adapter: "n5:", Input: vfs.KindDirectory, Dataset: true,
 		MatchDir: array.HasFile("attributes.json")})
 }

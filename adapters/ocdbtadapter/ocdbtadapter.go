@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "ocdbt", OpenDir: openAdapter})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "ocdbt", OpenDir: openAdapter, Extensions: []string{".ocdbt"}})
 	vfs.RegisterFormat(&vfs.Format{
 		Name:     "ocdbt",
 		Adapter:  "ocdbt:",

@@ -13,7 +13,7 @@ import (
 const Scheme = "pipefs.tar"
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: Scheme, OpenFile: openAdapter})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: Scheme, OpenFile: openAdapter, Extensions: []string{".tar"}, FollowsLinks: true})
 	vfs.RegisterFormat(&vfs.Format{
 		Name:    "tar",
 		Adapter: Scheme + ":",

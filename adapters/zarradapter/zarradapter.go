@@ -68,13 +68,15 @@ const (
 )
 
 func init() {
+	// ".zarr" names a Zarr of either version.
+	extensions := map[string][]string{"zarr": {".zarr"}}
 	for _, f := range []format{
 		{"zarr", (*describer).zarr},
 		{FormatZarr2, (*describer).zarr2},
 		{FormatZarr3, (*describer).zarr3},
 	} {
 		array.Register(f)
-		vfs.RegisterAdapter(&vfs.Adapter{Scheme: f.name, OpenDir: array.AdapterOpen(f.name)})
+		vfs.RegisterAdapter(&vfs.Adapter{Scheme: f.name, OpenDir: array.AdapterOpen(f.name), Extensions: extensions[f.name]})
 	}
 	vfs.RegisterFormat(&vfs.Format{Name: "zarr v3", Adapter: "zarr3:", Input: vfs.KindDirectory, Dataset: true,
 		MatchDir: array.HasFile("zarr.json")})

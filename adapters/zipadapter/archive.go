@@ -268,7 +268,10 @@ func (a *Archive) openData(ctx context.Context, name string, e *entry, fi *fileI
 		return nil, fmt.Errorf("compression method %d%s: %w", h.method, m, errors.ErrUnsupported)
 	}
 	rec := &a.recs[e.rec]
-	big := h.method == zip.Store && usize > maxStoredPrefetch
+	// A stored member opened to look at its first bytes (a deep
+	// listing's sniff, with a driver.Unverified context) is not fetched
+	// whole: it is read like a large one, only as far as it is read.
+	big := h.method == zip.Store && (usize > maxStoredPrefetch || driver.IsUnverified(ctx))
 	if err := a.prefetch(ctx, &h, rec, big); err != nil {
 		return nil, err
 	}
@@ -304,7 +307,8 @@ const (
 	// open, and its data once it is read sequentially.
 	maxStoredPrefetch = 1 << 20
 	// seqReadMin is the size of a read from the start of a large stored
-	// member taken as the start of a whole-file read.
+	// member taken as the start of a whole-file read, and the bytes that
+	// reads in order must have read before they are taken as one.
 	seqReadMin = 256 << 10
 	// headerSlack covers a local extra field longer than the central one.
 	headerSlack = 1 << 10
@@ -341,6 +345,7 @@ func (a *Archive) prefetch(ctx context.Context, h *header, rec *record, headerOn
 type storedBlob struct {
 	driver.Blob              // the section of the archive
 	next        atomic.Int64 // where a sequential read would continue
+	run         atomic.Int64 // the bytes read in order up to next
 	declared    atomic.Bool
 }
 
@@ -348,10 +353,18 @@ func (b *storedBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, erro
 	if b.declared.Load() {
 		return b.Blob.ReadAt(ctx, p, off)
 	}
-	// A read that continues the last one, or a large one from the start
-	// (a whole-file read), is sequential; format detection and archive
-	// readers read small pieces at random.
-	seq := off > 0 && off == b.next.Load() || off == 0 && len(p) >= seqReadMin
+	// Reads in order, seqReadMin bytes of them, or a read that large
+	// from the start (a whole-file read), are sequential; format
+	// detection and archive readers read small pieces at random, and a
+	// few of them in order (an inner archive's local header, then the
+	// first bytes of its member) are no whole-file read.
+	run := int64(len(p))
+	cont := off > 0 && off == b.next.Load()
+	if cont {
+		run += b.run.Load()
+	}
+	seq := run >= seqReadMin && (cont || off == 0)
+	b.run.Store(run)
 	b.next.Store(off + int64(len(p)))
 	if seq && b.declared.CompareAndSwap(false, true) {
 		size := b.Stat().Size()

@@ -14,6 +14,16 @@
 // a listing does not show is decoded from its record when asked. Opening an archive of 200,000
 // members allocates about 146 bytes a member, central directory included.
 //
+// Over a remote blob, opening a member declares the ranges it needs
+// (driver.Prefetch): its local header, and with it the whole data of a
+// member compressed, or stored in at most 1 MiB, so that opening and
+// reading it costs one request. A larger stored member, or one opened
+// with a driver.Unverified context to look at its first bytes (a deep
+// listing's or serve's sniff), fetches only what is read, until reads in
+// order have read 256 KiB of it: then the rest is fetched ahead. So a zip
+// stored in a remote zip is opened from its end records alone, and its
+// members' heads are sniffed without fetching them whole.
+//
 // The zip: adapter also keeps the central directory on disk
 // (vfs.Env.DiskIndex, the index cache of package cache/disk), when the
 // pipeline has a store there, the archive's Key names a durable version,

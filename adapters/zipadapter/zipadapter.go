@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "zip", OpenFile: openAdapter})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "zip", OpenFile: openAdapter, Extensions: []string{".zip"}})
 	vfs.RegisterFormat(&vfs.Format{
 		Name:    "zip",
 		Adapter: "zip:",

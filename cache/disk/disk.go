@@ -4,9 +4,11 @@
 // another process has indexed loads the index from the store instead of
 // reading and decoding the archive again.
 //
-// Programs choose the store with vfs.Options.Disk or vfs.Cache.SetDisk;
-// the default cache uses vfs.DefaultDisk, a Store in [DefaultDir]
-// ($PIPEFS_CACHE_DIR overrides it, "off" turns it off). Drivers reach it
+// A program chooses the store with vfs.Options.Disk; without one, indexes
+// live in memory only. The library opens no store of its own and reads no
+// environment: the pipefs command opens one in [DefaultDir], or in the
+// directory that its --cache-dir flag or $PIPEFS_CACHE_DIR names ("off"
+// for none), and passes it in its options. Drivers reach it
 // through vfs.Env.DiskIndex, which keys an index by the driver's kind
 // (scheme, encoding version, settings) and the input's vfs.Env.Key: its
 // canonical pipeline and the version of the object it is read from (ETag,
@@ -108,8 +110,10 @@ type Store struct {
 	listings int64 // listings so far, for tests
 }
 
-// DefaultDir returns the default directory of the store:
-// os.UserCacheDir()/pipefs.
+// DefaultDir returns the directory where the pipefs command keeps its
+// store by default: os.UserCacheDir()/pipefs. It computes the path and
+// makes nothing; it reads no variable of pipefs's own (os.UserCacheDir
+// reads the platform's, such as $XDG_CACHE_HOME).
 func DefaultDir() (string, error) {
 	d, err := os.UserCacheDir()
 	if err != nil {

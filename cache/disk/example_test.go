@@ -11,7 +11,7 @@ import (
 
 // A program that keeps its indexes in a directory of its own, bounded at
 // 256 MiB, rather than in the default one: set the store in the options
-// it opens pipelines with (or on its vfs.Cache with SetDisk).
+// it opens pipelines with.
 func Example() {
 	dir, err := os.MkdirTemp("", "pipefs-index")
 	if err != nil {

@@ -235,7 +235,7 @@ func arrayLabel(ctx context.Context, reg *vfs.Registry, fsys fs.FS, name string,
 		return "", false
 	}
 	format := u.Scheme
-	src := &array.Source{Tree: t}
+	src := &array.Source{Tree: t, Registry: reg}
 	n, err := src.Describe(ctx, format, ".")
 	switch {
 	case err != nil:

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pipefs/pipefs/adapters/icechunkadapter"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -101,21 +99,32 @@ func (g *globals) completeURLs(n int, localNext bool) cobra.CompletionFunc {
 	}
 }
 
-// A completer completes one argument.
+// A completer completes one argument. What it knows of a scheme beyond
+// its syntax, it reads from the registry: the roots and adapters there,
+// the extensions they declare, which adapters are streams; and from the
+// store it opens, the versions of a versioned store.
 type completer struct {
-	g     *globals
-	ctx   context.Context
-	plain bool // list local paths only, no adapters
+	g        *globals
+	ctx      context.Context
+	plain    bool          // list local paths only, no adapters
+	registry *vfs.Registry // the schemes offered and opened; nil means DefaultRegistry
 }
 
-// reg is the registry whose schemes are offered.
-func (c *completer) reg() *vfs.Registry { return vfs.DefaultRegistry }
+// reg is the registry whose schemes are offered and opened.
+func (c *completer) reg() *vfs.Registry {
+	if c.registry != nil {
+		return c.registry
+	}
+	return registry(c.g.options())
+}
 
 // options are the open options of a completion: the global flags', with
-// detection off, since what is typed names each layer.
+// detection off, since what is typed names each layer, and the
+// completer's registry.
 func (c *completer) options() *vfs.Options {
 	o := *c.g.options()
 	o.NoDetect = true
+	o.Registry = c.reg()
 	return &o
 }
 
@@ -131,27 +140,32 @@ func (c *completer) complete(text string) ([]string, error) {
 		return c.adapters(base, scheme)
 	}
 	lower := strings.ToLower(scheme)
-	if rest == "" && noPath[lower] {
+	if rest == "" && c.noPath(lower) {
 		return c.adapters(text, "")
 	}
 	after := i + 1 + len(scheme) + 1 // after the colon
-	if (lower == "ocdbt" || lower == "icechunk") && strings.HasPrefix(rest, "//") && !strings.Contains(rest[2:], "/") {
-		return c.versions(base, text[:after+2], lower, rest[2:])
+	if strings.HasPrefix(rest, "//") && !strings.Contains(rest[2:], "/") {
+		// The authority is being typed: a version, where the scheme's
+		// grammar writes one there (WithVersion("") fails where not).
+		if _, err := (vfs.SubURL{Scheme: lower}).WithVersion(""); err == nil {
+			return c.versions(base, text[:after+2], lower, rest[2:])
+		}
 	}
 	return c.entries(text, after)
 }
 
-// noPath holds the adapters that take no path: after "gzip:" comes the
-// next adapter.
-var noPath = map[string]bool{
-	"gzip": true, "zstd": true, "pipefs.bzip2": true, "pipefs.xz": true, "neuroglancer-precomputed": true,
-	"avif": true, "bmp": true, "jpeg": true, "png": true, "tiff": true, "webp": true,
+// noPath reports whether the registered adapter scheme takes no path, so
+// that after "gzip:" comes the next adapter: a stream, or an adapter whose
+// grammar allows no path (png:, neuroglancer-precomputed:).
+func (c *completer) noPath(scheme string) bool {
+	a := c.reg().Adapter(scheme)
+	return a != nil && (a.Stream || !vfs.SchemeTakesPath(scheme))
 }
 
 // root completes the first sub-URL: a root URL's entries, a local path's,
 // or, when no local name matches, the root schemes.
 func (c *completer) root(text string) ([]string, error) {
-	if scheme, _, ok := strings.Cut(text, ":"); ok && vfs.IsRootScheme(strings.ToLower(scheme)) {
+	if scheme, _, ok := strings.Cut(text, ":"); ok && c.reg().Root(scheme) != nil {
 		return c.entries(text, len(scheme)+1)
 	}
 	out, err := c.local(text)
@@ -159,16 +173,8 @@ func (c *completer) root(text string) ([]string, error) {
 		return out, err
 	}
 	for _, s := range c.reg().Schemes() {
-		if !vfs.IsRootScheme(s) || !strings.HasPrefix(s, strings.ToLower(text)) {
-			continue
-		}
-		switch s {
-		case "file":
-			out = append(out, s+":/")
-		case "memory":
-			out = append(out, s+":")
-		default:
-			out = append(out, s+"://")
+		if c.reg().Root(s) != nil && strings.HasPrefix(s, strings.ToLower(text)) {
+			out = append(out, vfs.SchemeStart(s))
 		}
 	}
 	return out, nil
@@ -233,8 +239,8 @@ func (c *completer) list(dir, prefix string, ents []fs.DirEntry) []string {
 			continue
 		}
 		out = append(out, dir+name)
-		if a := byExtension(e.Name()); a != "" && isContainer(a) && !c.plain {
-			out = append(out, dir+name+"|"+a)
+		if a := c.reg().ByExtension(e.Name()); a != nil && isContainer(a) && !c.plain {
+			out = append(out, dir+name+"|"+a.Scheme+":")
 		}
 	}
 	return out
@@ -339,10 +345,8 @@ func (c *completer) fitting(base string) ([]string, vfs.Kind, error) {
 		fits = c.fileFormats(pipeline, f)
 	}
 	if len(fits) == 0 {
-		if a := byExtension(strings.TrimSuffix(base, "/")); a != "" {
-			if b, _, _ := vfs.SchemeKinds(strings.TrimSuffix(a, ":")); b == kind {
-				fits = []string{a}
-			}
+		if a := c.reg().ByExtension(strings.TrimSuffix(base, "/")); a != nil && a.Input() == kind {
+			fits = []string{a.Scheme + ":"}
 		}
 	}
 	if len(fits) == 0 {
@@ -367,7 +371,7 @@ func (c *completer) fileFormats(pipeline string, f *vfs.File) []string {
 		}
 		chain += u.String()
 		fits = append(fits, chain)
-		if _, yields, _ := vfs.SchemeKinds(u.Scheme); yields != vfs.KindFile || i == maxChain-1 {
+		if a := c.reg().Adapter(u.Scheme); a == nil || !a.Stream || i == maxChain-1 {
 			break // at maxChain, a further layer would be opened for nothing
 		}
 		pipeline += "|" + u.String()
@@ -407,92 +411,56 @@ func (c *completer) dirFormats(pipeline string) ([]string, error) {
 	return fits, nil
 }
 
-// reading returns every registered adapter that reads kind, as "scheme:";
-// vendor adapters whose base kind is not known are included.
+// reading returns every registered adapter that reads kind, as "scheme:".
 func (c *completer) reading(kind vfs.Kind) []string {
 	var out []string
 	for _, s := range c.reg().Schemes() {
-		if vfs.IsRootScheme(s) {
-			continue
+		if a := c.reg().Adapter(s); a != nil && a.Input() == kind {
+			out = append(out, s+":")
 		}
-		if b, _, ok := vfs.SchemeKinds(s); ok && b != kind && b != vfs.KindUnknown {
-			continue
-		}
-		out = append(out, s+":")
 	}
 	return out
 }
 
-// extensions maps a file name extension to the adapter it suggests.
-var extensions = map[string]string{
-	".zip": "zip:", ".tar": "pipefs.tar:", ".gz": "gzip:", ".tgz": "gzip:", ".zst": "zstd:",
-	".bz2": "pipefs.bzip2:", ".xz": "pipefs.xz:", ".json": "json:", ".h5": "hdf5:", ".hdf5": "hdf5:",
-	".png": "png:", ".jpg": "jpeg:", ".jpeg": "jpeg:", ".tif": "tiff:", ".tiff": "tiff:",
-	".webp": "webp:", ".bmp": "bmp:", ".avif": "avif:", ".zarr": "zarr:", ".n5": "n5:",
-	".ocdbt": "ocdbt:", ".icechunk": "icechunk:",
-}
-
-// byExtension returns the registered adapter that the extension of name
-// suggests, or "".
-func byExtension(name string) string {
-	a := extensions[strings.ToLower(path.Ext(name))]
-	if a == "" {
-		return ""
-	}
-	if !slices.Contains(vfs.DefaultRegistry.Schemes(), strings.TrimSuffix(a, ":")) {
-		return ""
-	}
-	return a
-}
-
 // isContainer reports whether the adapter a reads a file and yields a
-// directory: an archive to step into.
-func isContainer(a string) bool {
-	base, yields, _ := vfs.SchemeKinds(strings.TrimSuffix(a, ":"))
-	return base == vfs.KindFile && (yields == vfs.KindAny || yields == vfs.KindDirectory)
+// directory: an archive to step into. A vendor adapter whose kinds the
+// grammar does not fix is one unless it is a stream.
+func isContainer(a *vfs.Adapter) bool {
+	_, yields, _ := vfs.SchemeKinds(a.Scheme)
+	return a.Input() == vfs.KindFile && !a.Stream && (yields == vfs.KindAny || yields == vfs.KindDirectory || yields == vfs.KindUnknown)
 }
 
-// versions completes the authority of "ocdbt://" or "icechunk://" after
-// base: the versions of the database ("v3/"), the branches and tags of
-// the repository ("branch.main/"). head is the text up to the "//"
-// included; prefix what is typed after it.
+// versions completes the authority of a store's sub-URL after base, such
+// as "ocdbt://" or "icechunk://": the names of the store's versions when
+// it has them (driver.RefLister: the branches and tags of an Icechunk
+// repository, "branch.main/"), else the IDs of its versions
+// (driver.Versioned: "v3/" of an OCDBT database), each written as the
+// scheme writes a version (vfs.SubURL.WithVersion). head is the text up
+// to the "//" included; prefix what is typed after it. A store that is
+// not versioned gets nothing.
 func (c *completer) versions(base, head, scheme, prefix string) ([]string, error) {
+	pipeline, err := c.g.pipeline(base + "|" + scheme + ":")
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := vfs.OpenFS(c.ctx, pipeline, c.options())
+	if err != nil {
+		return nil, err
+	}
+	defer fsys.Close()
 	var ids []string
-	if scheme == "icechunk" {
-		pipeline, err := c.g.pipeline(base)
+	var refs driver.RefLister
+	var v driver.Versioned
+	switch {
+	case fsys.As(&refs):
+		rs, err := refs.ListRefs(c.ctx)
 		if err != nil {
 			return nil, err
 		}
-		fsys, err := vfs.OpenFS(c.ctx, pipeline+"|icechunk:", c.options())
-		if err != nil {
-			return nil, err
-		}
-		defer fsys.Close()
-		var repo *icechunkadapter.Tree
-		if !fsys.As(&repo) {
-			return nil, nil
-		}
-		refs, err := repo.Refs(c.ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range refs {
+		for _, r := range rs {
 			ids = append(ids, r.Name)
 		}
-	} else {
-		db, err := c.g.pipeline(base + "|ocdbt:")
-		if err != nil {
-			return nil, err
-		}
-		fsys, err := vfs.OpenFS(c.ctx, db, c.options())
-		if err != nil {
-			return nil, err
-		}
-		defer fsys.Close()
-		var v driver.Versioned
-		if !fsys.As(&v) {
-			return nil, nil
-		}
+	case fsys.As(&v):
 		vs, err := v.Versions(c.ctx)
 		if err != nil {
 			return nil, err
@@ -503,9 +471,12 @@ func (c *completer) versions(base, head, scheme, prefix string) ([]string, error
 	}
 	var out []string
 	for _, id := range ids {
-		w := escapeRef(id)
-		if strings.HasPrefix(w, prefix) {
-			out = append(out, head+w+"/")
+		u, err := (vfs.SubURL{Scheme: scheme}).WithVersion(id)
+		if err != nil {
+			continue // a name the grammar does not take as a version
+		}
+		if strings.HasPrefix(u.Authority, prefix) {
+			out = append(out, head+u.Authority+"/")
 		}
 	}
 	return out, nil

@@ -15,8 +15,6 @@ import (
 	"testing"
 
 	"github.com/pipefs/pipefs/fstest"
-
-	"github.com/pipefs/pipefs/vfs"
 )
 
 // A zeros is size zero bytes, read without holding them.
@@ -162,7 +160,7 @@ func TestCpProgressTerminal(t *testing.T) {
 	// cache; the shell then prints "EXIT=status".
 	start := func(t *testing.T, args ...string) {
 		t.Helper()
-		term.start(t, vfs.DiskCacheEnv+"=off "+cliLine(t, args...)+"; echo EXIT=$?")
+		term.start(t, diskCacheEnv+"=off "+cliLine(t, args...)+"; echo EXIT=$?")
 	}
 	waitForBar := func(t *testing.T) string {
 		t.Helper()

@@ -14,8 +14,8 @@ import (
 // diskCacheFlags are the flags of the index cache on disk, where a process
 // keeps the indexes it derived (tar member tables, gzip checkpoints) for
 // the processes after it. It is on by default, in
-// os.UserCacheDir()/pipefs, or the directory $PIPEFS_CACHE_DIR names
-// ("off" turns it off): see vfs.DefaultDisk.
+// os.UserCacheDir()/pipefs (disk.DefaultDir), or the directory
+// $PIPEFS_CACHE_DIR names ("off" turns it off).
 type diskCacheFlags struct {
 	dir     string
 	size    string
@@ -23,13 +23,16 @@ type diskCacheFlags struct {
 
 	mode vfs.SidecarMode // --sidecar, else $PIPEFS_SIDECAR
 
-	store *disk.Store // the store the flags ask for; nil for the default
-	off   bool        // --cache-dir=off
+	store *disk.Store // the store the flags and the environment ask for; nil for none
 }
+
+// diskCacheEnv is the environment variable that sets the directory of the
+// index cache when --cache-dir is not given; "off" turns it off.
+const diskCacheEnv = "PIPEFS_CACHE_DIR"
 
 func (f *diskCacheFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.dir, "cache-dir", "",
-		"directory of the index cache kept across runs (default $"+vfs.DiskCacheEnv+", else the user cache directory + /pipefs); \"off\" turns it off")
+		"directory of the index cache kept across runs (default $"+diskCacheEnv+", else the user cache directory + /pipefs); \"off\" turns it off")
 	fs.StringVar(&f.size, "cache-size", "",
 		fmt.Sprintf("byte budget of the index cache, such as 512M (default %s)", formatLimit(disk.DefaultBudget)))
 	fs.StringVar(&f.sidecar, "sidecar", "",
@@ -39,7 +42,10 @@ func (f *diskCacheFlags) add(fs *pflag.FlagSet) {
 // sidecarEnv is the environment variable that sets --sidecar's default.
 const sidecarEnv = "PIPEFS_SIDECAR"
 
-// setup opens the store the flags ask for.
+// setup opens the store the flags ask for: the directory of --cache-dir,
+// else of $PIPEFS_CACHE_DIR, else disk.DefaultDir; none when that is
+// "off". A store that the flags did not ask for and that cannot be opened
+// is no error: the run keeps its indexes in memory only.
 func (f *diskCacheFlags) setup(fs *pflag.FlagSet) error {
 	side, from := f.sidecar, "--sidecar"
 	if !fs.Changed("sidecar") {
@@ -50,9 +56,9 @@ func (f *diskCacheFlags) setup(fs *pflag.FlagSet) error {
 		return fmt.Errorf("%s %q: want off, read or write", from, side)
 	}
 	f.mode = m
+	f.store = nil
 	dir := strings.TrimSpace(f.dir)
 	if dir == "off" {
-		f.off = true
 		return nil
 	}
 	var budget int64
@@ -63,29 +69,31 @@ func (f *diskCacheFlags) setup(fs *pflag.FlagSet) error {
 		}
 		budget = n
 	}
-	if dir == "" && budget == 0 {
-		return nil // the default store, vfs.DefaultDisk
-	}
+	asked := dir != "" || budget != 0
 	if dir == "" {
-		if d := vfs.DefaultDisk(); d != nil {
-			dir = d.Dir()
-		} else if env := strings.TrimSpace(os.Getenv(vfs.DiskCacheEnv)); env == "off" {
-			f.off = true
-			return nil
-		} else if dir, _ = disk.DefaultDir(); dir == "" {
+		dir = strings.TrimSpace(os.Getenv(diskCacheEnv))
+	}
+	switch {
+	case dir == "off":
+		return nil
+	case dir == "":
+		if dir, err = disk.DefaultDir(); err != nil {
 			return nil
 		}
 	}
 	s, err := disk.Open(dir, budget)
 	if err != nil {
+		if !asked {
+			return nil
+		}
 		return fmt.Errorf("--cache-dir: %w", err)
 	}
 	f.store = s
 	return nil
 }
 
-// apply sets the store in o.
+// apply sets the store and the sidecar mode in o.
 func (f *diskCacheFlags) apply(o *vfs.Options) *vfs.Options {
-	o.Disk, o.NoDisk, o.Sidecar = f.store, f.off, f.mode
+	o.Disk, o.Sidecar = f.store, f.mode
 	return o
 }

@@ -53,7 +53,7 @@ func tarGz(t *testing.T, n, size int) ([]byte, map[string][]byte) {
 func runChild(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := cliCommand(t, args...)
-	cmd.Env = append(cmd.Env, vfs.DiskCacheEnv+"="+dir)
+	cmd.Env = append(cmd.Env, diskCacheEnv+"="+dir)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -240,7 +240,7 @@ func TestDiskCacheConcurrent(t *testing.T) {
 		outs := make([]*bytes.Buffer, 4)
 		for i := range outs {
 			c := cliCommand(t, "ls", "-R", url)
-			c.Env = append(c.Env, vfs.DiskCacheEnv+"="+dir)
+			c.Env = append(c.Env, diskCacheEnv+"="+dir)
 			outs[i] = new(bytes.Buffer)
 			c.Stdout, c.Stderr = outs[i], outs[i]
 			if err := c.Start(); err != nil {
@@ -308,4 +308,33 @@ func TestDiskCacheRemoteZip(t *testing.T) {
 	cat("dir07/member-with-a-long-name-1507.bin", 3) // the open, the directory, the member
 	cat("dir20/member-with-a-long-name-0020.bin", 2) // the open, the member
 	cat("dir49/member-with-a-long-name-2999.bin", 2)
+}
+
+// TestDiskCacheDefaultDir: with no --cache-dir and an empty
+// $PIPEFS_CACHE_DIR, the index cache is the user cache directory +
+// /pipefs, in a test binary as in the installed command; --streams, which
+// gives the run a cache of its own, keeps it.
+func TestDiskCacheDefaultDir(t *testing.T) {
+	data, _ := tarGz(t, 8, 64<<10)
+	name := filepath.Join(t.TempDir(), "a.tar.gz")
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"ls", "-R", name}, {"--streams=4", "ls", "-R", name}} {
+		home := t.TempDir()
+		t.Setenv("HOME", home)
+		t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
+		user, err := os.UserCacheDir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := cliCommand(t, args...)
+		cmd.Env = append(cmd.Env, diskCacheEnv+"=")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("pipefs %q: %v\n%s", args, err, out)
+		}
+		if m, _ := filepath.Glob(filepath.Join(user, "pipefs", "*.pfi")); len(m) == 0 {
+			t.Errorf("pipefs %q kept no index in %s", args, filepath.Join(user, "pipefs"))
+		}
+	}
 }

@@ -24,15 +24,15 @@ func linkTarget(fsys *vfs.FS, name string, info fs.FileInfo) string {
 }
 
 // openParent opens the directory that holds what pipeline names, which
-// must be an entry of a tree stage ("…|tar:a/b") or a local path, and
-// returns it with the
-// entry's name in it. It returns nil when pipeline names no such entry (a
-// root, a directory, a query) or the directory cannot be opened. The
-// caller closes the FS.
+// must be an entry of a tree stage ("…|tar:a/b") or a path of a root whose
+// trees hold links that opening follows (a local path, see
+// vfs.Root.FollowsLinks), and returns it with the entry's name in it. It
+// returns nil when pipeline names no such entry (a root, a directory, a
+// query) or the directory cannot be opened. The caller closes the FS.
 func (g *globals) openParent(ctx context.Context, pipeline string) (*vfs.FS, string) {
 	p, err := vfs.Parse(pipeline)
-	if err != nil || len(p) < 2 && !strings.EqualFold(p[0].Scheme, "file") {
-		return nil, "" // a remote root's parent is no directory to list
+	if err != nil || len(p) < 2 && !registry(g.options()).FollowsLinks(p) {
+		return nil, "" // a remote root's parent is no directory to list, nor has a link to describe
 	}
 	last := p[len(p)-1]
 	if last.IsDir() || last.HasQuery {

@@ -258,20 +258,15 @@ func (g *globals) argLink(ctx context.Context, arg string) (fs.FileInfo, string)
 	}
 	// parseArg ends a local directory with "/", and a link to one.
 	pipeline = strings.TrimSuffix(pipeline, "/")
-	if p, err := vfs.Parse(pipeline); err != nil || !followsLinks(p) {
+	// Only where opening follows links (a local directory, a tar archive:
+	// vfs.Registry.FollowsLinks) is the link looked for in its parent
+	// directory first. Other trees never follow one (opening a zip
+	// symlink fails, and is described then, see unfollowedLink), and
+	// looking would open a remote pipeline a second time.
+	if p, err := vfs.Parse(pipeline); err != nil || !registry(g.options()).FollowsLinks(p) {
 		return nil, ""
 	}
 	return g.lstat(ctx, pipeline)
-}
-
-// followsLinks reports whether opening what p names follows a symbolic
-// link: in a local directory and in a tar archive. Other trees never
-// follow one (opening a zip symlink fails, and is described then, see
-// unfollowedLink), so ls -l need not look for a link in the parent
-// directory first, which would open a remote pipeline a second time.
-func followsLinks(p vfs.Pipeline) bool {
-	last := strings.ToLower(p[len(p)-1].Scheme)
-	return len(p) == 1 && last == "file" || last == "pipefs.tar"
 }
 
 // A lister collects the rows of a listing, to print them aligned.
@@ -316,19 +311,37 @@ func (l *lister) list(fsys *vfs.FS) {
 		return
 	}
 	dataset := l.deep.inDataset(fsys, ".", ents)
-	for _, e := range ents {
-		info, err := e.Info()
-		if err != nil {
-			l.fail(err)
+	names, infos, errs := entryInfos(".", ents)
+	op := l.deep.ahead(fsys, names, infos, 0, dataset)
+	defer op.close()
+	for i, e := range ents {
+		if errs[i] != nil {
+			l.fail(errs[i])
 			continue
 		}
-		if n := l.nested(fsys, e.Name(), info, 0, dataset); n != nil {
-			l.addNest(e.Name(), info, n)
+		if n := l.nested(op, i); n != nil {
+			l.addNest(e.Name(), infos[i], n)
 			n.fsys.Close()
 			continue
 		}
-		l.add(fsys, e.Name(), l.name(e.Name(), l.url(fsys, e.Name()), info.IsDir()), info)
+		l.add(fsys, e.Name(), l.name(e.Name(), l.url(fsys, e.Name()), infos[i].IsDir()), infos[i])
 	}
+}
+
+// entryInfos returns the names in their FS of ents, the entries of
+// directory dir, and their FileInfos, or the errors of those that failed.
+func entryInfos(dir string, ents []fs.DirEntry) (names []string, infos []fs.FileInfo, errs []error) {
+	names = make([]string, len(ents))
+	infos = make([]fs.FileInfo, len(ents))
+	errs = make([]error, len(ents))
+	for i, e := range ents {
+		names[i] = e.Name() // a base name: joining it needs no path.Clean
+		if dir != "." {
+			names[i] = dir + "/" + names[i]
+		}
+		infos[i], errs[i] = e.Info()
+	}
+	return names, infos, errs
 }
 
 // walk adds the entries below directory dir of fsys, each named by prefix
@@ -342,7 +355,16 @@ func (l *lister) walk(fsys *vfs.FS, dir, prefix string, level int, dataset bool)
 		return
 	}
 	dataset = dataset || l.deep.inDataset(fsys, dir, ents)
-	for _, e := range ents {
+	// The entries' FileInfos are needed for -l and --deep only.
+	var names []string
+	var infos []fs.FileInfo
+	var errs []error
+	if l.long || l.deep != nil {
+		names, infos, errs = entryInfos(dir, ents)
+	}
+	op := l.deep.ahead(fsys, names, infos, level, dataset)
+	defer op.close()
+	for i, e := range ents {
 		if l.cmd.Context().Err() != nil {
 			return
 		}
@@ -350,17 +372,16 @@ func (l *lister) walk(fsys *vfs.FS, dir, prefix string, level int, dataset bool)
 		if dir != "." {
 			name = dir + "/" + name
 		}
-		// The entry's FileInfo is needed for -l and --deep only.
 		var info fs.FileInfo
 		isDir := e.IsDir()
-		if l.long || l.deep != nil {
-			var err error
-			if info, err = e.Info(); err != nil {
-				l.fail(err)
+		if infos != nil {
+			if errs[i] != nil {
+				l.fail(errs[i])
 				continue
 			}
+			info = infos[i]
 			isDir = info.IsDir()
-			if n := l.nested(fsys, name, info, level, dataset); n != nil {
+			if n := l.nested(op, i); n != nil {
 				l.addNest(prefix+name, info, n)
 				l.walk(n.fsys, ".", prefix+name+"/", level+1, false)
 				if reportOmitted(l.cmd, n.fsys) {
@@ -377,10 +398,11 @@ func (l *lister) walk(fsys *vfs.FS, dir, prefix string, level int, dataset bool)
 	}
 }
 
-// nested opens the file name of fsys as the container it holds, with
-// --deep (see deepener.open), reporting one that does not open.
-func (l *lister) nested(fsys *vfs.FS, name string, info fs.FileInfo, level int, dataset bool) *nest {
-	n, err := l.deep.open(fsys, name, info, level, dataset)
+// nested returns entry i of a directory opened as the container it
+// holds, with --deep (see deepener.open), reporting one that does not
+// open.
+func (l *lister) nested(op *aheadOpener, i int) *nest {
+	n, err := op.get(i)
 	if err != nil {
 		l.fail(err)
 		return nil

@@ -114,7 +114,6 @@ func main() {
 		stopInt()
 		stopTerm()
 	}()
-	slog.SetDefault(slog.New(newWarnHandler(os.Stderr)))
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	if code == exitInterrupted && <-terminated {
 		code = exitTerminated
@@ -126,6 +125,7 @@ func main() {
 // written to stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root, g := newRoot()
+	g.log = slog.New(newWarnHandler(stderr))
 	defer g.printStats(stderr)
 	out := newOutput(stdout)
 	root.SetArgs(args)
@@ -170,6 +170,8 @@ type globals struct {
 	limitFlags []*limitFlag // --max-ratio and the others
 	limits     vfs.Limits   // from PIPEFS_LIMITS and limitFlags
 	disk       diskCacheFlags
+	readahead  readaheadFlags
+	log        *slog.Logger // the warnings of the library, on stderr
 
 	mu      sync.Mutex
 	counted []interface{ Stats() []vfs.StageCounts } // what --stats reports
@@ -258,7 +260,7 @@ func cwd() vfs.Pipeline {
 
 // options returns the open options that the global flags ask for.
 func (g *globals) options() *vfs.Options {
-	return g.disk.apply(&pipefs.Options{NoDetect: g.noDetect, Limits: g.limits})
+	return g.readahead.apply(g.disk.apply(&pipefs.Options{NoDetect: g.noDetect, Limits: g.limits, Logger: g.log}))
 }
 
 // newRoot returns the root command and the globals its flags set.
@@ -318,6 +320,7 @@ G, T, P or E suffix (powers of 1024), or -1 (also "none") for no limit. SIGINT s
 	g.limitFlags = limitFields()
 	addLimitFlags(root.PersistentFlags(), g.limitFlags)
 	g.disk.add(root.PersistentFlags())
+	g.readahead.add(root.PersistentFlags())
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		l, err := limits(cmd.Flags(), g.limitFlags)
 		if err != nil {
@@ -325,6 +328,9 @@ G, T, P or E suffix (powers of 1024), or -1 (also "none") for no limit. SIGINT s
 		}
 		g.limits = l
 		if err := g.disk.setup(cmd.Flags()); err != nil {
+			return usageError{err}
+		}
+		if err := g.readahead.setup(cmd.Flags()); err != nil {
 			return usageError{err}
 		}
 		return nil

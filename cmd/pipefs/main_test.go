@@ -22,6 +22,13 @@ func TestMain(m *testing.M) {
 	}
 	// Listings print local time; pin it so that expected output is exact.
 	time.Local = time.UTC
+	// The index cache on disk is off unless a test sets a directory, so
+	// that tests neither depend on what earlier runs left behind nor fill
+	// the user's cache directory; the processes that tests start inherit
+	// it.
+	if _, set := os.LookupEnv(diskCacheEnv); !set {
+		os.Setenv(diskCacheEnv, "off")
+	}
 	// A completion gives up after 3 s and then offers nothing, which a
 	// busy machine can make a test see: the tests, and the processes and
 	// shells they start, which inherit it, allow an hour (go test's

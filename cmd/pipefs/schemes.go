@@ -13,7 +13,7 @@ func schemeHelp(reg *vfs.Registry) string {
 	var roots, adapters []string
 	width := 0
 	for _, s := range reg.Schemes() {
-		if vfs.IsRootScheme(s) {
+		if reg.Root(s) != nil {
 			roots = append(roots, s)
 		} else {
 			adapters = append(adapters, s)
@@ -27,7 +27,7 @@ func schemeHelp(reg *vfs.Registry) string {
 		}
 		fmt.Fprintf(&b, "\n%s:\n", title)
 		for _, s := range schemes {
-			line := fmt.Sprintf("  %-*s  %s", width, s+":", vfs.DefaultRegistry.Summary(s))
+			line := fmt.Sprintf("  %-*s  %s", width, s+":", reg.Summary(s))
 			b.WriteString(strings.TrimRight(line, " ") + "\n")
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/pipefs/pipefs/adapters/array"
 	"github.com/pipefs/pipefs/adapters/icechunkadapter"
@@ -134,6 +135,8 @@ type errorView struct {
 const (
 	maxEntries = 5000 // entries listed
 	maxKinds   = 500  // entries whose kind is detected
+	// maxKindReads bounds the entries whose kinds are detected at once.
+	maxKindReads = 16
 )
 
 // servePage answers a request for a page: a directory's index.html, a
@@ -294,10 +297,19 @@ func (s *server) dirView(ctx context.Context, t *target) (*dirView, error) {
 				return nil, err
 			}
 		}
-		d := &dirView{Entries: []entryView{}, Store: isStoreRoot(t.l) && t.name == ".", More: more}
+		d := &dirView{Entries: make([]entryView, len(infos)), Store: isStoreRoot(t.l) && t.name == ".", More: more}
+		// The kinds are detected concurrently: each may read a head,
+		// one request of a remote object.
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, maxKindReads)
 		for i, info := range infos {
-			d.Entries = append(d.Entries, s.entry(ctx, t, info, i < maxKinds))
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				d.Entries[i] = s.entry(ctx, t, info, i < maxKinds)
+			})
 		}
+		wg.Wait()
 		return d, nil
 	})
 	if err != nil {

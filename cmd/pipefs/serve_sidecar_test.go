@@ -39,7 +39,7 @@ func TestServeSidecarsAtClose(t *testing.T) {
 		name := fmt.Sprintf("x-%v.tar.gz", stopped)
 		gcs.Put("serveside", "d/"+name, tgz)
 		gcs.Take()
-		o := &vfs.Options{Cache: vfs.NewCache(0), NoDisk: true, Sidecar: vfs.SidecarWrite}
+		o := &vfs.Options{Cache: vfs.NewCache(0), Sidecar: vfs.SidecarWrite}
 		ctx, stop := context.WithCancel(context.Background())
 		root, err := vfs.OpenFS(ctx, "gs://serveside/d/", o)
 		if err != nil {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"archive/zip"
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -874,4 +877,60 @@ func TestServePrecomputed(t *testing.T) {
 	}
 	fetchPage(t, s, "/vol/?child=7_7_7", 404)
 	fetchPage(t, s, "/outer.zip/inner.tar.gz/data.zarr/grad/?child=x", 404)
+}
+
+// A listing detects the kinds of its entries concurrently, at most
+// maxKindReads at once, each reading a head: a remote zip of 24 stored
+// zips, each in blocks of its own, over a server that answers after 5 ms,
+// has several head reads in flight, and the page lists every one as a
+// folder in order.
+func TestServeListingConcurrent(t *testing.T) {
+	var outer bytes.Buffer
+	zw := zip.NewWriter(&outer)
+	pad := bytes.Repeat([]byte{'x'}, 300<<10) // more than a block
+	var names []string
+	for i := range 24 {
+		name := fmt.Sprintf("m%02d.zip", i)
+		names = append(names, name)
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store, Modified: modTime})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(zipOf(t, entry{name: "pad.bin", body: string(pad), store: true}))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"outer.zip": outer.Bytes()})
+	s := serverAt(t, srv.URL()+"/outer.zip", &vfs.Options{Cache: vfs.NewCache(0)})
+	srv.SetLatency(5 * time.Millisecond)
+	srv.Reset()
+	resp := fetch(t, s, "/?format=json")
+	got := body(t, resp)
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET /?format=json: %s\n%s", resp.Status, got)
+	}
+	var page struct {
+		Directory struct {
+			Entries []struct {
+				Name, Href string
+			} `json:"entries"`
+		} `json:"directory"`
+	}
+	if err := json.Unmarshal([]byte(got), &page); err != nil {
+		t.Fatalf("%v\n%s", err, got)
+	}
+	var listed []string
+	for _, e := range page.Directory.Entries {
+		if !strings.HasSuffix(e.Href, "/") {
+			t.Errorf("%s is not listed as a folder (href %q)", e.Name, e.Href)
+		}
+		listed = append(listed, e.Name)
+	}
+	if !slices.Equal(listed, names) {
+		t.Errorf("listed %q, want %q", listed, names)
+	}
+	if p := srv.Peak(); p < 2 || p > maxKindReads {
+		t.Errorf("%d requests in flight at most, want 2 to %d:\n%s", p, maxKindReads, srv.LogString())
+	}
 }

@@ -142,6 +142,17 @@ func (t *treeWriter) label(fsys *vfs.FS, name string, ents []fs.DirEntry) string
 // or a group, whose files are never opened.
 func (t *treeWriter) dir(fsys *vfs.FS, name string, ents []fs.DirEntry, prefix string, level int, dataset bool) {
 	tty := isTerminal(t.w)
+	var op *aheadOpener
+	if t.deep != nil {
+		names, infos, _ := entryInfos(name, ents)
+		for i, e := range ents {
+			if e.IsDir() {
+				infos[i] = nil
+			}
+		}
+		op = t.deep.ahead(fsys, names, infos, level, dataset)
+		defer op.close()
+	}
 	for i, e := range ents {
 		if t.ctx.Err() != nil {
 			return
@@ -167,7 +178,7 @@ func (t *treeWriter) dir(fsys *vfs.FS, name string, ents []fs.DirEntry, prefix s
 			t.fail(err)
 			continue
 		}
-		n, err := t.deep.open(fsys, child, info, level, dataset)
+		n, err := op.get(i)
 		if err != nil {
 			t.fail(err)
 		}

@@ -9,10 +9,11 @@ import (
 	"sync"
 )
 
-// warnHandler is the slog.Handler of the CLI: the warnings that libraries
-// log with log/slog's default logger (a server that ignores Range) are
-// written as "pipefs: warning: message key=value ...", one line each;
-// records below slog.LevelWarn are dropped.
+// warnHandler is the slog.Handler of the logger the CLI opens pipelines
+// with (vfs.Options.Logger): the warnings of the library (a server that
+// ignores Range) are written to stderr as "pipefs: warning: message
+// key=value ...", one line each; records below slog.LevelWarn are
+// dropped.
 type warnHandler struct {
 	mu    *sync.Mutex
 	w     io.Writer

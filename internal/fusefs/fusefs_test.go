@@ -105,7 +105,7 @@ func mountFile(t *testing.T, path string) (string, *logged) {
 // freshOptions returns options with a cache of their own and no disk
 // cache, so that nothing depends on what other tests left.
 func freshOptions() *vfs.Options {
-	return &vfs.Options{Cache: vfs.NewCache(256 << 20), NoDisk: true}
+	return &vfs.Options{Cache: vfs.NewCache(256 << 20)}
 }
 
 // A member is one entry of a test archive.

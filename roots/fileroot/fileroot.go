@@ -34,7 +34,7 @@ import (
 )
 
 func init() {
-	vfs.RegisterRoot(&vfs.Root{Scheme: "file", Open: open})
+	vfs.RegisterRoot(&vfs.Root{Scheme: "file", Open: open, Durable: true, Local: true, FollowsLinks: true})
 }
 
 func open(ctx context.Context, u vfs.SubURL, env *vfs.Env) (driver.Location, error) {

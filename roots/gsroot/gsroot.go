@@ -27,6 +27,12 @@
 // GOOGLE_APPLICATION_CREDENTIALS) and shared by every open with the same
 // vfs.Cache (they are resources of the cache).
 //
+// STORAGE_EMULATOR_HOST and GOOGLE_APPLICATION_CREDENTIALS are the storage
+// library's own, documented configuration, which it reads; this package
+// reads them itself only to tell clients apart, and reads no other
+// variable. A program that wants none of the environment sets
+// Options.Client.
+//
 // # Requests
 //
 // Opening an object is one XML API GET of a suffix range; its answer gives
@@ -85,7 +91,7 @@ import (
 )
 
 func init() {
-	vfs.RegisterRoot(&vfs.Root{Scheme: "gs", Open: open, Options: (*Options)(nil)})
+	vfs.RegisterRoot(&vfs.Root{Scheme: "gs", Open: open, Options: (*Options)(nil), Durable: true})
 }
 
 // Options configure the gs root. Pass them in vfs.Options.Schemes under
@@ -118,7 +124,7 @@ func open(ctx context.Context, u vfs.SubURL, env *vfs.Env) (driver.Location, err
 		name:   u.Bucket(),
 		retry:  opts.Remote.Retry,
 	}
-	return driver.Location{Tree: remote.NewTree(b, env.Cache, opts.Remote), Path: u.Key()}, nil
+	return driver.Location{Tree: remote.NewTree(b, env, opts.Remote), Path: u.Key()}, nil
 }
 
 type clientKey struct {

@@ -30,7 +30,7 @@ func TestSidecars(t *testing.T) {
 		URL:    "gs://side/data/src.tar.gz",
 		Object: "data/src.tar.gz",
 		Options: func(d *disk.Store, m vfs.SidecarMode) *vfs.Options {
-			return &vfs.Options{Cache: vfs.NewCache(0), Disk: d, NoDisk: d == nil, Sidecar: m}
+			return &vfs.Options{Cache: vfs.NewCache(0), Disk: d, Sidecar: m}
 		},
 		Put: func(name string, data []byte) { put(t, "side", name, data) },
 		Get: func(name string) []byte {
@@ -84,7 +84,7 @@ func TestSidecarWriteCancel(t *testing.T) {
 	t.Setenv("STORAGE_EMULATOR_HOST", ts.URL)
 	const pipeline = "gs://side/stall/src.tar.gz|gzip:|pipefs.tar:"
 	options := func() *vfs.Options {
-		return &vfs.Options{Cache: vfs.NewCache(0), NoDisk: true, Sidecar: vfs.SidecarWrite}
+		return &vfs.Options{Cache: vfs.NewCache(0), Sidecar: vfs.SidecarWrite}
 	}
 	// within waits for done, failing the test if it takes longer than
 	// any sidecar write should once cancelled.

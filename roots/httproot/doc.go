@@ -48,8 +48,8 @@
 //
 // A server that answers a range request with 200 and the whole body is
 // remembered (per scheme, host and port, in the pipeline's vfs.Cache; see
-// Ranging), and logged once per pipeline as a warning with log/slog's
-// default logger (see remote.Tree.IgnoredRange). The whole body that
+// Ranging), and logged as a warning with vfs.Options.Logger, once per
+// object and vfs.Cache (see remote.Tree.IgnoredRange). The whole body that
 // arrives at open is kept, in memory up to a quarter of the cache's budget
 // (at most 64 MiB) and beyond that in a temporary file removed when the
 // pipeline is closed, and serves every later read: the file crosses the

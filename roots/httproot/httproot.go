@@ -22,7 +22,7 @@ import (
 )
 
 func init() {
-	vfs.RegisterRoot(&vfs.Root{Scheme: "http", Also: []string{"https"}, Open: open, Options: (*Options)(nil)})
+	vfs.RegisterRoot(&vfs.Root{Scheme: "http", Also: []string{"https"}, Open: open, Options: (*Options)(nil), Durable: true})
 }
 
 // Options configure the http and https roots. Pass them in
@@ -62,7 +62,7 @@ func open(ctx context.Context, u vfs.SubURL, env *vfs.Env) (driver.Location, err
 	}
 	opts := vfs.SchemeOptions[*Options](env)
 	b := NewBackend(u, env.Cache, opts)
-	return driver.Location{Tree: remote.NewTree(b, env.Cache, b.remoteOptions()), Path: b.file}, nil
+	return driver.Location{Tree: remote.NewTree(b, env, b.remoteOptions()), Path: b.file}, nil
 }
 
 // Backend is the remote.Backend of one http or https directory: range GETs

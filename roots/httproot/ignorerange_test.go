@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -62,9 +63,16 @@ func stageCost(fsys *vfs.FS) (requests, bytes int64) {
 	return requests, bytes
 }
 
-// captureWarnings sends log/slog's default logger to a buffer until the
+// warnings returns a logger for vfs.Options.Logger that writes to the
+// buffer it returns.
+func warnings() (*slog.Logger, *bytes.Buffer) {
+	var buf bytes.Buffer
+	return slog.New(slog.NewTextHandler(&buf, nil)), &buf
+}
+
+// recordDefault sends log/slog's default logger to a buffer until the
 // test ends.
-func captureWarnings(t *testing.T) *bytes.Buffer {
+func recordDefault(t *testing.T) *bytes.Buffer {
 	var buf bytes.Buffer
 	old := slog.Default()
 	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
@@ -75,7 +83,8 @@ func captureWarnings(t *testing.T) *bytes.Buffer {
 // A server that ignores Range sends the whole zip for the first read:
 // that body serves every later read, so reading several members costs one
 // request and the object's size in bytes, as the server and the stages'
-// counts both say; one warning names the object.
+// counts both say; one warning, on the logger of the options, names the
+// object.
 func TestIgnoredRangeFetchesOnce(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -89,13 +98,13 @@ func TestIgnoredRangeFetchesOnce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()
 			t.Setenv("TMPDIR", tmp)
-			warnings := captureWarnings(t)
+			logger, warned := warnings()
 			zipped, files := membersZip(tc.n, tc.sz)
 			srv := fstest.NewHTTPServer(t, map[string][]byte{"a.zip": zipped})
 			srv.Inject(fstest.Fault{Kind: fstest.FaultIgnoreRange, Times: -1})
 			o := &httproot.Options{}
 			o.Remote.Cache = cache.New(cache.Config{Budget: tc.budget})
-			fsys, err := vfs.OpenFS(context.Background(), srv.URL()+"/a.zip|zip:", &vfs.Options{Schemes: map[string]any{"http": o}})
+			fsys, err := vfs.OpenFS(context.Background(), srv.URL()+"/a.zip|zip:", &vfs.Options{Logger: logger, Schemes: map[string]any{"http": o}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,7 +118,7 @@ func TestIgnoredRangeFetchesOnce(t *testing.T) {
 			if n, b := stageCost(fsys); n != 1 || b != int64(len(zipped)) {
 				t.Errorf("the stages counted %d requests, %d bytes; want 1 request, %d bytes", n, b, len(zipped))
 			}
-			w := warnings.String()
+			w := warned.String()
 			if strings.Count(w, "ignores Range") != 1 || !strings.Contains(w, srv.URL()+"/a.zip") || !strings.Contains(w, "bytes="+strconv.Itoa(len(zipped))) {
 				t.Errorf("warnings:\n%s\nwant one naming the object and its size", w)
 			}
@@ -131,7 +140,6 @@ func TestIgnoredRangeFetchesOnce(t *testing.T) {
 func TestIgnoredRangeCancelled(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	captureWarnings(t)
 	const size = 32 << 20
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -160,5 +168,54 @@ func TestIgnoredRangeCancelled(t *testing.T) {
 	}
 	if got := spooled(t, tmp); len(got) != 0 {
 		t.Errorf("temporary files still open after a cancelled open: %q", got)
+	}
+}
+
+// The warning about a server that ignores Range goes to Options.Logger,
+// once per object and vfs.Cache: opening the object again with the same
+// Cache logs nothing more, with another Cache it logs again, and another
+// object logs too. Without a Logger, nothing is logged, and nothing goes
+// to log/slog's default logger either way.
+func TestIgnoredRangeWarnings(t *testing.T) {
+	byDefault := recordDefault(t)
+	// Larger than the suffix that opening an object asks for.
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"a.txt": fstest.RandomBytes(256<<10, 1), "b.txt": fstest.RandomBytes(256<<10, 2)})
+	srv.Inject(fstest.Fault{Kind: fstest.FaultIgnoreRange, Times: -1})
+	logger, warned := warnings()
+	read := func(name string, o *vfs.Options) {
+		t.Helper()
+		f, err := vfs.OpenFile(context.Background(), srv.URL()+"/"+name, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if b, err := io.ReadAll(f); err != nil || len(b) == 0 {
+			t.Fatalf("reading %s: %q, %v", name, b, err)
+		}
+	}
+	count := func() int { return strings.Count(warned.String(), "ignores Range") }
+
+	read("a.txt", &vfs.Options{Cache: vfs.NewCache(0)})
+	read("a.txt", nil)
+	if warned.Len() != 0 || byDefault.Len() != 0 {
+		t.Fatalf("opens without a Logger logged:\n%s%s", warned, byDefault)
+	}
+	one, two := vfs.NewCache(0), vfs.NewCache(0)
+	for range 2 {
+		read("a.txt", &vfs.Options{Cache: one, Logger: logger})
+	}
+	if n := count(); n != 1 || !strings.Contains(warned.String(), srv.URL()+"/a.txt") {
+		t.Errorf("two opens with one Cache: %d warnings, want 1 naming a.txt:\n%s", n, warned)
+	}
+	read("a.txt", &vfs.Options{Cache: two, Logger: logger})
+	if n := count(); n != 2 {
+		t.Errorf("an open with another Cache: %d warnings in all, want 2:\n%s", n, warned)
+	}
+	read("b.txt", &vfs.Options{Cache: one, Logger: logger})
+	if n := count(); n != 3 || !strings.Contains(warned.String(), srv.URL()+"/b.txt") {
+		t.Errorf("another object: %d warnings in all, want 3, the last naming b.txt:\n%s", n, warned)
+	}
+	if byDefault.Len() != 0 {
+		t.Errorf("log/slog's default logger got:\n%s", byDefault)
 	}
 }

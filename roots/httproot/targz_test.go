@@ -72,7 +72,7 @@ func TestSidecarsNotOnHTTP(t *testing.T) {
 	var counts [3]int64
 	for i, m := range []vfs.SidecarMode{vfs.SidecarOff, vfs.SidecarRead, vfs.SidecarWrite} {
 		o := opts()
-		o.Cache, o.NoDisk, o.Sidecar = vfs.NewCache(0), true, m
+		o.Cache, o.Sidecar = vfs.NewCache(0), m
 		counts[i], _ = counted(t, srv, func() {
 			fsys, err := vfs.OpenFS(context.Background(), srv.URL()+"/x.tar.gz|gzip:|pipefs.tar:", o)
 			if err != nil {

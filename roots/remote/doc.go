@@ -29,8 +29,9 @@
 // that is removed when the tree and the blobs of the object are closed.
 // The block cache counts no request and no bytes for what the spool
 // serves (cache.LocalReader), so the counts say the object was fetched
-// once. The first such answer is logged, once per tree, as a warning with
-// log/slog's default logger, and Tree.IgnoredRange reports it. A server
+// once. Such an answer is logged as a warning with the pipeline's
+// vfs.Options.Logger, once per object and vfs.Cache, and
+// Tree.IgnoredRange reports the first of a tree. A server
 // that honours Range at open but not later has the bytes needed streamed
 // from the start of its body, which is kept for the next sequential read.
 //

@@ -171,8 +171,8 @@ func (t *Tree) readHead(name string, resp *Response, want int64) (*head, error) 
 // the suffix asked for (it ignores Range, or gave no size) into a spool,
 // which serves every later read of the object: the object is fetched once.
 // Up to a quarter of the cache's budget (at most 64 MiB) is kept in memory,
-// the rest in a temporary file. The first such answer is reported once
-// per tree (see Tree.IgnoredRange).
+// the rest in a temporary file. The answer is reported (see
+// Tree.IgnoredRange).
 func (t *Tree) readWhole(name string, resp *Response, want int64) (*head, error) {
 	key := t.b.Key(name)
 	memLimit := min(maxWhole, t.c.Config().Budget/4)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"log/slog"
 	"path"
 	"strconv"
 	"sync"
@@ -88,6 +87,7 @@ const (
 type Tree struct {
 	b     Backend
 	o     Options
+	env   *vfs.Env // the open of the root that made the tree
 	c     *cache.Cache
 	hints *hints
 	stats cache.Stats
@@ -113,25 +113,23 @@ type IgnoredRange struct {
 	Size int64  // the bytes sent, the whole object
 }
 
-// warnIgnoredRange reports a server that ignores Range.
-func warnIgnoredRange(ir *IgnoredRange) {
-	slog.Warn("the server ignores Range requests: the whole object is downloaded once and kept (in memory or a temporary file) while the pipeline is open",
-		"url", ir.Key, "bytes", ir.Size)
-}
+// ignoredRangeWarning keys the warning about an object whose server sent
+// it whole for a range among the warnings of a vfs.Cache.
+type ignoredRangeWarning struct{ key string }
 
 // noteIgnoredRange records that the server of key sent all size bytes of
-// it for a range, and warns the first time in the tree.
+// it for a range, and warns about the object, once per vfs.Cache.
 func (t *Tree) noteIgnoredRange(key string, size int64) {
-	ir := &IgnoredRange{Key: key, Size: size}
-	if t.ignored.CompareAndSwap(nil, ir) {
-		warnIgnoredRange(ir)
-	}
+	t.ignored.CompareAndSwap(nil, &IgnoredRange{Key: key, Size: size})
+	t.env.Warn(ignoredRangeWarning{key}, "the server ignores Range requests: the whole object is downloaded once and kept (in memory or a temporary file) while the pipeline is open",
+		"url", key, "bytes", size)
 }
 
 // IgnoredRange returns the first object whose server sent it whole for a
 // range (it ignores Range), or nil when none did. Such an object is read
-// once, at open, and kept while the pipeline is open; the first one is
-// also logged, once per tree, with log/slog's default logger.
+// once, at open, and kept while the pipeline is open. Each such object is
+// also logged as a warning with the pipeline's vfs.Options.Logger, once
+// per vfs.Cache (vfs.Env.Warn).
 func (t *Tree) IgnoredRange() *IgnoredRange { return t.ignored.Load() }
 
 // head is what opening an object learned.
@@ -169,16 +167,17 @@ func (t *Tree) Close() error {
 	return nil
 }
 
-// NewTree returns the tree of b. vc is the cache of the pipeline (nil means
-// vfs.DefaultCache()): it holds the blocks read, unless o.Cache is set, and
-// what the tree learns about the suffixes of objects.
-func NewTree(b Backend, vc *vfs.Cache, o Options) *Tree {
-	if vc == nil {
-		vc = vfs.DefaultCache()
+// NewTree returns the tree of b for the open of a root that env was given
+// (nil means vfs.NewEnv's defaults). env.Cache holds the blocks read,
+// unless o.Cache is set, and what the tree learns about the suffixes of
+// objects; env.Warn logs what the tree warns about.
+func NewTree(b Backend, env *vfs.Env, o Options) *Tree {
+	if env == nil {
+		env = vfs.NewEnv("", "", nil)
 	}
-	t := &Tree{b: b, o: o, c: o.Cache, hints: hintsFor(vc), heads: map[string]*head{}}
+	t := &Tree{b: b, o: o, env: env, c: o.Cache, hints: hintsFor(env.Cache), heads: map[string]*head{}}
 	if t.c == nil {
-		t.c = cache.For(vc)
+		t.c = cache.For(env.Cache)
 	}
 	s := o.SuffixSize
 	if s <= 0 {

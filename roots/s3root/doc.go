@@ -55,6 +55,12 @@
 // addressing) and shared by every open with the same vfs.Cache (they are
 // resources of the cache).
 //
+// The AWS_* variables above are the SDK's own, documented configuration,
+// which config.LoadDefaultConfig reads; this package reads them itself
+// only to tell clients apart (a client is built again when they change).
+// It reads no other variable: a program that wants none of the
+// environment sets Options.Config or Options.Client.
+//
 // # Requests
 //
 // Opening an object is one GetObject of a suffix range ("Range:

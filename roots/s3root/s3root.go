@@ -26,7 +26,7 @@ import (
 )
 
 func init() {
-	vfs.RegisterRoot(&vfs.Root{Scheme: "s3", Also: []string{"s3+http", "s3+https"}, Open: open, Options: (*Options)(nil)})
+	vfs.RegisterRoot(&vfs.Root{Scheme: "s3", Also: []string{"s3+http", "s3+https"}, Open: open, Options: (*Options)(nil), Durable: true})
 }
 
 // Addressing chooses how a bucket is named in a request.
@@ -95,7 +95,7 @@ func open(ctx context.Context, u vfs.SubURL, env *vfs.Env) (driver.Location, err
 		return driver.Location{}, err
 	}
 	b.client = c
-	return driver.Location{Tree: remote.NewTree(b, env.Cache, opts.Remote), Path: u.Key()}, nil
+	return driver.Location{Tree: remote.NewTree(b, env, opts.Remote), Path: u.Key()}, nil
 }
 
 // learned is what the s3 roots keep for the life of a vfs.Cache (one of

@@ -35,7 +35,7 @@ func TestSidecars(t *testing.T) {
 		Object: "data/src.tar.gz",
 		Options: func(d *disk.Store, m vfs.SidecarMode) *vfs.Options {
 			o := withS3(&s3root.Options{Config: cfg, Endpoint: "http://" + gwProxy.Addr})
-			o.Cache, o.Disk, o.NoDisk, o.Sidecar = vfs.NewCache(0), d, d == nil, m
+			o.Cache, o.Disk, o.Sidecar = vfs.NewCache(0), d, m
 			return o
 		},
 		Put: func(name string, data []byte) { put(t, "side", name, data) },
@@ -81,11 +81,9 @@ func TestSidecarWriteDenied(t *testing.T) {
 	})
 	defer deny.Close()
 	var logged bytes.Buffer
-	defer slog.SetDefault(slog.Default())
-	slog.SetDefault(slog.New(slog.NewTextHandler(&logged, nil)))
-
 	o := withS3(&s3root.Options{Config: cfg, Endpoint: "http://" + deny.Addr})
-	o.Cache, o.NoDisk, o.Sidecar = vfs.NewCache(0), true, vfs.SidecarWrite
+	o.Cache, o.Sidecar = vfs.NewCache(0), vfs.SidecarWrite
+	o.Logger = slog.New(slog.NewTextHandler(&logged, nil))
 	fsys, err := vfs.OpenFS(context.Background(), "s3://side/denied/src.tar.gz|gzip:|pipefs.tar:", o)
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +125,7 @@ func TestSidecarCancel(t *testing.T) {
 	})
 	defer stall.Close()
 	o := withS3(&s3root.Options{Config: cfg, Endpoint: "http://" + stall.Addr})
-	o.Cache, o.NoDisk, o.Sidecar = vfs.NewCache(0), true, vfs.SidecarRead
+	o.Cache, o.Sidecar = vfs.NewCache(0), vfs.SidecarRead
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -159,7 +157,7 @@ func TestSidecarNotForZip(t *testing.T) {
 	files := map[string][]byte{"big.bin": fstest.RandomBytes(3<<19, 12), "a.txt": []byte("alpha\n")}
 	put(t, "side", "zip/a.zip", fstest.ZipBytes(files, zip.Store))
 	o := withS3(&s3root.Options{Config: cfg, Endpoint: "http://" + gwProxy.Addr})
-	o.Cache, o.NoDisk, o.Sidecar = vfs.NewCache(0), true, vfs.SidecarWrite
+	o.Cache, o.Sidecar = vfs.NewCache(0), vfs.SidecarWrite
 	gwProxy.Take()
 	fsys, err := vfs.OpenFS(context.Background(), "s3://side/zip/a.zip|zip:", o)
 	if err != nil {

@@ -6,8 +6,8 @@
 // another server instead, such as a local S3 server (scripts/cpbench.sh
 // puts versitygw behind it).
 //
-//	shapedserver [-addr 127.0.0.1:8080] [-latency 20ms] [-rate 25000000] DIR
-//	shapedserver [-addr ...] [-latency ...] [-rate ...] -proxy http://127.0.0.1:7070
+//	shapedserver [-addr 127.0.0.1:8080] [-latency 20ms] [-rate 25000000] [-log] DIR
+//	shapedserver [-addr ...] [-latency ...] [-rate ...] [-log] -proxy http://127.0.0.1:7070
 //
 // Files are served with http.ServeContent: single and suffix ranges,
 // If-Match and If-None-Match work, with a strong ETag from the file's
@@ -41,13 +41,14 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "address to listen on")
 	latency := flag.Duration("latency", 0, "wait before each answer")
 	rate := flag.Int64("rate", 0, "body bytes per second of each answer (0: no cap)")
+	logRanges := flag.Bool("log", false, "print each request's path and Range to standard error")
 	proxy := flag.String("proxy", "", "pass requests on to the server at this URL instead of serving a directory")
 	flag.Parse()
 	if (*proxy == "") != (flag.NArg() == 1) {
-		fmt.Fprintln(os.Stderr, "usage: shapedserver [-addr ADDR] [-latency D] [-rate BYTES/S] DIR|-proxy URL")
+		fmt.Fprintln(os.Stderr, "usage: shapedserver [-addr ADDR] [-latency D] [-rate BYTES/S] [-log] DIR|-proxy URL")
 		os.Exit(2)
 	}
-	s := &server{dir: flag.Arg(0), latency: *latency, rate: *rate}
+	s := &server{dir: flag.Arg(0), latency: *latency, rate: *rate, log: *logRanges}
 	if *proxy != "" {
 		u, err := url.Parse(*proxy)
 		if err != nil || u.Host == "" {
@@ -84,6 +85,7 @@ type server struct {
 	proxy    *httputil.ReverseProxy // nil: serve dir
 	latency  time.Duration
 	rate     int64
+	log      bool
 	requests atomic.Int64
 	active   atomic.Int64
 	peak     atomic.Int64
@@ -91,6 +93,9 @@ type server struct {
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.requests.Add(1)
+	if s.log {
+		fmt.Fprintf(os.Stderr, "%s %s %s\n", r.Method, r.URL.Path, r.Header.Get("Range"))
+	}
 	for n := s.active.Add(1); ; {
 		p := s.peak.Load()
 		if n <= p || s.peak.CompareAndSwap(p, n) {

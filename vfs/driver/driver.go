@@ -11,9 +11,10 @@
 //
 //	func init() {
 //		vfs.RegisterAdapter(&vfs.Adapter{
-//			Scheme:   "pipefs.toy",  // a standard scheme, or vendor "." name
-//			OpenFile: open,          // reads a file: gets a Blob
-//			Summary:  "a toy",       // one line for "pipefs --help"
+//			Scheme:     "pipefs.toy",     // a standard scheme, or vendor "." name
+//			OpenFile:   open,             // reads a file: gets a Blob
+//			Summary:    "a toy",          // one line for "pipefs --help"
+//			Extensions: []string{".toy"}, // names that suggest it ("a.toy|pipefs.toy:")
 //		})
 //	}
 //
@@ -31,6 +32,25 @@
 // itself, pipefs.go for a local format, all/all.go for a remote root). A
 // format signature (vfs.RegisterFormat) makes detection append it; a
 // standard scheme's syntax is one row of the table in vfs/schemes.go.
+//
+// What else pipefs needs to know of a driver, the driver declares: nothing
+// outside its package names its scheme. Its registration says, as data:
+//
+//   - vfs.Adapter.Extensions: the file name extensions that suggest it.
+//   - vfs.Adapter.Stream: a decompressor, whose one file of output is
+//     detected again and whose sub-URL takes no path.
+//   - vfs.Root.FollowsLinks, vfs.Adapter.FollowsLinks: opening a path
+//     follows the symbolic links of its trees (a local directory, tar).
+//   - vfs.Root.Durable: its objects, and the versions its blobs name,
+//     outlive the process; only then is what drivers derive from them
+//     kept on disk (vfs.Env.DiskIndex, vfs.Env.DiskObject).
+//     vfs.Root.Local: it reads the local disk, as fast as a copy there.
+//   - vfs.Format.Dataset: a directory format that is a dataset, not a
+//     store.
+//
+// What is known only once opened, its tree declares by the optional
+// interfaces below: a store's versions ([Versioned]) and the names they go
+// by ([RefLister]), whose sub-URL vfs.SubURL.WithVersion writes.
 //
 // An adapter that yields a tree names its entries; one that yields a file
 // names it in the FileInfo of the blob it returns (File.Name reports it).
@@ -68,7 +88,10 @@
 //     from whether they still have that version (a stat, one conditional
 //     request), for a long-lived reader such as "pipefs serve".
 //   - [Versioned]: a Tree that is a store with a history (OCDBT,
-//     Icechunk), for "pipefs log".
+//     Icechunk), for "pipefs log"; [RefLister]: one whose versions also
+//     go by names (Icechunk's branches and tags). The sub-URL of a
+//     version is u.WithVersion(id) (vfs.SubURL.WithVersion), by the
+//     syntax the scheme's grammar gives its authority.
 //   - [Omitter]: a Tree that leaves out entries it cannot expose, and says
 //     which.
 //   - [LinkReader]: a Tree that has symbolic links and reads their
@@ -243,6 +266,23 @@ type Version struct {
 	Time    time.Time // when it was committed
 	Keys    int64     // the number of keys, or -1 when the store does not say
 	Message string    // the commit message, if the store keeps one
+}
+
+// A RefLister is a Versioned store whose versions also go by names that
+// move as the store is written, such as an Icechunk repository's branches
+// and tags. A program offers them where a version is typed (shell
+// completion of "icechunk://"), as they are what people name a version
+// by; a store without refs offers its versions' IDs.
+type RefLister interface {
+	Versioned
+	// ListRefs lists the refs in the order to show them.
+	ListRefs(ctx context.Context) ([]Ref, error)
+}
+
+// A Ref is one name of a version of a RefLister store.
+type Ref struct {
+	Name    string // what a sub-URL names the version by: "branch.main", "tag.v1"
+	Version string // the ID of the version it names now (a Version's ID)
 }
 
 // An Omitter is a Tree that leaves out entries it cannot expose, such as a
