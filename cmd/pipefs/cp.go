@@ -50,21 +50,23 @@ error naming the entry, and the rest is copied; nothing is written
 outside DEST, and the exit status is 1.
 
 -R copies several files at once, at most --concurrency N: by default 16
-from a remote location (http, https, s3, gs), whose objects each wait for
-a request of their own, 4 from a local directory, and 1 in an archive,
-whose members are read in the archive's order (a compressed tar is one
-stream, decoded once from its start; the members of a remote zip read in
-order cost the same requests every time). N applies to every source when
-given. The directories of the tree are listed N at a time too, one
-listing each, as one at a time does. Directories are made first, parents
-first; their permission bits and times are set last, deepest first. A
-failed file is reported and the others are copied; the -v lines and the
-failures come in the order of the tree, whatever the order the copies
-end in. What the copies hold is bounded: at most N files are open, each
-read through a buffer of at most 1 MiB (and a decoder's window, for a
-compressed member); the blocks they read are held in the memory cache,
-within its budget of 512 MiB, and those read ahead in parallel parts,
-for all files together, within a quarter of it.
+when the tree comes from a remote location (http, https, s3, gs), whose
+files each wait for requests of their own, and 4 from a local one, whose
+files come from the kernel's cache or a disk. This holds for the objects
+of a bucket as for the members of an archive; members of a remote zip
+read in order share some requests, which members read at once do not, so
+--concurrency 1 copies such a zip with the fewest requests, and with the
+same requests every time. The directories of the tree are listed N at a
+time too, one listing each, as one at a time does. Directories are made
+first, parents first; their permission bits and times are set last,
+deepest first. A failed file is reported and the others are copied; the
+-v lines and the failures come in the order of the tree, whatever the
+order the copies end in. What the copies hold is bounded: at most N
+files are open, each read through a buffer of at most 1 MiB (and a
+decoder's window, for a compressed member); the blocks they read are
+held in the memory cache, within its budget of 512 MiB, and those read
+ahead in parallel parts (--streams per file), for all files together,
+within a quarter of it.
 
 Each file is written to NAME.pipefs-partial and renamed to NAME once its
 size matches the source's, and for a zip member once the CRC-32 of the
@@ -123,17 +125,15 @@ line of its own (above the bar).`,
 	f.BoolVar(&fl.noProgress, "no-progress", false, "show no progress, even on a terminal")
 	f.BoolVar(&fl.resume, "continue", false, "skip complete files, resume partial copies, keep what a failed copy copied")
 	f.BoolVarP(&fl.noTarget, "no-target-directory", "T", false, "take DEST as the copy itself, never as a directory to copy into")
-	f.IntVar(&fl.concurrency, "concurrency", 0, "with -R, copy at most `N` files at once (default: 16 from a remote location, 4 from a local one, 1 in an archive)")
+	f.IntVar(&fl.concurrency, "concurrency", 0, "with -R, copy at most `N` files at once (default: 16 from a remote location, 4 from a local one)")
 	return cmd
 }
 
 // How many files cp -R copies at once, unless --concurrency says: the
-// objects of a remote location each wait for a request, so many at once;
-// the files of a local directory come from the kernel's cache or a disk,
-// which reads them little faster together; the members of an archive are
-// parts of one file, read in its order (a compressed tar is one stream
-// from its start, and the members of a remote zip read in order cost a
-// number of requests that does not depend on timing).
+// files of a remote tree each wait for requests, so many at once; those
+// of a local one come from the kernel's cache or a disk, which gain
+// little from more than a few (a compressed archive's members, decoded
+// by a core each, and a disk's queue).
 const (
 	remoteCpConcurrency = 16
 	localCpConcurrency  = 4
@@ -141,16 +141,13 @@ const (
 
 // cpConcurrency returns how many files of the directory location fsys
 // cp -R lists and copies at once: --concurrency when given, else by
-// where the files come from.
+// where the bytes come from, the root of its pipeline.
 func cpConcurrency(fl cpFlags, fsys *vfs.FS) int {
 	if fl.concurrency > 0 {
 		return fl.concurrency
 	}
-	p := fsys.Pipeline()
-	switch {
-	case len(p) > 1:
-		return 1 // members of an archive
-	case p[0].Scheme == "file" || p[0].Scheme == "memory":
+	switch fsys.Pipeline()[0].Scheme {
+	case "file", "memory":
 		return localCpConcurrency
 	}
 	return remoteCpConcurrency
