@@ -4,7 +4,9 @@
 # versitygw, behind scripts/shapedserver -proxy, which holds every request
 # back for 20 ms as a distant store would answer, to a local directory:
 #   - pipefs cp -R (built from this tree), at its default concurrency (16
-#     from a remote location) and at --concurrency 1, one file at a time;
+#     from a remote location), at --concurrency 1, one file at a time, and
+#     with --no-detect, which spares the requests of looking for a dataset
+#     at the prefix (Icechunk, OCDBT) before it is listed;
 #   - rclone copy --transfers 16, with an on-the-fly S3 remote;
 #   - aria2c -j16, given the URLs of the objects (the bucket is public),
 #     so it lists nothing;
@@ -88,6 +90,7 @@ commands() {
 	awk -v u="$1" -v d="$dir/out/aria2c" '{ i = match($0, /\/[^\/]*$/); print u "/bench/prefix/" $0; print "  dir=" d "/" substr($0, 1, i - 1); print "  out=" substr($0, i + 1) }' names.txt >"urls.$2"
 	echo "pipefs env AWS_ENDPOINT_URL_S3=$1 ./pipefs cp -R s3://bench/prefix/ out/pipefs"
 	echo "pipefs-c1 env AWS_ENDPOINT_URL_S3=$1 ./pipefs cp -R --concurrency 1 s3://bench/prefix/ out/pipefs-c1"
+	echo "pipefs-nodetect env AWS_ENDPOINT_URL_S3=$1 ./pipefs --no-detect cp -R s3://bench/prefix/ out/pipefs-nodetect"
 	[ -z "$base" ] || echo "pipefs.base env AWS_ENDPOINT_URL_S3=$1 ./pipefs.base cp -R s3://bench/prefix/ out/pipefs.base"
 	echo "rclone rclone copy --transfers 16 \"$(remote "$1")\" out/rclone"
 	echo "aria2c aria2c -q -j16 --file-allocation=none --allow-overwrite=true --auto-file-renaming=false -i urls.$2"
@@ -131,9 +134,9 @@ for f in sorted(glob.glob("round.*.json")):
 med = {k: statistics.median(v) for k, v in med.items()}
 counts = {l.split()[0]: l.split()[1:] for l in open("counts.txt").read().splitlines()}
 print("%d rounds; 1,000 objects (1-64 KiB) in 40 directories, 20 ms per request" % len(glob.glob("round.*.json")))
-print("%-12s %9s %8s %9s %14s %8s" % ("command", "median s", "/rclone", "requests", "most at once", "RSS MiB"))
+print("%-16s %9s %8s %9s %14s %8s" % ("command", "median s", "/rclone", "requests", "most at once", "RSS MiB"))
 for k, v in med.items():
     c = counts[k]
-    print("%-12s %9.3f %8.2f %9s %14s %8s" % (k, v, v / med["rclone"], c[0], c[1], c[2]))
+    print("%-16s %9.3f %8.2f %9s %14s %8s" % (k, v, v / med["rclone"], c[0], c[1], c[2]))
 PY
 echo "every copy is the source, byte for byte (diff -r)"
