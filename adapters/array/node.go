@@ -124,6 +124,12 @@ type Array struct {
 	// chunk by chunk. Set it on a copy of the Array (the Array Describe
 	// returns is shared).
 	Concurrency int `json:"-"`
+	// InFlight bounds the bytes that ReadBox, ReadAll and WriteBox hold
+	// beyond the box: the stored and decoded bytes of the chunks they are
+	// reading; 0 means DefaultInFlight. It lowers the number of chunks in
+	// flight below Concurrency for large chunks (see the package doc). Set
+	// it on a copy of the Array.
+	InFlight int64 `json:"-"`
 
 	store  driver.Tree
 	limits vfs.Limits

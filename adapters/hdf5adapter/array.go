@@ -38,15 +38,19 @@ func (d *Dataset) ArrayNode() *array.Node {
 		Shape:       shape,
 		DType:       arrayDType(&d.DType),
 		KeyEncoding: "hdf5 " + d.Layout,
-		Reader:      &chunkReader{d: x},
 	}
+	r := &chunkReader{d: x}
+	a.Reader = r
 	if x.layout == layoutChunked {
 		a.ChunkShape = slices.Clone(x.chunk)
 		a.KeyEncoding += " (" + d.ChunkIndex + " index)"
+		if !x.dtype.Variable() {
+			a.Reader = storedChunks{r}
+		}
 	} else {
 		a.ChunkShape = readGrid(shape, x.es)
 	}
-	a.Reader.(*chunkReader).grid = a.ChunkShape
+	r.grid = a.ChunkShape
 	for _, f := range d.Filters {
 		cfg, _ := json.Marshal(map[string]any{"id": f.ID, "flags": f.Flags, "values": f.Values})
 		a.Codecs = append(a.Codecs, array.Codec{Name: f.Name, Config: cfg})
@@ -252,6 +256,49 @@ func (r *chunkReader) raw(ctx context.Context, coord []int64) ([]byte, bool, err
 		_, failed = d.readRaw(ctx, out[dst*es:(dst+ext[last])*es], src*es)
 	})
 	return out, true, failed
+}
+
+// storedChunks is the chunkReader of a chunked dataset of fixed-size
+// elements: an array.ExtentReader, so that box reads fetch neighbouring
+// chunks of the file with one request.
+type storedChunks struct{ *chunkReader }
+
+var _ array.ExtentReader = storedChunks{}
+
+// ChunkExtent looks the chunk at coord up in the chunk index.
+func (r storedChunks) ChunkExtent(ctx context.Context, coord []int64) (array.Extent, bool, error) {
+	loc, err := r.d.locate(ctx, coord)
+	if err != nil || !loc.found {
+		return array.Extent{}, false, err
+	}
+	return array.Extent{Off: int64(loc.addr), Len: int64(loc.size), Flags: uint64(loc.mask)}, true, nil
+}
+
+// ReadExtent reads e's bytes of the file with one request: it declares
+// them (driver.Prefetch), so that a remote file fetches them exactly.
+func (r storedChunks) ReadExtent(ctx context.Context, e array.Extent) ([]byte, error) {
+	f := r.d.f
+	if err := f.check(uint64(e.Off), uint64(e.Len), "chunks"); err != nil {
+		return nil, err
+	}
+	off := int64(f.base) + e.Off
+	_ = driver.Prefetch(ctx, f.blob, off, e.Len) // a hint; a failure shows in the read
+	b := make([]byte, e.Len)
+	if _, err := readFull(ctx, f.blob, b, off); err != nil {
+		return nil, fmt.Errorf("chunks at %#x: %w", e.Off, err)
+	}
+	return b, nil
+}
+
+// DecodeChunk undoes the filters of the chunk at coord and gives its
+// elements little endian.
+func (r storedChunks) DecodeChunk(_ context.Context, coord []int64, e array.Extent, stored []byte) ([]byte, error) {
+	data, err := r.d.decodeStored(coord, uint32(e.Flags), stored)
+	if err != nil {
+		return nil, err
+	}
+	array.SwapUnits(data, swapUnit(&r.d.dtype))
+	return data, nil
 }
 
 // ReadStrings reads the variable-length strings of the read-grid chunk at

@@ -428,6 +428,10 @@ func (x *extIndex) lookup(ctx context.Context, g []int64) (chunkLoc, error) {
 	return x.d.readEntry(c, x.filtered), c.err
 }
 
+// btree1K is the K of the chunk B-trees that libhdf5 writes by default:
+// a node holds up to 2K entries.
+const btree1K = 32
+
 // btree1Index finds chunks in a version 1 B-tree of type 1, descending
 // from the root.
 type btree1Index struct{ d *dsInfo }
@@ -460,6 +464,16 @@ func (x *btree1Index) lookup(ctx context.Context, g []int64) (chunkLoc, error) {
 			return chunkLoc{}, driver.Corruptf("v1 B-tree node %#x reached twice", addr)
 		}
 		seen[addr] = true
+		f.mu.Lock()
+		_, held := f.blocks[addr]
+		f.mu.Unlock()
+		if !held {
+			// Declare the node as libhdf5 sizes it by default (2K
+			// entries, K 32), so that a remote file fetches it in
+			// one exact request rather than in aligned blocks, which
+			// would also bring in the chunks around it. A hint.
+			_ = driver.Prefetch(ctx, f.blob, int64(f.base+addr), int64(hdr+2*btree1K*(keySize+f.o)+keySize))
+		}
 		b, err := f.cachedRead(ctx, addr, uint64(hdr), "v1 B-tree node")
 		if err != nil {
 			return chunkLoc{}, err

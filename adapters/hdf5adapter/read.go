@@ -49,28 +49,15 @@ func (d *dsInfo) readChunk(ctx context.Context, g []int64) (data []byte, found b
 			return b, b != nil, nil
 		}
 	}
-	ix, err := d.chunkIndex(ctx)
+	loc, err := d.locate(ctx, g)
 	if err != nil {
-		return nil, false, fmt.Errorf("chunk index: %w", err)
-	}
-	loc, err := ix.lookup(ctx, g)
-	if err != nil {
-		return nil, false, fmt.Errorf("chunk %v: %w", g, err)
+		return nil, false, err
 	}
 	if !loc.found {
 		if d.f.cache != nil {
 			d.f.cache.Add(key, []byte(nil), 64)
 		}
 		return nil, false, nil
-	}
-	if loc.size > uint64(d.f.lim.MaxChunk) || (len(d.filter) == 0 && loc.size != uint64(d.cb)) {
-		if len(d.filter) == 0 {
-			return nil, false, driver.Corruptf("chunk %v of %d bytes, want %d", g, loc.size, d.cb)
-		}
-		return nil, false, driver.Limitf("chunk %v of %d stored bytes, more than MaxChunk (%d)", g, loc.size, d.f.lim.MaxChunk)
-	}
-	if err := d.f.check(loc.addr, loc.size, fmt.Sprintf("chunk %v", g)); err != nil {
-		return nil, false, err
 	}
 	// The chunk's extent is exactly what the read needs: a remote input
 	// fetches it byte for byte, not in aligned blocks. A hint; a failure
@@ -80,23 +67,63 @@ func (d *dsInfo) readChunk(ctx context.Context, g []int64) (data []byte, found b
 	if _, err := readFull(ctx, d.f.blob, raw, int64(d.f.base+loc.addr)); err != nil {
 		return nil, false, fmt.Errorf("chunk %v: %w", g, err)
 	}
-	data = raw
-	if len(d.filter) > 0 {
-		mask := loc.mask
-		if d.edgeRaw && d.edge(g) {
-			mask = ^uint32(0)
-		}
-		if data, err = decodeChunk(d.filter, mask, raw, d.es, d.cb); err != nil {
-			return nil, false, fmt.Errorf("chunk %v: %w", g, err)
-		}
-		if int64(len(data)) != d.cb {
-			return nil, false, driver.Corruptf("chunk %v decodes to %d bytes, want %d", g, len(data), d.cb)
-		}
+	if data, err = d.decodeStored(g, loc.mask, raw); err != nil {
+		return nil, false, err
 	}
 	if d.f.cache != nil {
 		d.f.cache.Add(key, data, int64(len(data))+64)
 	}
 	return data, true, nil
+}
+
+// locate finds the stored chunk at grid coordinates g in the chunk
+// index and checks its extent against the file and the limits; loc.found
+// is false when it is not stored.
+func (d *dsInfo) locate(ctx context.Context, g []int64) (chunkLoc, error) {
+	if d.bad != nil {
+		return chunkLoc{}, d.bad
+	}
+	ix, err := d.chunkIndex(ctx)
+	if err != nil {
+		return chunkLoc{}, fmt.Errorf("chunk index: %w", err)
+	}
+	loc, err := ix.lookup(ctx, g)
+	if err != nil {
+		return chunkLoc{}, fmt.Errorf("chunk %v: %w", g, err)
+	}
+	if !loc.found {
+		return loc, nil
+	}
+	if loc.size > uint64(d.f.lim.MaxChunk) || (len(d.filter) == 0 && loc.size != uint64(d.cb)) {
+		if len(d.filter) == 0 {
+			return chunkLoc{}, driver.Corruptf("chunk %v of %d bytes, want %d", g, loc.size, d.cb)
+		}
+		return chunkLoc{}, driver.Limitf("chunk %v of %d stored bytes, more than MaxChunk (%d)", g, loc.size, d.f.lim.MaxChunk)
+	}
+	if err := d.f.check(loc.addr, loc.size, fmt.Sprintf("chunk %v", g)); err != nil {
+		return chunkLoc{}, err
+	}
+	return loc, nil
+}
+
+// decodeStored decodes the stored bytes raw of the chunk at g, whose
+// filter mask is mask, to the chunk's d.cb bytes in stored byte order.
+// The result may be raw itself; raw is not modified.
+func (d *dsInfo) decodeStored(g []int64, mask uint32, raw []byte) ([]byte, error) {
+	if len(d.filter) == 0 {
+		return raw, nil
+	}
+	if d.edgeRaw && d.edge(g) {
+		mask = ^uint32(0)
+	}
+	data, err := decodeChunk(d.filter, mask, raw, d.es, d.cb)
+	if err != nil {
+		return nil, fmt.Errorf("chunk %v: %w", g, err)
+	}
+	if int64(len(data)) != d.cb {
+		return nil, driver.Corruptf("chunk %v decodes to %d bytes, want %d", g, len(data), d.cb)
+	}
+	return data, nil
 }
 
 // edge reports whether chunk g reaches past the dataset's dimensions.

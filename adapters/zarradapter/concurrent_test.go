@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"net/http"
 	"testing"
@@ -228,5 +229,185 @@ func BenchmarkRemoteReadAll(b *testing.B) {
 			b.ReportMetric(float64(srv.Requests())/float64(loops), "requests/op")
 			b.ReportMetric(float64(srv.Peak()), "peak-in-flight")
 		})
+	}
+}
+
+// TestArrayReadConcurrentInFlight reads chunks of 400 bytes with InFlight
+// 4,000 bytes: 5 chunks at once (at 2 ChunkBytes each), not Concurrency's
+// 64.
+func TestArrayReadConcurrentInFlight(t *testing.T) {
+	srv := fstest.NewHTTPServer(t, gridArray(95, 10, nil))
+	srv.SetLatency(5 * time.Millisecond)
+	a, fsys, err := array.OpenArray(context.Background(), srv.URL()+"/a|zarr2:", "", remoteOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	want, err := withConcurrency(a, 1).ReadAll(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A new cache, so that every chunk is requested again.
+	a, fsys2, err := array.OpenArray(context.Background(), srv.URL()+"/a|zarr2:", "", remoteOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys2.Close()
+	c := *a
+	c.InFlight = 4000
+	srv.Reset()
+	got, err := c.ReadAll(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("ReadAll with InFlight 4000 differs from one chunk at a time")
+	}
+	if p := srv.Peak(); p < 2 || p > 5 {
+		t.Errorf("ReadAll with InFlight 4000 had at most %d requests in flight, want 2 to 5", p)
+	}
+}
+
+// shardedArray returns the files of a Zarr v3 array of int32 of 96 x 96
+// elements in shards of 32 x 32 holding inner chunks of 8 x 8, big
+// endian with a crc32c checksum, fill value -1, every element its index;
+// and the elements a read gives. Shard (2, 2) is not stored, nor inner
+// chunk (0, 0) of shard (0, 1); in shard (1, 1), inner chunk (1, 2) is
+// stored at the bytes of inner chunk (1, 1), as a writer that stores
+// equal chunks once does, so that it reads as a copy of it.
+func shardedArray() (files map[string][]byte, want []byte) {
+	const side, shard, inner = 96, 32, 8
+	files = map[string][]byte{
+		"s/zarr.json": []byte(`{"zarr_format":3,"node_type":"array","shape":[96,96],"data_type":"int32",` +
+			`"chunk_grid":{"name":"regular","configuration":{"chunk_shape":[32,32]}},` +
+			`"chunk_key_encoding":{"name":"default"},"fill_value":-1,` +
+			`"codecs":[{"name":"sharding_indexed","configuration":{"chunk_shape":[8,8],` +
+			`"codecs":[{"name":"bytes","configuration":{"endian":"big"}},{"name":"crc32c"}],` +
+			`"index_codecs":[{"name":"bytes","configuration":{"endian":"little"}},{"name":"crc32c"}]}}]}`),
+	}
+	want = make([]byte, 4*side*side)
+	for i := range side * side {
+		binary.LittleEndian.PutUint32(want[4*i:], ^uint32(0))
+	}
+	castagnoli := crc32.MakeTable(crc32.Castagnoli)
+	const per = shard / inner
+	for si := range side / shard {
+		for sj := range side / shard {
+			if si == 2 && sj == 2 {
+				continue
+			}
+			var body, index []byte
+			for ci := range per {
+				for cj := range per {
+					switch {
+					case si == 0 && sj == 1 && ci == 0 && cj == 0:
+						index = binary.LittleEndian.AppendUint64(index, ^uint64(0))
+						index = binary.LittleEndian.AppendUint64(index, ^uint64(0))
+						continue
+					case si == 1 && sj == 1 && ci == 1 && cj == 2:
+						// The extent of (1, 1), the entry before.
+						index = append(index, index[len(index)-16:]...)
+						for i := range inner {
+							y := si*shard + ci*inner + i
+							x := sj*shard + cj*inner
+							copy(want[4*(y*side+x):4*(y*side+x+inner)], want[4*(y*side+x-inner):])
+						}
+						continue
+					}
+					var c []byte
+					for i := range inner {
+						for j := range inner {
+							y, x := si*shard+ci*inner+i, sj*shard+cj*inner+j
+							c = binary.BigEndian.AppendUint32(c, uint32(y*side+x))
+							binary.LittleEndian.PutUint32(want[4*(y*side+x):], uint32(y*side+x))
+						}
+					}
+					c = binary.LittleEndian.AppendUint32(c, crc32.Checksum(c, castagnoli))
+					index = binary.LittleEndian.AppendUint64(index, uint64(len(body)))
+					index = binary.LittleEndian.AppendUint64(index, uint64(len(c)))
+					body = append(body, c...)
+				}
+			}
+			index = binary.LittleEndian.AppendUint32(index, crc32.Checksum(index, castagnoli))
+			files[fmt.Sprintf("s/c/%d/%d", si, sj)] = append(body, index...)
+		}
+	}
+	return files, want
+}
+
+// TestArrayReadConcurrentSharded reads a sharded array whole from an
+// HTTP server, one chunk at a time and with the default concurrency
+// (one request for the inner chunks of each shard), and checks the
+// elements, the requests and that an inner chunk stored at the bytes of
+// another reads as its copy.
+func TestArrayReadConcurrentSharded(t *testing.T) {
+	files, want := shardedArray()
+	srv := fstest.NewHTTPServer(t, files)
+	srv.SetLatency(2 * time.Millisecond)
+	ctx := context.Background()
+	for _, n := range []int{1, 0} {
+		// A first read of 1 KiB, which holds a shard's index but not its
+		// chunks, so that reading them takes a request.
+		o := remoteOptions()
+		o.Schemes["http"].(*httproot.Options).Remote.SuffixSize = 1024
+		srv.Reset()
+		a, fsys, err := array.OpenArray(ctx, srv.URL()+"/s|zarr3:", "", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := withConcurrency(a, n).ReadAll(ctx, 0)
+		fsys.Close()
+		if err != nil {
+			t.Fatalf("Concurrency %d: %v", n, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("Concurrency %d: the elements differ", n)
+		}
+		// zarr.json; the 9 shards, the last missing; one range of each
+		// of the 8 others.
+		if r := srv.Requests(); r != 18 {
+			t.Errorf("Concurrency %d: %d requests, want 18\n%s", n, r, srv.LogString())
+		}
+		if n == 0 && srv.Peak() < 2 {
+			t.Errorf("Concurrency %d: at most %d request in flight, want several", n, srv.Peak())
+		}
+	}
+}
+
+// TestArrayReadConcurrentShardedError checks that an error reading a
+// shard, when opening it and when reading its inner chunks, is ReadAll's,
+// and that a cancelled context gives context.Canceled.
+func TestArrayReadConcurrentShardedError(t *testing.T) {
+	files, _ := shardedArray()
+	srv := fstest.NewHTTPServer(t, files)
+	ctx := context.Background()
+	open := func() (*array.Array, func() error) {
+		o := remoteOptions()
+		o.Schemes["http"].(*httproot.Options).Remote.SuffixSize = 1024
+		a, fsys, err := array.OpenArray(ctx, srv.URL()+"/s|zarr3:", "", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a, fsys.Close
+	}
+	for _, f := range []fstest.Fault{
+		{Kind: fstest.FaultStatus, Status: http.StatusForbidden, Path: "s/c/1/0", Times: -1},
+		// The shard's first read passes; the read of its chunks fails.
+		{Kind: fstest.FaultStatus, Status: http.StatusForbidden, Path: "s/c/1/0", Skip: 1, Times: -1},
+	} {
+		a, done := open()
+		srv.Inject(f)
+		if _, err := a.ReadAll(ctx, 0); !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("ReadAll with shard 1/0 forbidden (after %d requests): error = %v, want fs.ErrPermission", f.Skip, err)
+		}
+		srv.ClearFaults()
+		done()
+	}
+	a, done := open()
+	defer done()
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := a.ReadAll(cctx, 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("ReadAll with a cancelled context: error = %v, want context.Canceled", err)
 	}
 }

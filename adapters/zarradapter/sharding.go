@@ -144,11 +144,26 @@ func (sh *sharding) readInner(ctx context.Context, t driver.Tree, key string, in
 	if c, ok := b.(io.Closer); ok {
 		defer c.Close()
 	}
+	off, n, found, err := sh.locate(ctx, b, key, inner, cache, lim)
+	if err != nil || !found {
+		return nil, false, err
+	}
+	raw, err := readRange(ctx, b, off, n)
+	if err != nil {
+		return nil, false, fmt.Errorf("shard %s: %w", key, err)
+	}
+	return raw, true, nil
+}
+
+// locate returns the byte range of the inner chunk at inner in the shard
+// b (at key), from the shard's index (cached); found is false when the
+// chunk is not stored.
+func (sh *sharding) locate(ctx context.Context, b driver.Blob, key string, inner []int64, cache *indexCache, lim vfs.Limits) (off, n int64, found bool, err error) {
 	size := b.Stat().Size()
 	idx, ok := cache.get(key, size)
 	if !ok {
 		if size < sh.indexSize {
-			return nil, false, driver.Corruptf("shard %s: %d bytes, smaller than its %d-byte index", key, size, sh.indexSize)
+			return 0, 0, false, driver.Corruptf("shard %s: %d bytes, smaller than its %d-byte index", key, size, sh.indexSize)
 		}
 		at := size - sh.indexSize
 		if sh.atStart {
@@ -156,25 +171,74 @@ func (sh *sharding) readInner(ctx context.Context, t driver.Tree, key string, in
 		}
 		raw, err := readRange(ctx, b, at, sh.indexSize)
 		if err != nil {
-			return nil, false, fmt.Errorf("shard %s: %w", key, err)
+			return 0, 0, false, fmt.Errorf("shard %s: %w", key, err)
 		}
 		if idx, err = sh.decodeIndex(raw, lim); err != nil {
-			return nil, false, fmt.Errorf("shard %s: %w", key, err)
+			return 0, 0, false, fmt.Errorf("shard %s: %w", key, err)
 		}
 		cache.put(key, size, idx)
 	}
-	off, n, ok, err := sh.entry(idx, sh.linear(inner), size)
+	off, n, ok, err = sh.entry(idx, sh.linear(inner), size)
 	if err != nil || !ok {
-		return nil, false, err
+		return 0, 0, false, err
 	}
 	if n > lim.MaxChunk {
-		return nil, false, driver.Limitf("shard %s: inner chunk of %d bytes exceeds the chunk limit", key, n)
+		return 0, 0, false, driver.Limitf("shard %s: inner chunk of %d bytes exceeds the chunk limit", key, n)
 	}
-	raw, err := readRange(ctx, b, off, n)
+	return off, n, true, nil
+}
+
+// shardedReader is the zarr3Reader of an array of fixed-size elements
+// whose codecs are one sharding_indexed codec: an array.ExtentReader, so
+// that box reads fetch neighbouring inner chunks of a shard with one
+// request.
+type shardedReader struct{ *zarr3Reader }
+
+var _ array.ExtentReader = shardedReader{}
+
+// ChunkExtent finds the inner chunk at coord in its shard's index.
+func (r shardedReader) ChunkExtent(ctx context.Context, coord []int64) (array.Extent, bool, error) {
+	key, inner, _ := r.ChunkKey(coord)
+	b, err := r.a.Store().OpenBlob(ctx, key)
+	if errors.Is(err, fs.ErrNotExist) {
+		return array.Extent{}, false, nil
+	}
 	if err != nil {
-		return nil, false, fmt.Errorf("shard %s: %w", key, err)
+		return array.Extent{}, false, err
 	}
-	return raw, true, nil
+	if c, ok := b.(io.Closer); ok {
+		defer c.Close()
+	}
+	off, n, found, err := r.chain.shard.locate(ctx, b, key, inner, r.shards, r.a.Limits())
+	return array.Extent{Object: key, Off: off, Len: n}, found, err
+}
+
+// ReadExtent reads e's bytes of its shard with one request: it declares
+// them (driver.Prefetch), so that a remote shard fetches them exactly.
+func (r shardedReader) ReadExtent(ctx context.Context, e array.Extent) ([]byte, error) {
+	b, err := r.a.Store().OpenBlob(ctx, e.Object)
+	if err != nil {
+		return nil, err
+	}
+	if c, ok := b.(io.Closer); ok {
+		defer c.Close()
+	}
+	_ = driver.Prefetch(ctx, b, e.Off, e.Len) // a hint; a failure shows in the read
+	raw, err := readRange(ctx, b, e.Off, e.Len)
+	if err != nil {
+		return nil, fmt.Errorf("shard %s: %w", e.Object, err)
+	}
+	return raw, nil
+}
+
+// DecodeChunk decodes an inner chunk from its stored bytes.
+func (r shardedReader) DecodeChunk(_ context.Context, coord []int64, e array.Extent, stored []byte) ([]byte, error) {
+	data, err := r.chain.shard.chain.decode(stored, r.a.ChunkShape, r.a.Limits())
+	if err != nil {
+		_, inner, _ := r.ChunkKey(coord)
+		return nil, fmt.Errorf("shard %s, inner chunk %v: %w", e.Object, inner, err)
+	}
+	return data, nil
 }
 
 // readRange reads exactly n bytes at off.

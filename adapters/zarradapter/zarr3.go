@@ -250,6 +250,9 @@ func (d *describer) zarr3Array(z *zarrJSON) (*array.Array, error) {
 		r.shards = newIndexCache()
 	}
 	a.Reader = r
+	if r.chain.shard != nil && len(r.chain.aa) == 0 && len(r.chain.bb) == 0 && !dt.Variable() {
+		a.Reader = shardedReader{r}
+	}
 	return a, nil
 }
 

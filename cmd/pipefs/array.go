@@ -41,7 +41,8 @@ strings are refused), missing chunks filled with the fill value; --box
 writes a box of it, given as start:stop per dimension; --chunk writes one
 decoded chunk, given by its grid coordinates. --limit bounds the bytes
 written (an error past it, before anything is written). --read and --box
-fetch and decode up to --concurrency chunks at once (default 32); the output
+fetch and decode up to --concurrency chunks at once (default 64), fewer
+when chunks are large (at most 64 MiB of chunks in flight); the output
 is the same whatever their number.
 
 With --strings it prints the elements of a string array (Zarr v3 string,

@@ -30,7 +30,8 @@ func init() {
 // A nil *Options means the defaults.
 type Options struct {
 	// Client makes the requests. Nil means a client of its own over
-	// http.DefaultTransport's settings.
+	// http.DefaultTransport's settings, but keeping as many idle
+	// connections to one host as to all (100).
 	Client *http.Client
 	// Remote sets retries, the block cache and the size of the first
 	// read (see remote.Options).
@@ -47,8 +48,19 @@ const defaultTimeout = 30 * time.Second
 // after it is made (it is a package variable for that reason only: one
 // connection pool for the process). It does not follow
 // the environment's proxy settings any differently from
-// http.DefaultTransport, whose settings it clones.
-var defaultClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+// http.DefaultTransport, whose settings it clones, but for
+// MaxIdleConnsPerHost: http.DefaultTransport keeps 2 idle connections
+// to a host, so that of the 32 or 64 requests an array read or a
+// parallel readahead has in flight to one store, all but 2 would close
+// their connection on answering, and the next requests open new ones (a
+// TCP and TLS handshake each). It keeps as many as MaxIdleConns (100).
+var defaultClient = &http.Client{Transport: newTransport()}
+
+func newTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = t.MaxIdleConns
+	return t
+}
 
 // open returns the location of an http or https sub-URL: a tree rooted at
 // the URL's directory (its path up to the last "/"), and the name of the

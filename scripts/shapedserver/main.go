@@ -2,9 +2,10 @@
 // store: every answer waits a latency before its first byte, and each
 // body is sent at most at a rate of its own, whatever the others do. It
 // is the server of scripts/parallelbench.sh, which compares pipefs cat
-// with aria2c and curl on it. With -proxy it shapes the answers of
-// another server instead, such as a local S3 server (scripts/cpbench.sh
-// puts versitygw behind it).
+// with aria2c and curl on it, and of scripts/arraybench.sh, which
+// compares pipefs array with zarr-python and h5py. With -proxy it shapes
+// the answers of another server instead, such as a local S3 server
+// (scripts/cpbench.sh puts versitygw behind it).
 //
 //	shapedserver [-addr 127.0.0.1:8080] [-latency 20ms] [-rate 25000000] [-log] DIR
 //	shapedserver [-addr ...] [-latency ...] [-rate ...] [-log] -proxy http://127.0.0.1:7070
