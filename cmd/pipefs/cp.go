@@ -17,12 +17,13 @@ import (
 // cpFlags are the flags of cp.
 type cpFlags struct {
 	recursive, verbose, progress, noProgress, resume, noTarget bool
+	concurrency                                                int // --concurrency
 }
 
 func newCpCmd(g *globals) *cobra.Command {
 	var fl cpFlags
 	cmd := &cobra.Command{
-		Use:   "cp [-R] [-v] [-P|--no-progress] [--continue] [-T] URL... DEST",
+		Use:   "cp [-R [--concurrency N]] [-v] [-P|--no-progress] [--continue] [-T] URL... DEST",
 		Short: "Copy file and directory locations to local files and directories",
 		Long: `cp copies the file locations that the URLs name to local files, and with
 -R directory locations to local directories, as cp of coreutils does:
@@ -47,6 +48,25 @@ longer than 255 bytes), a symbolic link whose target is absolute or
 climbs out of the tree, a device, a FIFO and a socket are refused with an
 error naming the entry, and the rest is copied; nothing is written
 outside DEST, and the exit status is 1.
+
+-R copies several files at once, at most --concurrency N: by default 16
+when the tree comes from a remote location (http, https, s3, gs), whose
+files each wait for requests of their own, and 4 from a local one, whose
+files come from the kernel's cache or a disk. This holds for the objects
+of a bucket as for the members of an archive; members of a remote zip
+read in order share some requests, which members read at once do not, so
+--concurrency 1 copies such a zip with the fewest requests, and with the
+same requests every time. The directories of the tree are listed N at a
+time too, one listing each, as one at a time does. Directories are made
+first, parents first; their permission bits and times are set last,
+deepest first. A failed file is reported and the others are copied; the
+-v lines and the failures come in the order of the tree, whatever the
+order the copies end in. What the copies hold is bounded: at most N
+files are open, each read through a buffer of at most 1 MiB (and a
+decoder's window, for a compressed member); the blocks they read are
+held in the memory cache, within its budget of 512 MiB, and those read
+ahead in parallel parts (--streams per file), for all files together,
+within a quarter of it.
 
 Each file is written to NAME.pipefs-partial and renamed to NAME once its
 size matches the source's, and for a zip member once the CRC-32 of the
@@ -83,11 +103,15 @@ line of its own (above the bar).`,
 		Example: `  pipefs cp 'file:/data/a.zip|zip:data/inner.zip|zip:deep.zip' /tmp/
   pipefs cp -R testdata/demo.zip demo
   pipefs cp -R -v 'https://example.com/data/a.tar.gz' /tmp/
+  pipefs cp -R --concurrency 32 s3://bucket/scans/ scans
   pipefs cp --continue -P 'https://example.com/big.zip|zip:disk.img' disk.img
   pipefs cp 'testdata/demo.zip|zip:data/inner.zip' - | sha256sum`,
 		Args:              args(cobra.MinimumNArgs(2)),
 		ValidArgsFunction: g.completeURLs(1, true),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("concurrency") && fl.concurrency < 1 {
+				return usageError{fmt.Errorf("--concurrency %d: want at least 1", fl.concurrency)}
+			}
 			if fl.progress && fl.noProgress {
 				return usageError{errors.New("-P (--progress) and --no-progress cannot go together")}
 			}
@@ -101,7 +125,32 @@ line of its own (above the bar).`,
 	f.BoolVar(&fl.noProgress, "no-progress", false, "show no progress, even on a terminal")
 	f.BoolVar(&fl.resume, "continue", false, "skip complete files, resume partial copies, keep what a failed copy copied")
 	f.BoolVarP(&fl.noTarget, "no-target-directory", "T", false, "take DEST as the copy itself, never as a directory to copy into")
+	f.IntVar(&fl.concurrency, "concurrency", 0, "with -R, copy at most `N` files at once (default: 16 from a remote location, 4 from a local one)")
 	return cmd
+}
+
+// How many files cp -R copies at once, unless --concurrency says: the
+// files of a remote tree each wait for requests, so many at once; those
+// of a local one come from the kernel's cache or a disk, which gain
+// little from more than a few (a compressed archive's members, decoded
+// by a core each, and a disk's queue).
+const (
+	remoteCpConcurrency = 16
+	localCpConcurrency  = 4
+)
+
+// cpConcurrency returns how many files of the directory location fsys
+// cp -R lists and copies at once: --concurrency when given, else by
+// where the bytes come from, the root of its pipeline.
+func cpConcurrency(fl cpFlags, fsys *vfs.FS) int {
+	if fl.concurrency > 0 {
+		return fl.concurrency
+	}
+	switch fsys.Pipeline()[0].Scheme {
+	case "file", "memory":
+		return localCpConcurrency
+	}
+	return remoteCpConcurrency
 }
 
 // A cpJob is one URL to copy, opened.
@@ -143,7 +192,7 @@ func (g *globals) cp(cmd *cobra.Command, fl cpFlags, srcs []string, dest string)
 	}()
 	total := int64(0)
 	for _, arg := range srcs {
-		j, err := g.openCpJob(cmd, arg, fl.recursive, &failed)
+		j, err := g.openCpJob(cmd, arg, fl, &failed)
 		if err != nil {
 			if ctx.Err() != nil {
 				return err
@@ -232,10 +281,10 @@ func sizeKnown(info fs.FileInfo) bool {
 
 // openCpJob opens the location arg names: with recursive, a directory (a
 // container opened as one) and its entries, else a file.
-func (g *globals) openCpJob(cmd *cobra.Command, arg string, recursive bool, failed *bool) (*cpJob, error) {
+func (g *globals) openCpJob(cmd *cobra.Command, arg string, fl cpFlags, failed *bool) (*cpJob, error) {
 	ctx := cmd.Context()
 	j := &cpJob{arg: arg}
-	if !recursive {
+	if !fl.recursive {
 		f, err := g.openFile(ctx, arg)
 		if errors.Is(err, vfs.ErrIsDir) {
 			return nil, fmt.Errorf("%w; cp copies a directory with -R", err)
@@ -255,23 +304,9 @@ func (g *globals) openCpJob(cmd *cobra.Command, arg string, recursive bool, fail
 		return j, nil
 	}
 	j.fsys = loc.fsys
-	err = fs.WalkDir(j.fsys, ".", func(name string, d fs.DirEntry, err error) error {
-		if cerr := ctx.Err(); cerr != nil {
-			return cerr
-		}
-		if err != nil {
-			report(cmd, err)
-			*failed = true
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			report(cmd, err)
-			*failed = true
-			return nil
-		}
-		j.items = append(j.items, item{name: name, info: info})
-		return nil
+	j.items, err = walkTree(ctx, j.fsys, cpConcurrency(fl, j.fsys), func(err error) {
+		report(cmd, err)
+		*failed = true
 	})
 	if err != nil {
 		j.Close()
@@ -315,7 +350,7 @@ func (g *globals) cpOne(cmd *cobra.Command, j *cpJob, dest string, destDir bool,
 	}
 	defer root.Close()
 	c.root = root
-	t := &treeCopy{copier: c, fsys: j.fsys, top: top, report: func(err error) { report(cmd, err) }}
+	t := &treeCopy{copier: c, fsys: j.fsys, top: top, concurrency: cpConcurrency(fl, j.fsys), report: func(err error) { report(cmd, err) }}
 	failed := reportOmittedEntries(t, t.report)
 	if top != "." {
 		if err := checkLocalName(j.fsys.Pipeline().String(), top); err != nil {

@@ -127,8 +127,9 @@ var finalBar = regexp.MustCompile(`^ *100% \|█+\| \([0-9.]+/[0-9.]+ [KMGT]?i?B
 // TestCpProgressTerminal runs cp in a real terminal, a tmux pane: a copy
 // that lasts over a second (the server holds it back until the test has
 // seen the bar) shows a bar with bytes, rate and time left, and ends with
-// the full bar on a line of its own; -v lines print above the bar, each
-// on its own line; a failure clears the bar before its message; Ctrl-C
+// the full bar on a line of its own; -v lines of files copied four at a
+// time print above the bar, each on its own line, in the order of the
+// tree; a failure clears the bar before its message; Ctrl-C
 // stops the copy with exit status 130, clears the bar and leaves no
 // partial file.
 func TestCpProgressTerminal(t *testing.T) {
@@ -182,7 +183,7 @@ func TestCpProgressTerminal(t *testing.T) {
 
 	t.Run("verbose", func(t *testing.T) {
 		dest := filepath.Join(dir, "tree")
-		start(t, "cp", "-R", "-v", url+"/a.zip|zip:", dest)
+		start(t, "cp", "-R", "-v", "--concurrency", "4", url+"/a.zip|zip:", dest)
 		waitForBar(t)
 		close(zipGo)
 		screen := term.wait(t)
@@ -190,10 +191,10 @@ func TestCpProgressTerminal(t *testing.T) {
 		for _, line := range screenLines(screen) {
 			switch {
 			case strings.Contains(line, " -> "):
-				copied++
-				if !strings.HasPrefix(line, url+"/a.zip|zip:part") || !strings.HasSuffix(line, " bytes)") {
-					t.Errorf("the -v line %q is not a line of its own", line)
+				if !strings.HasPrefix(line, fmt.Sprintf("%s/a.zip|zip:part%d.bin -> ", url, copied)) || !strings.HasSuffix(line, " bytes)") {
+					t.Errorf("the -v line %q is not a line of its own, or not the line of part%d.bin", line, copied)
 				}
+				copied++
 			case finalBar.MatchString(line), line == "EXIT=0":
 			default:
 				t.Errorf("the screen shows a stray line %q", line)
@@ -251,12 +252,13 @@ func screenLines(screen string) []string {
 	return out
 }
 
-// TestCpProgressCounts runs cp -R -P -v off a terminal: the byte counts
-// and the -v lines do not share a line, and the last count is the total.
+// TestCpProgressCounts runs cp -R -P -v off a terminal, three files at a
+// time: the byte counts and the -v lines do not share a line, and the
+// last count is the total.
 func TestCpProgressCounts(t *testing.T) {
 	zipURL := site(t, "cli/cp-counts")
 	dest := filepath.Join(t.TempDir(), "site")
-	r := runCLI(t, "cp", "-R", "-P", "-v", zipURL, dest)
+	r := runCLI(t, "cp", "-R", "-P", "-v", "--concurrency", "3", zipURL, dest)
 	if r.code != 0 {
 		t.Fatalf("cp -R -P -v: exit %d, stderr:\n%s", r.code, r.stderr)
 	}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -97,10 +99,11 @@ type item struct {
 // A treeCopy copies a directory location below a copier's root.
 type treeCopy struct {
 	*copier
-	fsys   *vfs.FS
-	top    string       // what the tree's root is called below the root: "." or NAME
-	report func(error)  // reports the failure of one entry
-	dirs   []createdDir // directories to finish, parents first
+	fsys        *vfs.FS
+	top         string       // what the tree's root is called below the root: "." or NAME
+	report      func(error)  // reports the failure of one entry
+	concurrency int          // regular files copied at once, at least 1
+	dirs        []createdDir // directories to finish, parents first
 }
 
 // A createdDir is a directory that the copy made or entered.
@@ -115,21 +118,91 @@ func (t *treeCopy) dest(name string) string {
 	return path.Join(t.top, name)
 }
 
+// An outcome is what copying one entry of a tree gave: its -v lines and
+// its error.
+type outcome struct {
+	verbose []byte
+	err     error
+	done    bool // set by run once the copy has ended
+}
+
 // run copies the tree, reporting each entry that fails and going on with
 // the others; it returns whether any failed, or the error that stopped it
 // (a cancellation).
+//
+// Directories, symbolic links and the entries refused are done first, in
+// the order of items (parents first), so that every directory exists
+// before the files in it are written. The regular files are then copied
+// t.concurrency at a time, started in that order; a file whose name is
+// what the copy of another keeps beside it while it runs
+// (NAME.pipefs-partial, NAME.pipefs-source) is copied once the others are
+// done, as it would be after NAME in order. The -v lines and failures are
+// written in the order of items, whatever the order the copies end in, so
+// that they read as those of a copy of one file after the other. The
+// times and permission bits of directories are set last, deepest first.
 func (t *treeCopy) run(items []item) (failed bool, err error) {
-	for _, it := range items {
+	outs := make([]outcome, len(items))
+	var files, late []int
+	for i, it := range items {
+		if it.info.Mode().IsRegular() {
+			if strings.HasSuffix(it.name, partialSuffix) || strings.HasSuffix(it.name, sourceSuffix) {
+				late = append(late, i)
+			} else {
+				files = append(files, i)
+			}
+			continue
+		}
 		if err := t.ctx.Err(); err != nil {
 			return failed, err
 		}
-		if err := t.copyItem(it); err != nil {
-			if t.ctx.Err() != nil {
-				return failed, t.ctx.Err()
+		outs[i].verbose, outs[i].err = t.copyOne(it)
+		outs[i].done = true
+	}
+	// The copies send the index of their entry once its outcome is set.
+	ended := make(chan int, t.concurrency)
+	go func() {
+		defer close(ended)
+		copyAt := func(i int) {
+			if outs[i].err = t.ctx.Err(); outs[i].err == nil {
+				outs[i].verbose, outs[i].err = t.copyOne(items[i])
 			}
-			t.report(err)
-			failed = true
+			ended <- i
 		}
+		parallel(t.concurrency, len(files), func(k int) { copyAt(files[k]) })
+		for _, i := range late {
+			copyAt(i)
+		}
+	}()
+	next := 0 // the first outcome not written
+	write := func() {
+		for ; next < len(outs) && outs[next].done; next++ {
+			o := &outs[next]
+			if t.verbose != nil {
+				t.verbose.Write(o.verbose)
+			}
+			if o.err != nil {
+				t.report(o.err)
+				failed = true
+			}
+		}
+	}
+	write()
+	for i := range ended {
+		outs[i].done = true
+		if t.ctx.Err() == nil {
+			write()
+		}
+	}
+	if err := t.ctx.Err(); err != nil {
+		// The copies stopped; those that ended before are still named.
+		if t.verbose != nil {
+			for _, o := range outs[next:] {
+				if o.done && o.err == nil {
+					t.verbose.Write(o.verbose)
+				}
+			}
+		}
+		return failed, err
 	}
 	// Times last, deepest first: writing into a directory changes its own.
 	for i := len(t.dirs) - 1; i >= 0; i-- {
@@ -144,7 +217,20 @@ func (t *treeCopy) run(items []item) (failed bool, err error) {
 	return failed, nil
 }
 
-func (t *treeCopy) copyItem(it item) error {
+// copyOne copies the entry it, and returns its -v lines (none without
+// -v) and its error.
+func (t *treeCopy) copyOne(it item) ([]byte, error) {
+	if t.verbose == nil {
+		return nil, t.copyItem(it, nil)
+	}
+	var lines bytes.Buffer
+	err := t.copyItem(it, &lines)
+	return lines.Bytes(), err
+}
+
+// copyItem copies the entry it, writing its -v lines to verbose (nil for
+// none).
+func (t *treeCopy) copyItem(it item, verbose io.Writer) error {
 	url := originURL(it.info, t.fsys.URL(it.name))
 	dst := t.dest(it.name)
 	if it.name != "." {
@@ -155,11 +241,13 @@ func (t *treeCopy) copyItem(it item) error {
 	mode := it.info.Mode()
 	switch {
 	case mode.IsDir():
-		return t.mkdir(url, dst, it.info)
+		return t.mkdir(url, dst, it.info, verbose)
 	case mode&fs.ModeSymlink != 0:
-		return t.symlink(url, it.name, dst, it.info)
+		return t.symlink(url, it.name, dst, verbose)
 	case mode.IsRegular():
-		return t.copyFile(dst, source{info: it.info, url: url, open: func() (*vfs.File, error) {
+		c := *t.copier
+		c.verbose = verbose
+		return c.copyFile(dst, source{info: it.info, url: url, open: func() (*vfs.File, error) {
 			return t.fsys.OpenFile(it.name)
 		}})
 	default:
@@ -184,7 +272,7 @@ func kindOf(m fs.FileMode) string {
 }
 
 // mkdir makes the directory dst, or enters it when it exists.
-func (t *treeCopy) mkdir(url, dst string, info fs.FileInfo) error {
+func (t *treeCopy) mkdir(url, dst string, info fs.FileInfo, verbose io.Writer) error {
 	perm := permOf(info) | 0o700 // the copy must be able to fill it
 	if st, err := t.root.Lstat(dst); err == nil {
 		if !st.IsDir() {
@@ -197,8 +285,8 @@ func (t *treeCopy) mkdir(url, dst string, info fs.FileInfo) error {
 		return err
 	}
 	t.dirs = append(t.dirs, createdDir{name: dst, perm: perm, modTime: info.ModTime()})
-	if t.verbose != nil {
-		fmt.Fprintf(t.verbose, "%s -> %s/\n", url, t.display(dst))
+	if verbose != nil {
+		fmt.Fprintf(verbose, "%s -> %s/\n", url, t.display(dst))
 	}
 	return nil
 }
@@ -218,7 +306,7 @@ func describeKind(m fs.FileMode) string {
 
 // symlink makes dst a symbolic link like the entry name, when its target
 // stays inside the copy.
-func (t *treeCopy) symlink(url, name, dst string, info fs.FileInfo) error {
+func (t *treeCopy) symlink(url, name, dst string, verbose io.Writer) error {
 	target, err := fs.ReadLink(t.fsys, name)
 	if err != nil {
 		return fmt.Errorf("%s: reading the target of the symbolic link: %w", url, err)
@@ -240,8 +328,8 @@ func (t *treeCopy) symlink(url, name, dst string, info fs.FileInfo) error {
 	if err := t.root.Symlink(target, dst); err != nil {
 		return err
 	}
-	if t.verbose != nil {
-		fmt.Fprintf(t.verbose, "%s -> %s -> %s\n", url, t.display(dst), target)
+	if verbose != nil {
+		fmt.Fprintf(verbose, "%s -> %s -> %s\n", url, t.display(dst), target)
 	}
 	return nil
 }

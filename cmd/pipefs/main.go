@@ -12,7 +12,8 @@
 //	tree        draw a directory location as a tree; --deep as ls
 //	cat         copy file locations to standard output
 //	cp          copy file and directory locations to local files and directories,
-//	            verified, resumable (--continue), with a progress bar on a terminal
+//	            verified, resumable (--continue), with a progress bar on a terminal;
+//	            -R copies up to --concurrency files at once (16 from a remote location)
 //	stat        describe a location: size, mode, time, URL and archive header
 //	serve       browse a directory location in a web browser, or fetch its files
 //	mount       mount a directory location read-only with FUSE

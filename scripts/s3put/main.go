@@ -1,10 +1,12 @@
 // Command s3put uploads files to an S3 server, creating the bucket if it
 // does not exist: the setup of scripts/sidecarbench.sh, which measures
-// sidecar indexes on a local versitygw.
+// sidecar indexes on a local versitygw, and of scripts/cpbench.sh.
 //
-//	s3put ENDPOINT BUCKET FILE...
+//	s3put [-public] ENDPOINT BUCKET [FILE...]
 //
-// Each FILE is stored under its base name. The keys come from
+// Each FILE is stored under its base name. With -public, a bucket it
+// creates lets anyone get and list its objects (a bucket policy), so that
+// a client without keys can fetch them by URL. The keys come from
 // AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; addressing is path style.
 package main
 
@@ -28,8 +30,12 @@ func main() {
 }
 
 func run(ctx context.Context, args []string) error {
-	if len(args) < 3 {
-		return errors.New("usage: s3put ENDPOINT BUCKET FILE [FILE]")
+	public := len(args) > 0 && args[0] == "-public"
+	if public {
+		args = args[1:]
+	}
+	if len(args) < 2 {
+		return errors.New("usage: s3put [-public] ENDPOINT BUCKET [FILE...]")
 	}
 	c := s3.New(s3.Options{
 		Region:       "us-east-1",
@@ -41,6 +47,13 @@ func run(ctx context.Context, args []string) error {
 	if _, err := c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket)}); err != nil {
 		if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
 			return err
+		}
+		if public {
+			policy := fmt.Sprintf(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*",`+
+				`"Action":["s3:GetObject","s3:ListBucket"],"Resource":["arn:aws:s3:::%s","arn:aws:s3:::%s/*"]}]}`, bucket, bucket)
+			if _, err := c.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String(bucket), Policy: aws.String(policy)}); err != nil {
+				return err
+			}
 		}
 	}
 	for _, name := range args[2:] {

@@ -3,16 +3,22 @@
 // body is sent at most at a rate of its own, whatever the others do. It
 // is the server of scripts/parallelbench.sh, which compares pipefs cat
 // with aria2c and curl on it, and of scripts/arraybench.sh, which
-// compares pipefs array with zarr-python and h5py.
+// compares pipefs array with zarr-python and h5py. With -proxy it shapes
+// the answers of another server instead, such as a local S3 server
+// (scripts/cpbench.sh puts versitygw behind it).
 //
 //	shapedserver [-addr 127.0.0.1:8080] [-latency 20ms] [-rate 25000000] [-log] DIR
+//	shapedserver [-addr ...] [-latency ...] [-rate ...] [-log] -proxy http://127.0.0.1:7070
 //
 // Files are served with http.ServeContent: single and suffix ranges,
 // If-Match and If-None-Match work, with a strong ETag from the file's
-// size and modification time. -rate is in bytes per second per answer;
-// 0 sends as fast as the connection takes. It prints its base URL, then
-// serves until it is killed; on SIGINT or SIGTERM it prints the requests
-// served and the most it answered at once to standard error.
+// size and modification time. A proxy passes every request on as it came,
+// Host header included (so that an S3 signature stays valid), once the
+// latency has passed, and sends the answer back as the server gave it.
+// -rate is in bytes per second per answer; 0 sends as fast as the
+// connection takes. It prints its base URL, then serves until it is
+// killed; on SIGINT or SIGTERM it prints the requests served and the most
+// it answered at once to standard error.
 package main
 
 import (
@@ -21,6 +27,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/signal"
 	"path"
@@ -35,12 +43,24 @@ func main() {
 	latency := flag.Duration("latency", 0, "wait before each answer")
 	rate := flag.Int64("rate", 0, "body bytes per second of each answer (0: no cap)")
 	logRanges := flag.Bool("log", false, "print each request's path and Range to standard error")
+	proxy := flag.String("proxy", "", "pass requests on to the server at this URL instead of serving a directory")
 	flag.Parse()
-	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: shapedserver [-addr ADDR] [-latency D] [-rate BYTES/S] [-log] DIR")
+	if (*proxy == "") != (flag.NArg() == 1) {
+		fmt.Fprintln(os.Stderr, "usage: shapedserver [-addr ADDR] [-latency D] [-rate BYTES/S] [-log] DIR|-proxy URL")
 		os.Exit(2)
 	}
 	s := &server{dir: flag.Arg(0), latency: *latency, rate: *rate, log: *logRanges}
+	if *proxy != "" {
+		u, err := url.Parse(*proxy)
+		if err != nil || u.Host == "" {
+			fmt.Fprintf(os.Stderr, "shapedserver: -proxy %q: want a URL such as http://127.0.0.1:7070\n", *proxy)
+			os.Exit(2)
+		}
+		s.proxy = &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(u)
+			r.Out.Host = r.In.Host // part of an S3 signature
+		}}
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "shapedserver:", err)
@@ -63,6 +83,7 @@ func main() {
 
 type server struct {
 	dir      string
+	proxy    *httputil.ReverseProxy // nil: serve dir
 	latency  time.Duration
 	rate     int64
 	log      bool
@@ -83,6 +104,12 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	defer s.active.Add(-1)
+	if s.proxy != nil {
+		if s.wait(r) {
+			s.proxy.ServeHTTP(s.paced(w, r), r)
+		}
+		return
+	}
 	name := path.Clean("/" + r.URL.Path)
 	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(name)))
 	if err != nil {
@@ -95,21 +122,35 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	if s.latency > 0 {
-		t := time.NewTimer(s.latency)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
-			return
-		}
+	if !s.wait(r) {
+		return
 	}
 	w.Header().Set("ETag", fmt.Sprintf(`"%x-%x"`, fi.Size(), fi.ModTime().UnixNano()))
-	var out http.ResponseWriter = w
-	if s.rate > 0 {
-		out = &pacedWriter{ResponseWriter: w, ctx: r.Context(), rate: s.rate}
+	http.ServeContent(s.paced(w, r), r, name, fi.ModTime(), f)
+}
+
+// wait waits the latency before the answer to r; it reports false when
+// the client went away first.
+func (s *server) wait(r *http.Request) bool {
+	if s.latency <= 0 {
+		return true
 	}
-	http.ServeContent(out, r, name, fi.ModTime(), f)
+	t := time.NewTimer(s.latency)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// paced returns w, sending at most s.rate bytes per second when it is set.
+func (s *server) paced(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
+	if s.rate <= 0 {
+		return w
+	}
+	return &pacedWriter{ResponseWriter: w, ctx: r.Context(), rate: s.rate}
 }
 
 // A pacedWriter sends a body at most at rate bytes per second from its
