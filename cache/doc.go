@@ -42,11 +42,12 @@
 //
 // # Memory of a long sequential read
 //
-// A sequential read of an object larger than an eighth of the vfs.Cache's
-// budget drops the blocks it has passed, once its readahead reaches a
-// part: such an object would push the rest of the cache out and be
-// evicted itself before a second read came back to its start. So what a
-// long read holds is its readahead, at most twice MaxReadahead (32 MiB by
+// A sequential read of an object larger than twice MaxReadahead (32 MiB
+// by default), or than an eighth of the vfs.Cache's budget, drops the
+// blocks it has passed, once its readahead reaches a part: such an object
+// is more than its readahead holds, and would fill the cache for a second
+// read that a copy or a stream never makes. So what a long read holds is
+// its readahead, at most twice MaxReadahead (32 MiB by
 // default) plus a part and the read itself, whatever the object's size:
 // cat of a 512 MiB object over loopback peaks at 126 MB of RSS (581 MB
 // when it kept its blocks), and runs 1.5 times faster. A second read of

@@ -161,15 +161,17 @@ func (b *Blob) fetchPart(ctx context.Context, runs [][2]int64, n int64) {
 }
 
 // dropBehind removes from the cache the blocks that a sequential read of a
-// large object has passed, those before the block holding off: an object
+// large object has passed, those before the block holding off. An object
 // larger than an eighth of the budget, read in sequence, would push the
 // rest of the cache out and be evicted itself before a second read
-// reached its start, and the blocks it keeps are memory the process
-// holds. So its blocks leave as the read passes them, and the memory of a
-// long sequential read stays that of its readahead.
+// reached its start; one larger than twice MaxReadahead is more than its
+// readahead holds, and the blocks it keeps are memory the process holds
+// for a second read that a copy or a stream never makes. So its blocks
+// leave as the read passes them, and the memory of a long sequential read
+// stays that of its readahead.
 func (b *Blob) dropBehind(off int64) {
 	c := b.c
-	if b.size <= c.vc.Budget()/8 {
+	if b.size <= dropBehindMin(c) {
 		return
 	}
 	b.mu.Lock()
@@ -187,4 +189,11 @@ func (b *Blob) dropBehind(off int64) {
 			c.vc.Remove(k)
 		}
 	}
+}
+
+// dropBehindMin is the size above which a sequential read of an object
+// drops its blocks behind it: an eighth of the budget, and at most twice
+// MaxReadahead (32 MiB by default).
+func dropBehindMin(c *Cache) int64 {
+	return min(c.vc.Budget()/8, 2*c.cfg.MaxReadahead)
 }

@@ -112,17 +112,23 @@ func TestCancelStopsParts(t *testing.T) {
 	}
 }
 
-// A sequential read of an object larger than an eighth of the budget drops
-// the blocks it has passed: what the cache holds stays within the
-// readahead, however large the object, and the bytes read are still
-// right. A smaller object stays cached whole, and a second read of the
-// large one fetches it again.
+// A sequential read of an object larger than an eighth of the budget, or
+// than twice MaxReadahead, drops the blocks it has passed: what the cache
+// holds stays within the readahead, however large the object, and the
+// bytes read are still right. A smaller object stays cached whole, and a
+// second read of the large one fetches it again.
 func TestDropBehind(t *testing.T) {
-	const budget = 64 << 20
 	for _, tc := range []struct {
 		size    int
+		budget  int64
 		dropped bool
-	}{{32 << 20, true}, {budget / 8, false}} {
+	}{
+		{32 << 20, 64 << 20, true}, // over an eighth of the budget
+		{8 << 20, 64 << 20, false}, // an eighth of it
+		{48 << 20, 1 << 30, true},  // over twice MaxReadahead
+		{32 << 20, 1 << 30, false}, // twice MaxReadahead
+	} {
+		budget := tc.budget
 		b, src := newBlob(t, tc.size, Config{Budget: budget, Streams: 8})
 		cfg := b.c.Config()
 		p := make([]byte, 1<<20)
