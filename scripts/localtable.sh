@@ -4,9 +4,11 @@
 # (hyperfine -r 1; one warm-up round is dropped), so that load on the
 # machine hits them alike. The index cache is off: every process is cold.
 # It prints the median of each command and, per case, the ratios
-# pipefs/library and pipefs/native (below 1: pipefs is faster).
+# pipefs/library and pipefs/native (below 1: pipefs is faster). With BASE
+# (a commit), pipefs built from BASE runs in the same rounds, as
+# pipefs.base, and each case gets a second line, "base", of its times.
 #
-#	scripts/localtable.sh [DIR [ROUNDS]]
+#	scripts/localtable.sh [DIR [ROUNDS [BASE]]]
 #
 # The cases, each against the Go library alone (scripts/libcat, and
 # scripts/zipls for the listing) and the best native tool:
@@ -22,9 +24,16 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-/tmp/pipefs-table}
 rounds=${2:-11}
+base=${3:-}
 sh "$root/scripts/benchdata.sh" "$dir" m.zip s.zip src.tar.gz src.tar.zst many.zip tiny
 cd "$dir"
 (cd "$root" && go build -o "$dir/pipefs" ./cmd/pipefs && go build -o "$dir/libcat" ./scripts/libcat && go build -o "$dir/zipls" ./scripts/zipls)
+if [ -n "$base" ]; then
+	wt=$(mktemp -d)
+	git -C "$root" worktree add -f --detach "$wt" "$base" >/dev/null 2>&1
+	(cd "$wt" && go build -o "$dir/pipefs.base" ./cmd/pipefs)
+	git -C "$root" worktree remove --force "$wt"
+fi
 export PIPEFS_CACHE_DIR=off
 d=$dir
 set -- \
@@ -40,6 +49,10 @@ for x in "$@"; do
 	n=$((n + 1))
 	[ $((n % 4)) -eq 1 ] || [ -z "$x" ] || cmds="$cmds$x
 "
+	if [ -n "$base" ] && [ $((n % 4)) -eq 2 ]; then
+		cmds="$cmds./pipefs.base ${x#./pipefs }
+"
+	fi
 done
 r=0
 rm -f round.*.json
@@ -48,7 +61,7 @@ while [ $r -le "$rounds" ]; do
 	r=$((r + 1))
 done
 rm round.0.json
-python3 - "$@" <<'PY'
+python3 - "$base" "$@" <<'PY'
 import glob, json, statistics, sys
 rounds = [json.load(open(f))["results"] for f in sorted(glob.glob("round.*.json"))]
 med = {}
@@ -56,12 +69,17 @@ for res in rounds:
     for r in res:
         med.setdefault(r["command"], []).append(r["times"][0])
 med = {k: statistics.median(v) for k, v in med.items()}
-a = sys.argv[1:]
+base, a = sys.argv[1], sys.argv[2:]
 print("%-16s %9s %9s %9s %15s %14s" % ("case", "pipefs", "library", "native", "pipefs/library", "pipefs/native"))
 for i in range(0, len(a), 4):
     name, p, lib, nat = a[i:i+4]
-    pm, lm, nm = med[p], med.get(lib), med[nat]
-    print("%-16s %9.4f %9s %9.4f %15s %14.2f" % (name, pm, "%.4f" % lm if lm else "-", nm,
-          "%.2f" % (pm / lm) if lm else "-", pm / nm))
+    lm, nm = med.get(lib), med[nat]
+    rows = [(name, p)]
+    if base:
+        rows.append(("  base", "./pipefs.base " + p[len("./pipefs "):]))
+    for label, cmd in rows:
+        pm = med[cmd]
+        print("%-16s %9.4f %9s %9.4f %15s %14.2f" % (label, pm, "%.4f" % lm if lm else "-", nm,
+              "%.2f" % (pm / lm) if lm else "-", pm / nm))
 print("medians of %d interleaved rounds" % len(rounds))
 PY
