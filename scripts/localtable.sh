@@ -10,6 +10,11 @@
 #
 #	scripts/localtable.sh [DIR [ROUNDS [BASE]]]
 #
+# With IDLE set (a percentage, such as 90), each round waits, up to 10
+# minutes, for a second in which the machine's CPUs were at least that
+# idle (/proc/stat): on a shared machine, a round then starts when no one
+# else is busy, and is less often run against another load throughout.
+#
 # The cases, each against the Go library alone (scripts/libcat, and
 # scripts/zipls for the listing) and the best native tool:
 #   - cat of a 64 MiB member deflated by zip -6 (bsdtar -xOf)
@@ -54,9 +59,21 @@ for x in "$@"; do
 "
 	fi
 done
+# idle prints how idle the CPUs were, in percent, over the next second.
+idle() {
+	a=$(head -n 1 /proc/stat)
+	sleep 1
+	b=$(head -n 1 /proc/stat)
+	printf '%s\n%s\n' "$a" "$b" | awk '{t = 0; for (i = 2; i <= NF; i++) t += $i; T[NR] = t; I[NR] = $5 + $6}
+		END {print int(100 * (I[2] - I[1]) / (T[2] - T[1]))}'
+}
 r=0
 rm -f round.*.json
 while [ $r -le "$rounds" ]; do
+	w=0
+	while [ -n "${IDLE:-}" ] && [ "$(idle)" -lt "$IDLE" ] && [ $w -lt 600 ]; do
+		w=$((w + 1))
+	done
 	echo "$cmds" | sed '/^$/d' | tr '\n' '\0' | xargs -0 hyperfine -N -r 1 --export-json "round.$r.json" >/dev/null 2>&1
 	r=$((r + 1))
 done
