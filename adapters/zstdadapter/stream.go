@@ -72,7 +72,7 @@ func (r *streamReader) Read(p []byte) (int, error) {
 				r.err = r.end()
 				break
 			}
-			r.c = &cursor{ra: ctxReaderAt{ctx: r.ctx}, ahead: ahead(r.sizes[r.i]), frame: -1}
+			r.c = &cursor{ra: ctxReaderAt{ctx: r.ctx}, ahead: r.b.ahead(r.i, r.sizes[r.i]), frame: -1}
 			if err := r.b.start(r.c, r.i); err != nil {
 				r.err = err
 				break
@@ -195,7 +195,7 @@ func (r *streamReader) WriteTo(w io.Writer) (int64, error) {
 			break
 		}
 		if r.c == nil {
-			r.c = &cursor{ra: ctxReaderAt{ctx: r.ctx}, ahead: ahead(r.sizes[r.i]), frame: -1}
+			r.c = &cursor{ra: ctxReaderAt{ctx: r.ctx}, ahead: r.b.ahead(r.i, r.sizes[r.i]), frame: -1}
 			if err := r.b.start(r.c, r.i); err != nil {
 				r.err = err
 				break
