@@ -4,9 +4,16 @@
 # (hyperfine -r 1; one warm-up round is dropped), so that load on the
 # machine hits them alike. The index cache is off: every process is cold.
 # It prints the median of each command and, per case, the ratios
-# pipefs/library and pipefs/native (below 1: pipefs is faster).
+# pipefs/library and pipefs/native (below 1: pipefs is faster). With BASE
+# (a commit), pipefs built from BASE runs in the same rounds, as
+# pipefs.base, and each case gets a second line, "base", of its times.
 #
-#	scripts/localtable.sh [DIR [ROUNDS]]
+#	scripts/localtable.sh [DIR [ROUNDS [BASE]]]
+#
+# With IDLE set (a percentage, such as 90), each round waits, up to 10
+# minutes, for a second in which the machine's CPUs were at least that
+# idle (/proc/stat): on a shared machine, a round then starts when no one
+# else is busy, and is less often run against another load throughout.
 #
 # The cases, each against the Go library alone (scripts/libcat, and
 # scripts/zipls for the listing) and the best native tool:
@@ -22,9 +29,16 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-/tmp/pipefs-table}
 rounds=${2:-11}
+base=${3:-}
 sh "$root/scripts/benchdata.sh" "$dir" m.zip s.zip src.tar.gz src.tar.zst many.zip tiny
 cd "$dir"
 (cd "$root" && go build -o "$dir/pipefs" ./cmd/pipefs && go build -o "$dir/libcat" ./scripts/libcat && go build -o "$dir/zipls" ./scripts/zipls)
+if [ -n "$base" ]; then
+	wt=$(mktemp -d)
+	git -C "$root" worktree add -f --detach "$wt" "$base" >/dev/null 2>&1
+	(cd "$wt" && go build -o "$dir/pipefs.base" ./cmd/pipefs)
+	git -C "$root" worktree remove --force "$wt"
+fi
 export PIPEFS_CACHE_DIR=off
 d=$dir
 set -- \
@@ -40,15 +54,31 @@ for x in "$@"; do
 	n=$((n + 1))
 	[ $((n % 4)) -eq 1 ] || [ -z "$x" ] || cmds="$cmds$x
 "
+	if [ -n "$base" ] && [ $((n % 4)) -eq 2 ]; then
+		cmds="$cmds./pipefs.base ${x#./pipefs }
+"
+	fi
 done
+# idle prints how idle the CPUs were, in percent, over the next second.
+idle() {
+	a=$(head -n 1 /proc/stat)
+	sleep 1
+	b=$(head -n 1 /proc/stat)
+	printf '%s\n%s\n' "$a" "$b" | awk '{t = 0; for (i = 2; i <= NF; i++) t += $i; T[NR] = t; I[NR] = $5 + $6}
+		END {print int(100 * (I[2] - I[1]) / (T[2] - T[1]))}'
+}
 r=0
 rm -f round.*.json
 while [ $r -le "$rounds" ]; do
+	w=0
+	while [ -n "${IDLE:-}" ] && [ "$(idle)" -lt "$IDLE" ] && [ $w -lt 600 ]; do
+		w=$((w + 1))
+	done
 	echo "$cmds" | sed '/^$/d' | tr '\n' '\0' | xargs -0 hyperfine -N -r 1 --export-json "round.$r.json" >/dev/null 2>&1
 	r=$((r + 1))
 done
 rm round.0.json
-python3 - "$@" <<'PY'
+python3 - "$base" "$@" <<'PY'
 import glob, json, statistics, sys
 rounds = [json.load(open(f))["results"] for f in sorted(glob.glob("round.*.json"))]
 med = {}
@@ -56,12 +86,17 @@ for res in rounds:
     for r in res:
         med.setdefault(r["command"], []).append(r["times"][0])
 med = {k: statistics.median(v) for k, v in med.items()}
-a = sys.argv[1:]
+base, a = sys.argv[1], sys.argv[2:]
 print("%-16s %9s %9s %9s %15s %14s" % ("case", "pipefs", "library", "native", "pipefs/library", "pipefs/native"))
 for i in range(0, len(a), 4):
     name, p, lib, nat = a[i:i+4]
-    pm, lm, nm = med[p], med.get(lib), med[nat]
-    print("%-16s %9.4f %9s %9.4f %15s %14.2f" % (name, pm, "%.4f" % lm if lm else "-", nm,
-          "%.2f" % (pm / lm) if lm else "-", pm / nm))
+    lm, nm = med.get(lib), med[nat]
+    rows = [(name, p)]
+    if base:
+        rows.append(("  base", "./pipefs.base " + p[len("./pipefs "):]))
+    for label, cmd in rows:
+        pm = med[cmd]
+        print("%-16s %9.4f %9s %9.4f %15s %14.2f" % (label, pm, "%.4f" % lm if lm else "-", nm,
+              "%.2f" % (pm / lm) if lm else "-", pm / nm))
 print("medians of %d interleaved rounds" % len(rounds))
 PY

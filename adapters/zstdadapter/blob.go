@@ -150,7 +150,7 @@ func (b *blob) check(ctx context.Context, i int) error {
 		return err
 	}
 	if fhd[0]&0x04 != 0 { // Content_Checksum_Flag
-		c := &cursor{ra: ctxReaderAt{ctx: ctx}, frame: -1, buf: make([]byte, 32<<10)}
+		c := &cursor{ra: ctxReaderAt{ctx: ctx}, ahead: b.ahead(i, b.frames[i].size), frame: -1, buf: make([]byte, 32<<10)}
 		defer c.release()
 		if err := b.start(c, i); err != nil {
 			return err

@@ -90,7 +90,7 @@ func (b *blob) ensureSized(ctx context.Context) error {
 
 // measure decodes frame i to learn its size.
 func (b *blob) measure(ctx context.Context, i int, lim vfs.Limits) (int64, error) {
-	c := &cursor{ra: ctxReaderAt{ctx: ctx}, buf: make([]byte, 64<<10)}
+	c := &cursor{ra: ctxReaderAt{ctx: ctx}, ahead: b.ahead(i, -1), buf: make([]byte, 64<<10)}
 	defer c.release()
 	if err := b.start(c, i); err != nil {
 		return 0, err

@@ -18,6 +18,8 @@ var _ driver.Streamer = (*blob)(nil)
 // so Size needs no pass of its own. Checksums, declared sizes and the
 // limits are checked as ReadAt checks them; a bad frame ends the stream
 // with an error matching driver.ErrCorrupt or driver.ErrLimit, never io.EOF.
+// On two cores a large frame is decoded ahead of the reader (see ahead);
+// Close ends the goroutines of a frame under way.
 func (b *blob) Stream(ctx context.Context, off int64) (io.ReadCloser, error) {
 	if off < 0 {
 		return nil, &fs.PathError{Op: "read", Path: b.info.Name(), Err: fs.ErrInvalid}
@@ -70,14 +72,13 @@ func (r *streamReader) Read(p []byte) (int, error) {
 				r.err = r.end()
 				break
 			}
-			r.c = &cursor{ra: ctxReaderAt{ctx: r.ctx}, frame: -1}
+			r.c = &cursor{ra: ctxReaderAt{ctx: r.ctx}, ahead: r.b.ahead(r.i, r.sizes[r.i]), frame: -1}
 			if err := r.b.start(r.c, r.i); err != nil {
 				r.err = err
 				break
 			}
 			r.n = 0
 		}
-		r.c.ra.ctx = r.ctx
 		dst := p
 		if r.skip > 0 {
 			dst = r.buf[:min(int64(len(r.buf)), r.skip)]
@@ -194,14 +195,13 @@ func (r *streamReader) WriteTo(w io.Writer) (int64, error) {
 			break
 		}
 		if r.c == nil {
-			r.c = &cursor{ra: ctxReaderAt{ctx: r.ctx}, frame: -1}
+			r.c = &cursor{ra: ctxReaderAt{ctx: r.ctx}, ahead: r.b.ahead(r.i, r.sizes[r.i]), frame: -1}
 			if err := r.b.start(r.c, r.i); err != nil {
 				r.err = err
 				break
 			}
 			r.n = 0
 		}
-		r.c.ra.ctx = r.ctx
 		fw.err = nil
 		_, err := r.c.dec.WriteTo(fw)
 		switch {

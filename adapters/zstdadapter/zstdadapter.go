@@ -72,6 +72,19 @@
 // The blob's ReadAt is safe for concurrent use; each concurrent read holds
 // one decoder (its window, up to Limits.MaxWindow, plus about 1 MiB). A blob keeps
 // at most 4 idle decoders; Close releases them.
+//
+// A decode that runs through a whole frame, a stream (io.Copy) and the
+// checking and measuring decodes above, uses the library's concurrent
+// decoding when GOMAXPROCS is 2 or more and the frame declares 1 MiB or
+// more, or declares no size and has 512 KiB or more of compressed bytes:
+// goroutines of the decoder's own decode the literals and the sequences
+// of up to 16 blocks, and execute them, ahead of the reader, which hashes
+// and consumes the output. On two idle cores this decodes a large frame
+// in about 0.7 the time of one goroutine, for about 1.25 times the CPU (on
+// a busy machine it can be slower), and holds about 40 MiB more while the
+// frame is under way. Its goroutines end at the end of the frame, or when
+// the stream is closed. Smaller frames, whose goroutines would start for
+// little gain, and one core decode on the reader's goroutine.
 package zstdadapter
 
 import (

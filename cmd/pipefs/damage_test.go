@@ -123,3 +123,78 @@ func TestDamagedArchives(t *testing.T) {
 		})
 	}
 }
+
+// TestCatDamagedZstd damages .zst files that zstd wrote, by a flipped bit
+// at several places and by truncation at several lengths: a frame of 4
+// MiB, which cat decodes ahead of the copy on two cores, and a frame of
+// 20 MiB, more than cat holds back. cat of the 4 MiB file either writes
+// its data and exits 0 or writes nothing and exits 1; cat of the 20 MiB
+// file with a wrong content checksum has written what decoded, the data,
+// when the check at the frame's end fails, and exits 1.
+func TestCatDamagedZstd(t *testing.T) {
+	fstest.NeedTool(t, "zstd")
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(22, 6))
+	var b bytes.Buffer
+	for b.Len() < 20<<20 {
+		fmt.Fprintf(&b, "%x ", r.IntN(1<<20))
+	}
+	data := b.Bytes()[:20<<20]
+	small := data[:4<<20]
+	compress := func(name string, p []byte) []byte {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, p, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command("zstd", "-q", path).CombinedOutput(); err != nil {
+			t.Fatalf("zstd %s: %v\n%s", name, err, out)
+		}
+		z, err := os.ReadFile(path + ".zst")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return z
+	}
+	z := compress("small", small)
+	const flips, cuts = 6, 4
+	failed := 0
+	for k := 1; k <= flips+cuts; k++ {
+		bad := bytes.Clone(z)
+		how := "flip"
+		if k <= flips {
+			bad[len(bad)*k/(flips+1)] ^= 1 << (k % 8)
+		} else {
+			how = "cut"
+			bad = bad[:len(bad)*(k-flips)/(cuts+1)]
+		}
+		path := filepath.Join(dir, fmt.Sprintf("%s-%d.zst", how, k))
+		if err := os.WriteFile(path, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := runCLI(t, "cat", "file:"+filepath.ToSlash(path)+"|zstd:")
+		switch {
+		case r.code == 0 && r.stdout != string(small):
+			t.Errorf("cat of %s: %d bytes, not the data, with exit 0", path, len(r.stdout))
+		case r.code != 0 && r.stdout != "":
+			t.Errorf("cat of %s: exit %d after writing %d bytes, want none", path, r.code, len(r.stdout))
+		case r.code != 0:
+			failed++
+		}
+	}
+	if failed == 0 {
+		t.Errorf("cat of %d damaged copies: none failed", flips+cuts)
+	}
+
+	big := compress("big", data)
+	big[len(big)-1] ^= 1 // the content checksum
+	path := filepath.Join(dir, "big-checksum.zst")
+	if err := os.WriteFile(path, big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := runCLI(t, "cat", "file:"+filepath.ToSlash(path)+"|zstd:")
+	if res.code != 1 || !strings.Contains(res.stderr, "checksum") || len(res.stdout) <= 16<<20 || !strings.HasPrefix(string(data), res.stdout) {
+		t.Errorf("cat of a 20 MiB frame with a wrong checksum: exit %d, %d bytes written (the data: %v), stderr %q; want exit 1 after the data",
+			res.code, len(res.stdout), strings.HasPrefix(string(data), res.stdout), res.stderr)
+	}
+}

@@ -2,7 +2,8 @@
 // libraries alone, the baseline scripts/benchtools.sh holds pipefs cat to:
 //
 //	libcat gzip FILE         klauspost/compress/gzip
-//	libcat zstd FILE         klauspost/compress/zstd
+//	libcat zstd FILE         klauspost/compress/zstd, its default concurrency
+//	libcat zstd1 FILE        klauspost/compress/zstd on one goroutine
 //	libcat zip FILE MEMBER   archive/zip with klauspost/compress/flate
 package main
 
@@ -26,7 +27,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) < 2 {
-		return fmt.Errorf("usage: libcat gzip|zstd FILE, or libcat zip FILE MEMBER")
+		return fmt.Errorf("usage: libcat gzip|zstd|zstd1 FILE, or libcat zip FILE MEMBER")
 	}
 	f, err := os.Open(args[1])
 	if err != nil {
@@ -41,8 +42,12 @@ func run(args []string) error {
 			return err
 		}
 		r = zr
-	case "zstd":
-		zr, err := zstd.NewReader(f)
+	case "zstd", "zstd1":
+		var opts []zstd.DOption
+		if args[0] == "zstd1" {
+			opts = append(opts, zstd.WithDecoderConcurrency(1))
+		}
+		zr, err := zstd.NewReader(f, opts...)
 		if err != nil {
 			return err
 		}
