@@ -71,7 +71,9 @@ type Config struct {
 	PartSize int64
 }
 
-func (c Config) withDefaults() Config {
+// WithDefaults returns c with its zero fields set to their defaults, as
+// New and Configure set them.
+func (c Config) WithDefaults() Config {
 	if c.BlockSize <= 0 {
 		c.BlockSize = 256 << 10
 	}
@@ -142,7 +144,7 @@ type flight struct {
 // New returns a cache with the given sizes, holding its blocks in a
 // vfs.Cache of its own bounded by cfg.Budget.
 func New(cfg Config) *Cache {
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	return newCache(cfg, vfs.NewCache(cfg.Budget))
 }
 
@@ -160,7 +162,7 @@ func For(vc *vfs.Cache) *Cache {
 	if vc == nil {
 		vc = vfs.DefaultCache()
 	}
-	return vc.Resource(forKey{}, func() any { return newCache(Config{}.withDefaults(), vc) }).(*Cache)
+	return vc.Resource(forKey{}, func() any { return newCache(Config{}.WithDefaults(), vc) }).(*Cache)
 }
 
 // Configure makes the block cache of vc, the one For returns, with the
@@ -168,7 +170,7 @@ func For(vc *vfs.Cache) *Cache {
 // fails, changing nothing, when vc's block cache was made already with
 // other sizes: call it before the first pipeline opened with vc reads.
 func Configure(vc *vfs.Cache, cfg Config) error {
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	c := vc.Resource(forKey{}, func() any { return newCache(cfg, vc) }).(*Cache)
 	got := c.cfg
 	got.Budget = cfg.Budget

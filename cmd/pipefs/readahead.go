@@ -21,7 +21,7 @@ type readaheadFlags struct {
 }
 
 func (f *readaheadFlags) add(fs *pflag.FlagSet) {
-	def := cache.New(cache.Config{}).Config()
+	def := cache.Config{}.WithDefaults()
 	fs.IntVar(&f.streams, "streams", def.Streams,
 		"range requests in flight at once for a large sequential read of a remote object (cat, cp, serve, mount); 1 reads one range at a time")
 	fs.StringVar(&f.partSize, "part-size", formatLimit(def.PartSize),

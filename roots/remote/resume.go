@@ -175,7 +175,7 @@ func (r *resumer) Read(p []byte) (int, error) {
 			}
 			continue
 		}
-		if !IsRetryable(err) || r.attempts >= r.s.t.o.Retry.withDefaults().MaxAttempts {
+		if !IsRetryable(err) || r.attempts >= r.s.t.o.Retry.WithDefaults().MaxAttempts {
 			return 0, fmt.Errorf("reading %s at %d: %w", r.s.t.b.Key(r.s.name), r.off, err)
 		}
 		if err := r.reopen(false); err != nil {

@@ -68,7 +68,7 @@ func (r Retry) Do(ctx context.Context, f func() error) error {
 // that several rounds of one operation (a body resumed after a break)
 // share one bound.
 func (r Retry) do(ctx context.Context, attempts *int, f func() error) error {
-	r = r.withDefaults()
+	r = r.WithDefaults()
 	delay := r.BaseDelay
 	for {
 		if err := ctx.Err(); err != nil {
@@ -95,7 +95,7 @@ func (r Retry) do(ctx context.Context, attempts *int, f func() error) error {
 	}
 }
 
-func (r Retry) withDefaults() Retry {
+func (r Retry) WithDefaults() Retry {
 	if r.MaxAttempts <= 0 {
 		r.MaxAttempts = 5
 	}
