@@ -821,9 +821,10 @@ func TestServePrecomputed(t *testing.T) {
 
 // A listing detects the kinds of its entries concurrently, at most
 // maxKindReads at once, each reading a head: a remote zip of 24 stored
-// zips, each in blocks of its own, over a server that answers after 5 ms,
-// has several head reads in flight, and the page lists every one as a
-// folder in order.
+// zips, each in blocks of its own, over a server that answers after 30
+// ms (long enough that reads started together overlap on a busy
+// machine), has several head reads in flight, and the page lists every
+// one as a folder in order.
 func TestServeListingConcurrent(t *testing.T) {
 	var outer bytes.Buffer
 	zw := zip.NewWriter(&outer)
@@ -843,7 +844,7 @@ func TestServeListingConcurrent(t *testing.T) {
 	}
 	srv := fstest.NewHTTPServer(t, map[string][]byte{"outer.zip": outer.Bytes()})
 	s := serverAt(t, srv.URL()+"/outer.zip", &vfs.Options{Cache: vfs.NewCache(0)})
-	srv.SetLatency(5 * time.Millisecond)
+	srv.SetLatency(30 * time.Millisecond)
 	srv.Reset()
 	resp := fetch(t, s, "/?format=json")
 	got := body(t, resp)

@@ -488,7 +488,7 @@ func TestDeepLookalikes(t *testing.T) {
 // most deepAhead at once, and its rows are those of the listing that
 // opens them one by one: ls -R --deep and tree --deep of a jar holding 24
 // jars, each with a stored member larger than a block, so that each
-// costs a request of its own, over a server that answers after 5 ms keep
+// costs a request of its own, over a server that answers after 30 ms keep
 // several requests in flight, and what they print is what archive/zip
 // finds.
 func TestDeepConcurrent(t *testing.T) {
@@ -511,7 +511,7 @@ func TestDeepConcurrent(t *testing.T) {
 	}
 	want := zipNode(t, outer.Bytes())
 	srv := fstest.NewHTTPServer(t, map[string][]byte{"fat.jar": outer.Bytes()})
-	srv.SetLatency(5 * time.Millisecond)
+	srv.SetLatency(30 * time.Millisecond)
 	url := srv.URL() + "/fat.jar"
 	if out := mustRun(t, "--cache-dir", "off", "ls", "-R", "--deep", url); out != want.lsR("") {
 		t.Errorf("ls -R --deep:\n%s\nwant:\n%s", out, want.lsR(""))

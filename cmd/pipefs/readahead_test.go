@@ -21,7 +21,7 @@ func TestStreamsFlags(t *testing.T) {
 		data[i] = byte(r.Uint32())
 	}
 	srv := fstest.NewHTTPServer(t, map[string][]byte{"obj": data})
-	srv.SetLatency(10 * time.Millisecond)
+	srv.SetLatency(30 * time.Millisecond)
 	url := srv.URL() + "/obj"
 	requests := map[string]int64{}
 	for _, tc := range []struct {
