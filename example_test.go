@@ -10,6 +10,7 @@ import (
 
 	"github.com/pipefs/pipefs"
 	"github.com/pipefs/pipefs/roots/memroot"
+	"github.com/pipefs/pipefs/vfs"
 )
 
 // zipOf returns a zip archive of the named files, each holding a line
@@ -78,7 +79,7 @@ func ExampleOpenFS() {
 	// ---------- docs/intro.md
 }
 
-func ExampleOpenFile() {
+func ExampleOpen() {
 	// A zip stored inside a zip, in the process-wide memory store.
 	inner := zipOf(true, "numbers.txt")
 	var outer bytes.Buffer
@@ -95,7 +96,7 @@ func ExampleOpenFile() {
 
 	// A file two zips down is a *vfs.File: an io.ReaderAt and io.Seeker
 	// whose reads go to the bytes of outer.zip, with nothing extracted.
-	f, err := pipefs.OpenFile(context.Background(), "memory:example/outer.zip|zip:data/inner.zip|zip:numbers.txt")
+	f, err := pipefs.Open(context.Background(), "memory:example/outer.zip|zip:data/inner.zip|zip:numbers.txt")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -112,14 +113,14 @@ func ExampleOpenFile() {
 	// memory:example/outer.zip|zip:data/inner.zip|zip:numbers.txt
 }
 
-func ExampleParse() {
+func Example_parse() {
 	for _, s := range []string{
 		"FILE:/data/a.zip|ZIP:inner.zip|zip:docs/guide.md",
 		"memory:x.zip|zip",
 		"file:/d/outer.zip|zip:inner.zip|..:other.zip|zip:f.txt",
 		"file:/d/a.zip|zip://x",
 	} {
-		p, err := pipefs.Parse(s)
+		p, err := vfs.Parse(s)
 		if err != nil {
 			fmt.Println("error:", err)
 			continue
@@ -137,7 +138,7 @@ func ExampleParse() {
 // is resolved against the page's URL: it cannot climb out of the
 // container, and "..:" steps out of one adapter.
 func Example_resolve() {
-	base, err := pipefs.Parse("file:/srv/site.zip|zip:docs/index.html")
+	base, err := vfs.Parse("file:/srv/site.zip|zip:docs/index.html")
 	if err != nil {
 		log.Fatal(err)
 	}

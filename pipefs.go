@@ -20,7 +20,9 @@
 //
 // Opening a scheme that is not registered fails with an error that names
 // the package to import. The grammar, the engine and the FS types live in
-// package vfs; this package re-exports what most programs need.
+// package vfs: its Open, OpenFS and OpenDetect take Options, and an FS
+// opens a nested container relative to itself (FS.OpenFS). This package
+// registers the formats and names what most programs need.
 //
 // Each sub-URL is one layer: a root ("file:", "memory:") gives a tree or a
 // file, and each adapter ("zip:", "byte-range:") reads the layer before it
@@ -52,39 +54,30 @@ import (
 	_ "github.com/pipefs/pipefs/roots/memroot"
 )
 
+// FS is an opened directory location: an fs.FS, fs.StatFS, fs.ReadDirFS,
+// fs.ReadFileFS and fs.SubFS.
+type FS = vfs.FS
+
+// File is an opened file or directory location.
+type File = vfs.File
+
 // Options configure how a pipeline is opened; nil means defaults.
 type Options = vfs.Options
 
 // Limits bound what hostile input can make pipefs do.
 type Limits = vfs.Limits
 
-// OpenFS opens the directory location that pipeline names and returns its
-// FS. A container file is accepted: "file:/d/a.zip" opens as
-// "file:/d/a.zip|zip:" (format auto-detection; Options.NoDetect turns it
-// off). The FS uses ctx for I/O; Close releases it.
-func OpenFS(ctx context.Context, pipeline string) (*vfs.FS, error) {
+// OpenFS opens the directory location that pipeline names, with default
+// Options, as vfs.OpenFS does. A container file is accepted:
+// "file:/d/a.zip" opens as "file:/d/a.zip|zip:" (format detection). The FS
+// uses ctx for I/O; Close releases it. With Options, call vfs.OpenFS.
+func OpenFS(ctx context.Context, pipeline string) (*FS, error) {
 	return vfs.OpenFS(ctx, pipeline, nil)
 }
 
-// OpenFile opens the file location that pipeline names. Close releases it.
-func OpenFile(ctx context.Context, pipeline string) (*vfs.File, error) {
-	return vfs.OpenFile(ctx, pipeline, nil)
-}
-
-// Open opens any location, file or directory, without format detection.
-func Open(ctx context.Context, pipeline string) (*vfs.File, error) {
+// Open opens the file or directory location that pipeline names, as
+// written and with default Options, as vfs.Open does. Close releases it.
+// With Options, call vfs.Open.
+func Open(ctx context.Context, pipeline string) (*File, error) {
 	return vfs.Open(ctx, pipeline, nil)
 }
-
-// OpenFSWith is OpenFS with options.
-func OpenFSWith(ctx context.Context, pipeline string, o *Options) (*vfs.FS, error) {
-	return vfs.OpenFS(ctx, pipeline, o)
-}
-
-// OpenFileWith is OpenFile with options.
-func OpenFileWith(ctx context.Context, pipeline string, o *Options) (*vfs.File, error) {
-	return vfs.OpenFile(ctx, pipeline, o)
-}
-
-// Parse parses and canonicalises a pipeline.
-func Parse(pipeline string) (vfs.Pipeline, error) { return vfs.Parse(pipeline) }

@@ -137,7 +137,7 @@ func New(fsys *vfs.FS, o *Options) *Handler {
 // opened again.
 func (h *Handler) rootLayer(ctx context.Context) (*layer, error) {
 	return h.layers.get(ctx, h.rootKey, true, func(ctx context.Context) (*layer, error) {
-		fsys, err := vfs.OpenPipelineFS(ctx, h.root, h.opts)
+		fsys, err := vfs.OpenFS(ctx, h.root.String(), h.opts)
 		if err != nil {
 			return nil, err
 		}

@@ -118,7 +118,7 @@ func (h *Handler) openVersion(ctx context.Context, l *layer, ver string) (*layer
 		})
 	}
 	return h.layers.get(ctx, key, false, func(ctx context.Context) (*layer, error) {
-		fsys, err := vfs.OpenPipelineFS(ctx, q, h.opts)
+		fsys, err := vfs.OpenFS(ctx, q.String(), h.opts)
 		if err != nil {
 			return nil, err
 		}

@@ -71,7 +71,7 @@ func TestZipTarGzZipZst(t *testing.T) {
 		t.Errorf("detected %q, want %q", got, want)
 	}
 	fsys.Close()
-	f, err := vfs.OpenFile(ctx, base+"|zip:a.tar.gz|gzip:|pipefs.tar:inner.zip|zip:d.tar.zst|zstd:|pipefs.tar:data/big.bin", nil)
+	f, err := vfs.Open(ctx, base+"|zip:a.tar.gz|gzip:|pipefs.tar:inner.zip|zip:d.tar.zst|zstd:|pipefs.tar:data/big.bin", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -186,7 +186,7 @@ func fuzzOpen(t *testing.T, data []byte) {
 		adapters := append(fuzzAdapters, "byte-range:0-"+strconv.Itoa(len(data)), "byte-range:0-"+strconv.Itoa(len(data)/2))
 		for _, a := range adapters {
 			p := "memory:/" + name + "|" + a
-			file, err := vfs.OpenFile(ctx, p, o)
+			file, err := vfs.Open(ctx, p, o)
 			if err != nil {
 				if errors.Is(err, vfs.ErrUnknownScheme) && a[:6] == "pipefs" && a != "pipefs.tar:" {
 					continue // a vendor adapter that is not registered
@@ -330,7 +330,7 @@ func fuzzNested(t *testing.T, data []byte) {
 		openAndWalk(t, ctx, base+"x", o) // the input, detected
 		for _, a := range append(fuzzAdapters, "byte-range:0-"+strconv.Itoa(len(data)/2)) {
 			p := base + "x|" + a
-			file, err := vfs.OpenFile(ctx, p, o)
+			file, err := vfs.Open(ctx, p, o)
 			if err != nil {
 				if errors.Is(err, vfs.ErrUnknownScheme) && a[:6] == "pipefs" && a != "pipefs.tar:" {
 					continue

@@ -37,7 +37,7 @@ func testImage(t testing.TB, name string) (img, rgba []byte) {
 // readImage opens pipeline as a file and returns its bytes and Image.
 func readImage(t testing.TB, pipeline string, o *vfs.Options) ([]byte, *imageadapter.Image) {
 	t.Helper()
-	f, err := vfs.OpenFile(context.Background(), pipeline, o)
+	f, err := vfs.Open(context.Background(), pipeline, o)
 	if err != nil {
 		t.Fatalf("OpenFile(%s): %v", pipeline, err)
 	}
@@ -172,7 +172,7 @@ func TestImageTruncatedAVIFInGzip(t *testing.T) {
 	if got, im := readImage(t, "memory:whole.avif.gz|gzip:|avif:", o); int64(len(got)) != im.Size() || im.Format != "avif" {
 		t.Fatalf("whole AVIF in gzip: %d bytes, %+v", len(got), im)
 	}
-	f, err := vfs.OpenFile(context.Background(), "memory:cut.avif.gz|gzip:|avif:", o)
+	f, err := vfs.Open(context.Background(), "memory:cut.avif.gz|gzip:|avif:", o)
 	if err == nil {
 		_, err = io.ReadAll(f)
 		f.Close()
@@ -190,7 +190,7 @@ func TestImageGIFInZip(t *testing.T) {
 	if err := memroot.For(o.Cache).WriteFile("x.zip", fstest.ZipBytes(map[string][]byte{"a.gif": gif}, zip.Deflate)); err != nil {
 		t.Fatal(err)
 	}
-	_, err := vfs.OpenFile(context.Background(), "memory:x.zip|zip:a.gif|png:", o)
+	_, err := vfs.Open(context.Background(), "memory:x.zip|zip:a.gif|png:", o)
 	if !errors.Is(err, errors.ErrUnsupported) || !strings.Contains(err.Error(), "GIF") || !strings.Contains(err.Error(), "png:") {
 		t.Errorf("GIF in a zip through png:: %v, want ErrUnsupported naming GIF and the image schemes", err)
 	}

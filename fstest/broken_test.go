@@ -44,7 +44,7 @@ var bugs = []struct {
 	{"lists-files", []string{"errors"}, `ReadDir("hello.txt") error = nil`},
 	{"unsorted", []string{"testfs"}, "testing/fstest.TestFS"},
 	{"blob-size", []string{"file/stat"}, `Stat().Size() = 5001, want 5000`},
-	{"root-ignores-path", []string{"url"}, `vfs.OpenFile(URL("hello.txt") = "pipefs.broken:/hello.txt") error = `},
+	{"root-ignores-path", []string{"url"}, `vfs.Open(URL("hello.txt") = "pipefs.broken:/hello.txt") error = `},
 }
 
 // brokenFiles is the tree the child checks.

@@ -55,8 +55,8 @@ func checkContext(t *testing.T, k *kit) {
 		_, err := vfs.OpenFS(c.ctx, k.c.Pipeline, k.c.Options)
 		wantIs(t, fmt.Sprintf("vfs.OpenFS(%s, %q)", c.what, k.c.Pipeline), err, c.want)
 		if file != "" {
-			_, err := vfs.OpenFile(c.ctx, k.fsys.URL(file), k.c.Options)
-			wantIs(t, fmt.Sprintf("vfs.OpenFile(%s, %q)", c.what, k.fsys.URL(file)), err, c.want)
+			_, err := vfs.Open(c.ctx, k.fsys.URL(file), k.c.Options)
+			wantIs(t, fmt.Sprintf("vfs.Open(%s, %q)", c.what, k.fsys.URL(file)), err, c.want)
 		}
 	}
 

@@ -105,25 +105,25 @@ func checkFileURL(t *testing.T, k *kit, name, u string) {
 		t.Errorf("ReadFile(%q) error = %v", name, err)
 		return
 	}
-	f, err := vfs.OpenFile(t.Context(), u, k.c.Options)
+	f, err := openFile(t.Context(), u, k.c.Options)
 	if err != nil {
-		t.Errorf("vfs.OpenFile(URL(%q) = %q) error = %v", name, u, err)
+		t.Errorf("vfs.Open(URL(%q) = %q) error = %v", name, u, err)
 		return
 	}
 	got, err := io.ReadAll(f)
 	if err != nil || !bytes.Equal(got, want) {
-		t.Errorf("vfs.OpenFile(%q) then ReadAll = %s, %v; want %s (ReadFile(%q))", u, show(got), err, show(want), name)
+		t.Errorf("vfs.Open(%q) then ReadAll = %s, %v; want %s (ReadFile(%q))", u, show(got), err, show(want), name)
 	}
 	if f.URL() != u {
-		t.Errorf("vfs.OpenFile(%q).URL() = %q, want it unchanged", u, f.URL())
+		t.Errorf("vfs.Open(%q).URL() = %q, want it unchanged", u, f.URL())
 	}
 	if info, err := f.Stat(); err != nil {
-		t.Errorf("vfs.OpenFile(%q).Stat() error = %v", u, err)
+		t.Errorf("vfs.Open(%q).Stat() error = %v", u, err)
 	} else if o, ok := info.Sys().(*vfs.Origin); !ok || o.URL != u {
-		t.Errorf("vfs.OpenFile(%q).Stat().Sys() = %#v, want an *vfs.Origin with that URL", u, info.Sys())
+		t.Errorf("vfs.Open(%q).Stat().Sys() = %#v, want an *vfs.Origin with that URL", u, info.Sys())
 	}
 	if err := f.Close(); err != nil {
-		t.Errorf("vfs.OpenFile(%q).Close() = %v, want nil", u, err)
+		t.Errorf("vfs.Open(%q).Close() = %v, want nil", u, err)
 	}
 }
 

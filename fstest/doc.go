@@ -55,7 +55,7 @@
 //     vfs.ErrIsDir, a file listed or Sub'ed as a directory vfs.ErrNotDir.
 //   - url: for every name, URL(name) is canonical (vfs.Parse returns it
 //     unchanged), Stat and ReadDir entries carry it in a *vfs.Origin, and
-//     opening it on its own with vfs.OpenFile or vfs.OpenFS gives the
+//     opening it on its own with vfs.Open or vfs.OpenFS gives the
 //     same bytes or the same listing.
 //   - context: WithContext of a cancelled or expired context fails every
 //     method with the context's error and leaves the original alone; a

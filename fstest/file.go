@@ -17,11 +17,11 @@ import (
 // A FileCase describes one file location to check: the pipeline that opens
 // it and the bytes it must hold.
 type FileCase struct {
-	// Pipeline is opened with vfs.OpenFile. Its schemes must be registered
+	// Pipeline is opened with vfs.Open. Its schemes must be registered
 	// in Options.Registry (the default registry when nil).
 	Pipeline string
 
-	// Options are passed to every vfs.OpenFile call the kit makes. Nil
+	// Options are passed to every vfs.Open call the kit makes. Nil
 	// means defaults.
 	Options *vfs.Options
 
@@ -60,7 +60,7 @@ func FileCheckNames() []string {
 
 // RunFile checks a file location, the output of an adapter that yields a
 // file (gzip:, byte-range:, json:, ...), as Run checks a directory. Each
-// check opens c.Pipeline anew with vfs.OpenFile and runs as a subtest of t:
+// check opens c.Pipeline anew with vfs.Open and runs as a subtest of t:
 //
 //   - stat: Stat and Size give the size of Data and a regular file.
 //   - read: Read to the end gives Data, then io.EOF; io.Copy (which uses
@@ -88,12 +88,12 @@ func RunFile(t *testing.T, c FileCase) {
 		}
 	}
 	c.Options = direct(c.Options)
-	f, err := vfs.OpenFile(t.Context(), c.Pipeline, c.Options)
+	f, err := openFile(t.Context(), c.Pipeline, c.Options)
 	if err != nil {
-		t.Fatalf("vfs.OpenFile(%q) error = %v", c.Pipeline, err)
+		t.Fatalf("vfs.Open(%q) error = %v", c.Pipeline, err)
 	}
 	if err := f.Close(); err != nil {
-		t.Fatalf("vfs.OpenFile(%q).Close() = %v, want nil", c.Pipeline, err)
+		t.Fatalf("vfs.Open(%q).Close() = %v, want nil", c.Pipeline, err)
 	}
 	for _, ch := range fileChecks {
 		t.Run(ch.name, func(t *testing.T) {
@@ -108,9 +108,9 @@ func RunFile(t *testing.T, c FileCase) {
 // openFileCase opens c.Pipeline under ctx, closing it when t ends.
 func openFileCase(t *testing.T, ctx context.Context, c FileCase) *vfs.File {
 	t.Helper()
-	f, err := vfs.OpenFile(ctx, c.Pipeline, c.Options)
+	f, err := openFile(ctx, c.Pipeline, c.Options)
 	if err != nil {
-		t.Fatalf("vfs.OpenFile(%q) error = %v", c.Pipeline, err)
+		t.Fatalf("vfs.Open(%q) error = %v", c.Pipeline, err)
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
@@ -193,13 +193,13 @@ func checkFileLocURL(t *testing.T, c FileCase) {
 	if s := p.String(); s != u {
 		t.Errorf("vfs.Parse(URL() = %q).String() = %q, want it unchanged (canonical)", u, s)
 	}
-	g, err := vfs.OpenFile(t.Context(), u, c.Options)
+	g, err := openFile(t.Context(), u, c.Options)
 	if err != nil {
-		t.Fatalf("vfs.OpenFile(URL() = %q) error = %v", u, err)
+		t.Fatalf("vfs.Open(URL() = %q) error = %v", u, err)
 	}
 	defer g.Close()
 	if got, err := io.ReadAll(g); err != nil || !bytes.Equal(got, c.Data) {
-		t.Errorf("vfs.OpenFile(URL() = %q) reads %s, %v; want %s, nil", u, show(got), err, show(c.Data))
+		t.Errorf("vfs.Open(URL() = %q) reads %s, %v; want %s, nil", u, show(got), err, show(c.Data))
 	}
 }
 
@@ -216,11 +216,11 @@ func checkFileContext(t *testing.T, c FileCase) {
 		{"cancelled", cancelled, context.Canceled},
 		{"expired", expired, context.DeadlineExceeded},
 	} {
-		f, err := vfs.OpenFile(cc.ctx, c.Pipeline, c.Options)
+		f, err := vfs.Open(cc.ctx, c.Pipeline, c.Options)
 		if err == nil {
 			f.Close()
 		}
-		wantIs(t, fmt.Sprintf("vfs.OpenFile(%s, %q)", cc.what, c.Pipeline), err, cc.want)
+		wantIs(t, fmt.Sprintf("vfs.Open(%s, %q)", cc.what, c.Pipeline), err, cc.want)
 	}
 
 	ctx, cancel3 := context.WithCancel(t.Context())
@@ -234,9 +234,9 @@ func checkFileContext(t *testing.T, c FileCase) {
 }
 
 func checkFileClose(t *testing.T, c FileCase) {
-	f, err := vfs.OpenFile(t.Context(), c.Pipeline, c.Options)
+	f, err := openFile(t.Context(), c.Pipeline, c.Options)
 	if err != nil {
-		t.Fatalf("vfs.OpenFile(%q) error = %v", c.Pipeline, err)
+		t.Fatalf("vfs.Open(%q) error = %v", c.Pipeline, err)
 	}
 	if err := f.Close(); err != nil {
 		t.Errorf("Close() = %v, want nil", err)
@@ -250,4 +250,19 @@ func checkFileClose(t *testing.T, c FileCase) {
 	wantIs(t, "after Close, Seek", err, fs.ErrClosed)
 	_, err = f.Stat()
 	wantIs(t, "after Close, Stat", err, fs.ErrClosed)
+}
+
+// openFile opens the file location u with vfs.Open, which opens a
+// directory too: a directory is an error matching vfs.ErrIsDir here, as
+// the kit asks for a file.
+func openFile(ctx context.Context, u string, o *vfs.Options) (*vfs.File, error) {
+	f, err := vfs.Open(ctx, u, o)
+	if err != nil {
+		return nil, err
+	}
+	if info, err := f.Stat(); err == nil && info.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s opens as a directory, want a file: %w", u, vfs.ErrIsDir)
+	}
+	return f, nil
 }

@@ -165,7 +165,7 @@ func gzipComment(t testing.TB, data []byte, comment string) []byte {
 // checkpoint), then whole.
 func (r Replacement) Check(t *testing.T, url string, c *vfs.Cache, want []byte) {
 	t.Helper()
-	f, err := vfs.OpenFile(context.Background(), url, &vfs.Options{Cache: c})
+	f, err := vfs.Open(context.Background(), url, &vfs.Options{Cache: c})
 	if err != nil {
 		t.Fatal(err)
 	}

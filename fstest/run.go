@@ -21,7 +21,7 @@ type Case struct {
 	// calls Run imports the root and adapter packages it uses.
 	Pipeline string
 
-	// Options are passed to every vfs.OpenFS and vfs.OpenFile call the
+	// Options are passed to every vfs.OpenFS and vfs.Open call the
 	// kit makes. Nil means defaults.
 	Options *vfs.Options
 

@@ -51,7 +51,7 @@ func TestAdapterGetsItsKind(t *testing.T) {
 	files := testTree{"d/b.txt": "bee", "a.txt": "a"}
 	o := &Options{Registry: contractRegistry(t, files, &seen)}
 	ctx := context.Background()
-	f, err := OpenFile(ctx, "memory:a.txt|test.file:", o)
+	f, err := Open(ctx, "memory:a.txt|test.file:", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestSchemeOptionsTyped(t *testing.T) {
 	g := contractRegistry(t, testTree{"a.txt": "a"}, &seen)
 	ctx := context.Background()
 	open := func(s string, schemes map[string]any) error {
-		f, err := OpenFile(ctx, s, &Options{Registry: g, Schemes: schemes})
+		f, err := Open(ctx, s, &Options{Registry: g, Schemes: schemes})
 		if err == nil {
 			f.Close()
 		}

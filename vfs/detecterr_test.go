@@ -33,7 +33,7 @@ func TestDetectedStageError(t *testing.T) {
 		t.Errorf("OpenFS of a corrupt gzip member = %v; want ErrCorrupt, detected, the message holding %q", err, want)
 	}
 
-	_, err = vfs.OpenFile(ctx, member+"|gzip:", nil)
+	_, err = vfs.Open(ctx, member+"|gzip:", nil)
 	if !errors.Is(err, vfs.ErrCorrupt) || !errors.As(err, &se) || se.Index != 2 || se.Detected || strings.Contains(err.Error(), "detected") {
 		t.Errorf("OpenFile of a corrupt gzip member, gzip: written = %v; want ErrCorrupt at sub-URL 2, not detected", err)
 	}

@@ -34,7 +34,7 @@ func TestDiskIndex(t *testing.T) {
 			return driver.Location{Blob: in}, nil
 		}})
 		o.Registry = reg
-		f, err := vfs.OpenFile(context.Background(), scheme+":obj|pipefs.vkeyb:", o)
+		f, err := vfs.Open(context.Background(), scheme+":obj|pipefs.vkeyb:", o)
 		if err != nil {
 			t.Fatal(err)
 		}

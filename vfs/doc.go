@@ -94,10 +94,25 @@
 //
 // # FS and File
 //
-// [OpenFS] returns an [*FS] that implements fs.FS, fs.StatFS, fs.ReadDirFS,
+// One family opens a pipeline, named by what it returns, at the package
+// level and relative to an opened FS:
+//
+//   - [Open] opens the location as written and returns a [*File], a file
+//     or a directory; no format is detected.
+//   - [OpenFS] opens a directory location, detecting the format of a
+//     container file, and returns an [*FS].
+//   - [OpenDetect] opens whichever of the two the location is, once.
+//   - [FS.Open] (and [FS.OpenFile], its concrete result) opens a name
+//     inside an FS; [FS.OpenFS] and [FS.OpenDetect] open what a name
+//     holds, through adapters appended to it, as OpenFS and OpenDetect
+//     do, without opening the FS's pipeline again.
+//
+// A parsed [Pipeline] opens by its String, which parses back to it.
+//
+// An [*FS] implements fs.FS, fs.StatFS, fs.ReadDirFS,
 // fs.ReadFileFS, fs.SubFS and fs.ReadLinkFS (fs.ReadLink reads the target
 // of a symbolic link of any tree, fs.Lstat describes a link without
-// following it). [Open] and [OpenFile] return a [*File]; a
+// following it). A [*File]: a
 // regular file implements io.Reader, io.ReaderAt, io.Seeker and io.WriterTo
 // (so io.Copy streams it, through a [Streamer] blob when the driver has
 // one), and ReadAt is safe for concurrent use; a directory implements
@@ -108,8 +123,6 @@
 // name. io/fs has no context, so an FS carries one for its I/O;
 // [FS.WithContext] returns a copy with another.
 //
-// [OpenDetect] opens a location once, whatever it is: a directory, a
-// container file through its detected format, or a plain file.
 // [FS.Stages] and [File.Stages] describe each sub-URL of what was opened:
 // written or detected, the kind and size of what it yields, and what
 // opening it took and cost.

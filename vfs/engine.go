@@ -124,8 +124,8 @@ func clean(name string) string {
 	return name
 }
 
-// openPipeline opens p stage by stage. want is KindFile, KindDirectory,
-// KindAny or kindDetect; when the final location is not of that kind and
+// openPipeline opens p stage by stage. want is KindAny, KindDirectory
+// or kindDetect; when the final location is not of that kind and
 // detection is on, registered formats are appended one at a time until it
 // is. With kindDetect, a file that no format makes a directory is the
 // answer, as written (see OpenDetect).
@@ -213,12 +213,9 @@ func (r *result) finish(ctx context.Context, reg *Registry, o *Options, lim Limi
 				return stageErr(r.p, len(r.p)-1, ErrNotDir)
 			}
 		}
-		if o.NoDetect || (want == KindFile && isDir) {
+		if o.NoDetect {
 			if want == kindDetect {
 				break // a file, as no detection was asked for
-			}
-			if isDir {
-				return stageErr(r.p, len(r.p)-1, ErrIsDir)
 			}
 			return stageErr(r.p, len(r.p)-1, ErrNotDir)
 		}

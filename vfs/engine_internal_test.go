@@ -30,7 +30,7 @@ func TestPassThroughClosedOnce(t *testing.T) {
 	g.RegisterRoot(&Root{Scheme: "file", Open: func(ctx context.Context, u SubURL, env *Env) (driver.Location, error) {
 		return driver.Location{Blob: b}, nil
 	}})
-	f, err := OpenFile(context.Background(), "file:/a|test.pass:|test.pass:", &Options{Registry: g})
+	f, err := Open(context.Background(), "file:/a|test.pass:|test.pass:", &Options{Registry: g})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func TestByteRangeOverMemory(t *testing.T) {
 	}
 	t.Cleanup(func() { memroot.RemoveAll("engine-test") })
 
-	f, err := vfs.OpenFile(ctx, "memory:/engine-test/digits.txt|byte-range:2-7", nil)
+	f, err := vfs.Open(ctx, "memory:/engine-test/digits.txt|byte-range:2-7", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestByteRangeOverMemory(t *testing.T) {
 		t.Errorf("Stat().Sys() = %#v, want an *Origin with URL %q", info.Sys(), f.URL())
 	}
 
-	empty, err := vfs.OpenFile(ctx, "memory:/engine-test/digits.txt|byte-range:10-10", nil)
+	empty, err := vfs.Open(ctx, "memory:/engine-test/digits.txt|byte-range:10-10", nil)
 	if err != nil {
 		t.Fatalf("empty range at the end: %v", err)
 	}
@@ -56,7 +56,7 @@ func TestByteRangeOverMemory(t *testing.T) {
 	}
 	empty.Close()
 
-	_, err = vfs.OpenFile(ctx, "memory:/engine-test/digits.txt|byte-range:5-11", nil)
+	_, err = vfs.Open(ctx, "memory:/engine-test/digits.txt|byte-range:5-11", nil)
 	var se *vfs.StageError
 	if !errors.Is(err, fs.ErrInvalid) || !errors.As(err, &se) || se.Index != 1 {
 		t.Errorf("range past the end: %v, want fs.ErrInvalid at sub-URL 1", err)
@@ -86,12 +86,12 @@ func TestMemoryFS(t *testing.T) {
 		t.Errorf("URL(d/b.txt) = %q, want %q", got, want)
 	}
 	odd := fsys.URL("odd name|%x")
-	f, err := vfs.OpenFile(ctx, odd, nil)
+	f, err := vfs.Open(ctx, odd, nil)
 	if err != nil {
-		t.Fatalf("OpenFile(%q) = %v", odd, err)
+		t.Fatalf("Open(%q) = %v", odd, err)
 	}
 	if b, _ := io.ReadAll(f); string(b) != "odd" {
-		t.Errorf("OpenFile(%q) reads %q", odd, b)
+		t.Errorf("Open(%q) reads %q", odd, b)
 	}
 	f.Close()
 
@@ -120,8 +120,16 @@ func TestMemoryFS(t *testing.T) {
 	if _, err := vfs.OpenFS(ctx, "memory:/engine-fs/a.txt", &vfs.Options{NoDetect: true}); !errors.Is(err, vfs.ErrNotDir) {
 		t.Errorf("OpenFS of a file without detection = %v, want ErrNotDir", err)
 	}
-	if _, err := vfs.OpenFile(ctx, "memory:/engine-fs/d", nil); !errors.Is(err, vfs.ErrIsDir) {
-		t.Errorf("OpenFile of a directory = %v, want ErrIsDir", err)
+	d, err := vfs.Open(ctx, "memory:/engine-fs/d", nil)
+	if err != nil {
+		t.Fatalf("Open of a directory = %v", err)
+	}
+	defer d.Close()
+	if info, err := d.Stat(); err != nil || !info.IsDir() {
+		t.Errorf("Open of a directory: Stat() = %v, %v, want a directory", info, err)
+	}
+	if _, err := d.Read(make([]byte, 1)); !errors.Is(err, vfs.ErrIsDir) {
+		t.Errorf("Read of a directory = %v, want ErrIsDir", err)
 	}
 }
 
@@ -168,7 +176,7 @@ func TestWriteTo(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { memroot.RemoveAll("engine-wt") })
-	f, err := vfs.OpenFile(ctx, "memory:/engine-wt/big.bin|byte-range:5-2999995", nil)
+	f, err := vfs.Open(ctx, "memory:/engine-wt/big.bin|byte-range:5-2999995", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

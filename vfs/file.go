@@ -60,39 +60,27 @@ func newDir(ctx context.Context, t driver.Tree, full, name string, p Pipeline, i
 	return &File{ctx: ctx, name: name, p: p, info: wrapInfo(info, name, p.String()), tree: t, full: full, res: res}
 }
 
-// OpenFile opens the file location that pipeline names. With detection on
-// (the default) nothing is appended to a file location. The file uses ctx
-// for its reads, so ctx must outlive them. The caller must Close the file,
-// which releases the whole pipeline.
-func OpenFile(ctx context.Context, pipeline string, o *Options) (*File, error) {
-	p, err := Parse(pipeline)
-	if err != nil {
-		return nil, errorAt("open", pipeline, SuggestScheme(err, o))
-	}
-	return openLocation(ctx, p, o, KindFile)
-}
-
-// Open opens the file or directory location that pipeline names, without
-// format detection. The file uses ctx for its reads and listings. The
-// caller must Close it, which releases the pipeline.
+// Open opens the file or directory location that pipeline names, as
+// written: no format is detected, so "file:/d/a.zip" is the zip file and
+// "file:/d/x.zarr/" the directory. It is the package's one way to open a
+// location as a File; OpenFS opens a directory (detecting the format of a
+// container file) and OpenDetect opens whichever of the two the location
+// is. A caller that needs a regular file checks Stat().IsDir(): reading a
+// directory fails with ErrIsDir.
+//
+// The file uses ctx for its reads and listings, so ctx must outlive them.
+// The caller must Close it, which releases the pipeline.
 func Open(ctx context.Context, pipeline string, o *Options) (*File, error) {
 	p, err := Parse(pipeline)
 	if err != nil {
 		return nil, errorAt("open", pipeline, SuggestScheme(err, o))
 	}
-	return openLocation(ctx, p, o, KindAny)
-}
-
-func openLocation(ctx context.Context, p Pipeline, o *Options, want Kind) (*File, error) {
-	r, err := openPipeline(ctx, p, o, want)
+	r, err := openPipeline(ctx, p, o, KindAny)
 	if err != nil {
 		return nil, errorAt("open", p.String(), err)
 	}
 	if r.loc.Blob != nil {
-		f := newFile(ctx, r.loc.Blob, fileName(r.p, r.info), r.p, r.info, r.res)
-		f.direct = o != nil && o.NoReadAhead
-		f.detected = r.detectedAt()
-		return f, nil
+		return fileOf(r, ctx, o), nil
 	}
 	d := newDir(ctx, r.loc.Tree, clean(r.loc.Path), lastName(r.p), r.p, r.info, r.res)
 	d.detected = r.detectedAt()
@@ -360,7 +348,7 @@ func (f *File) ReadDir(n int) ([]fs.DirEntry, error) {
 	return ents, nil
 }
 
-// Close closes the file; for a file from OpenFile or Open it releases the
+// Close closes the file; for a file from Open it releases the
 // pipeline too. What a stage writes as it closes (see FS.Close) follows
 // the file's context.
 func (f *File) Close() error {
@@ -382,16 +370,6 @@ func (f *File) Close() error {
 		return f.err("close", err)
 	}
 	return nil
-}
-
-// OpenPipelineFile is OpenFile for a parsed pipeline.
-func OpenPipelineFile(ctx context.Context, p Pipeline, o *Options) (*File, error) {
-	return openLocation(ctx, p, o, KindFile)
-}
-
-// OpenPipeline is Open for a parsed pipeline.
-func OpenPipeline(ctx context.Context, p Pipeline, o *Options) (*File, error) {
-	return openLocation(ctx, p, o, KindAny)
 }
 
 // sizeKnown reports whether info's Size answers without decoding anything

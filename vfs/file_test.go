@@ -92,7 +92,7 @@ func TestFileErrorsNameTheStage(t *testing.T) {
 	check("FS File.WriteTo", err, "read", "f", "memory:f")
 	f.Close()
 
-	f, err = OpenFile(ctx, "memory:f", o)
+	f, err = Open(ctx, "memory:f", o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,13 +116,13 @@ func TestFileNameOfByteTransform(t *testing.T) {
 		{"memory:d/a.txt|test.pass:", "a.txt"},
 		{"memory:d/a.txt|byte-range:1-3", "a.txt"},
 	} {
-		f, err := OpenFile(context.Background(), tc.pipeline, o)
+		f, err := Open(context.Background(), tc.pipeline, o)
 		if err != nil {
-			t.Fatalf("OpenFile(%q) = %v", tc.pipeline, err)
+			t.Fatalf("Open(%q) = %v", tc.pipeline, err)
 		}
 		info, _ := f.Stat()
 		if f.Name() != tc.name || info.Name() != tc.name {
-			t.Errorf("OpenFile(%q): Name() = %q, Stat().Name() = %q, want %q", tc.pipeline, f.Name(), info.Name(), tc.name)
+			t.Errorf("Open(%q): Name() = %q, Stat().Name() = %q, want %q", tc.pipeline, f.Name(), info.Name(), tc.name)
 		}
 		f.Close()
 	}
@@ -132,7 +132,7 @@ func TestFileNameOfByteTransform(t *testing.T) {
 // argument, as for Seek.
 func TestReadAtNegativeOffset(t *testing.T) {
 	o := &Options{Registry: newTestRegistry(testTree{"a": "abc"})}
-	f, err := OpenFile(context.Background(), "memory:a", o)
+	f, err := Open(context.Background(), "memory:a", o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,11 +51,6 @@ func OpenFS(ctx context.Context, pipeline string, o *Options) (*FS, error) {
 	if err != nil {
 		return nil, errorAt("open", pipeline, SuggestScheme(err, o))
 	}
-	return OpenPipelineFS(ctx, p, o)
-}
-
-// OpenPipelineFS is OpenFS for a parsed pipeline.
-func OpenPipelineFS(ctx context.Context, p Pipeline, o *Options) (*FS, error) {
 	r, err := openPipeline(ctx, p, o, KindDirectory)
 	if err != nil {
 		return nil, errorAt("open", p.String(), err)

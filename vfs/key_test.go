@@ -47,7 +47,7 @@ func TestEnvKey(t *testing.T) {
 		t.Helper()
 		keys := map[string]string{}
 		o := &vfs.Options{Registry: keyRegistry(func() driver.Blob { return root }, keys), Cache: vfs.NewCache(0)}
-		f, err := vfs.OpenFile(context.Background(), pipeline, o)
+		f, err := vfs.Open(context.Background(), pipeline, o)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,7 @@ const kindDetect Kind = 255
 // is: a directory location as OpenFS opens it (a store detected), a
 // container file through its detected format as OpenFS opens it
 // ("file:/d/a.zip" as "file:/d/a.zip|zip:"), and any other file location
-// as OpenFile opens it. Exactly one of fsys and file is non-nil when err
+// as Open opens it. Exactly one of fsys and file is non-nil when err
 // is nil; the caller must Close it.
 //
 // The file as written is the answer when no format makes it a directory:
@@ -20,7 +20,7 @@ const kindDetect Kind = 255
 // dataset's file, and with Options.NoDetect. Adapters detected and then
 // given up are closed at once; what reading them cost stays counted (see
 // FS.Stages). OpenFS followed, on ErrNotDir or ErrUnknownFormat, by
-// OpenFile gives the same location but opens the pipeline twice, which
+// Open gives the same location but opens the pipeline twice, which
 // costs a remote location its first request again. A path ending in "/"
 // that names a file fails with ErrNotDir, as with OpenFS.
 func OpenDetect(ctx context.Context, pipeline string, o *Options) (fsys *FS, file *File, err error) {
@@ -28,11 +28,6 @@ func OpenDetect(ctx context.Context, pipeline string, o *Options) (fsys *FS, fil
 	if err != nil {
 		return nil, nil, errorAt("open", pipeline, SuggestScheme(err, o))
 	}
-	return OpenPipelineDetect(ctx, p, o)
-}
-
-// OpenPipelineDetect is OpenDetect for a parsed pipeline.
-func OpenPipelineDetect(ctx context.Context, p Pipeline, o *Options) (fsys *FS, file *File, err error) {
 	r, err := openPipeline(ctx, p, o, kindDetect)
 	if err != nil {
 		return nil, nil, errorAt("open", p.String(), err)

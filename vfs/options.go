@@ -46,8 +46,7 @@ type Options struct {
 	// NoDetect turns off format auto-detection: OpenFS of a container file
 	// fails with ErrNotDir instead of appending the adapter its signature
 	// names, and a directory that holds a store (OCDBT, Icechunk) opens as
-	// a plain directory. OpenFile never detects: a directory is ErrIsDir
-	// either way.
+	// a plain directory. Open never detects either way.
 	NoDetect bool
 
 	// NoReadAhead sends every Read and ReadAt of a File to its driver as

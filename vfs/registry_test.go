@@ -109,7 +109,7 @@ func TestRegisterDuplicatePanics(t *testing.T) {
 
 func TestUnknownScheme(t *testing.T) {
 	o := &Options{Registry: newTestRegistry(testTree{"a": "x"})}
-	_, err := OpenFile(context.Background(), "memory:a|gzip:", o)
+	_, err := Open(context.Background(), "memory:a|gzip:", o)
 	if !errors.Is(err, ErrUnknownScheme) {
 		t.Fatalf("OpenFile = %v, want ErrUnknownScheme", err)
 	}
@@ -117,8 +117,8 @@ func TestUnknownScheme(t *testing.T) {
 	if !errors.As(err, &se) || se.Index != 1 || se.URL != "gzip:" {
 		t.Errorf("OpenFile error = %v, want a StageError for sub-URL 1 gzip:", err)
 	}
-	if _, err := OpenFile(context.Background(), "file:/x", o); !errors.Is(err, ErrUnknownScheme) {
-		t.Errorf("OpenFile(file:/x) = %v, want ErrUnknownScheme", err)
+	if _, err := Open(context.Background(), "file:/x", o); !errors.Is(err, ErrUnknownScheme) {
+		t.Errorf("Open(file:/x) = %v, want ErrUnknownScheme", err)
 	}
 }
 
@@ -165,7 +165,7 @@ func TestUnknownSchemeSuggests(t *testing.T) {
 	} {
 		for _, open := range []func(context.Context, string, *Options) error{
 			func(ctx context.Context, p string, o *Options) error { _, err := Open(ctx, p, o); return err },
-			func(ctx context.Context, p string, o *Options) error { _, err := OpenFile(ctx, p, o); return err },
+			func(ctx context.Context, p string, o *Options) error { _, err := Open(ctx, p, o); return err },
 			func(ctx context.Context, p string, o *Options) error { _, err := OpenFS(ctx, p, o); return err },
 		} {
 			err := open(context.Background(), pipeline, o)
@@ -190,15 +190,15 @@ func TestStageErrorNamesFailingSubURL(t *testing.T) {
 		{"memory:d|test.pass:", 0, "memory:d", ErrIsDir},
 	}
 	for _, tc := range tests {
-		_, err := OpenFile(context.Background(), tc.pipeline, o)
+		_, err := Open(context.Background(), tc.pipeline, o)
 		var se *StageError
 		if !errors.As(err, &se) || se.Index != tc.index || se.URL != tc.url || !errors.Is(err, tc.is) {
-			t.Errorf("OpenFile(%q) = %v, want a StageError at %d %q matching %v", tc.pipeline, err, tc.index, tc.url, tc.is)
+			t.Errorf("Open(%q) = %v, want a StageError at %d %q matching %v", tc.pipeline, err, tc.index, tc.url, tc.is)
 			continue
 		}
 		var pe *fs.PathError
 		if !errors.As(err, &pe) || pe.Op != "open" || !strings.Contains(err.Error(), tc.url) {
-			t.Errorf("OpenFile(%q) = %v, want a *fs.PathError naming %q", tc.pipeline, err, tc.url)
+			t.Errorf("Open(%q) = %v, want a *fs.PathError naming %q", tc.pipeline, err, tc.url)
 		}
 	}
 }
@@ -244,10 +244,10 @@ func TestDetection(t *testing.T) {
 func TestMaxDepth(t *testing.T) {
 	g := newTestRegistry(testTree{"a": "x"})
 	o := &Options{Registry: g, Limits: Limits{MaxDepth: 3}}
-	if _, err := OpenFile(context.Background(), "memory:a|test.pass:|test.pass:", o); err != nil {
+	if _, err := Open(context.Background(), "memory:a|test.pass:|test.pass:", o); err != nil {
 		t.Errorf("3 sub-URLs under MaxDepth 3: %v", err)
 	}
-	if _, err := OpenFile(context.Background(), "memory:a|test.pass:|test.pass:|test.pass:", o); !errors.Is(err, ErrLimit) {
+	if _, err := Open(context.Background(), "memory:a|test.pass:|test.pass:|test.pass:", o); !errors.Is(err, ErrLimit) {
 		t.Errorf("4 sub-URLs under MaxDepth 3: %v, want ErrLimit", err)
 	}
 }
@@ -256,7 +256,7 @@ func TestCancelledOpen(t *testing.T) {
 	o := &Options{Registry: newTestRegistry(testTree{"a": "x"})}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := OpenFile(ctx, "memory:a", o); !errors.Is(err, context.Canceled) {
+	if _, err := Open(ctx, "memory:a", o); !errors.Is(err, context.Canceled) {
 		t.Errorf("OpenFile with a cancelled context = %v, want context.Canceled", err)
 	}
 }
@@ -280,7 +280,7 @@ func TestReadDoesNotAskAnUnknownSize(t *testing.T) {
 	g.RegisterRoot(&Root{Scheme: "memory", Open: func(ctx context.Context, u SubURL, env *Env) (driver.Location, error) {
 		return driver.Location{Blob: driver.BytesBlob([]byte("streamed"), &lazyInfo{driver.FileInfo{FName: "s"}, t})}, nil
 	}})
-	f, err := OpenFile(context.Background(), "memory:s", &Options{Registry: g})
+	f, err := Open(context.Background(), "memory:s", &Options{Registry: g})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,7 +102,7 @@ func TestStagesDetected(t *testing.T) {
 		}
 	}
 
-	f, err := vfs.OpenFile(ctx, root+"|zip:in.zip|zip:a.txt", nil)
+	f, err := vfs.Open(ctx, root+"|zip:in.zip|zip:a.txt", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestStagesDetected(t *testing.T) {
 func TestStagesSizeOfStream(t *testing.T) {
 	text := bytes.Repeat([]byte("pipefs "), 1000)
 	prefix := fstest.MapFiles(t, map[string][]byte{"t.gz": gzipOf(t, text)})
-	f, err := vfs.OpenFile(context.Background(), "memory:/"+prefix+"/t.gz|gzip:", nil)
+	f, err := vfs.Open(context.Background(), "memory:/"+prefix+"/t.gz|gzip:", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

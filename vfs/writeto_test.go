@@ -32,7 +32,7 @@ func TestWriteToErrors(t *testing.T) {
 		"a.bin": data, "a.gz": gz.Bytes(), "cut.gz": gz.Bytes()[:gz.Len()/2],
 	}) + "/"
 	for _, name := range []string{"a.gz|gzip:", "a.bin"} {
-		f, err := vfs.OpenFile(ctx, dir+name, nil)
+		f, err := vfs.Open(ctx, dir+name, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func TestWriteToErrors(t *testing.T) {
 		}
 		f.Close()
 	}
-	f, err := vfs.OpenFile(ctx, dir+"cut.gz|gzip:", nil)
+	f, err := vfs.Open(ctx, dir+"cut.gz|gzip:", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

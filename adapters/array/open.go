@@ -56,7 +56,7 @@ func OpenNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node, io.C
 	if !ok {
 		return nil, nil, fmt.Errorf("%s: %w: not a dataset of any of the formats %s", pipeline, vfs.ErrUnknownFormat, datasetFormats(reg))
 	}
-	if fsys, err = vfs.OpenPipelineFS(ctx, p.Append(u), o); err != nil {
+	if fsys, err = vfs.OpenFS(ctx, p.Append(u).String(), o); err != nil {
 		return nil, nil, err
 	}
 	n, err := nodeOfFS(fsys)
@@ -111,7 +111,7 @@ func openFileNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node, 
 	if base == vfs.KindDirectory || yields != vfs.KindDataset && yields != vfs.KindUnknown || (last.IsDir() && last.Key() != ".") {
 		return nil, nil, nil
 	}
-	f, err := vfs.OpenPipelineFile(ctx, p, o)
+	f, err := vfs.Open(ctx, p.String(), o)
 	if errors.Is(err, vfs.ErrIsDir) {
 		return nil, nil, nil
 	}
@@ -137,7 +137,7 @@ func detectFileNode(ctx context.Context, pipeline string, o *vfs.Options) (*Node
 	if err != nil {
 		return nil, nil, nil
 	}
-	f, err := vfs.OpenPipelineFile(ctx, p, o)
+	f, err := vfs.Open(ctx, p.String(), o)
 	if err != nil {
 		return nil, nil, err
 	}

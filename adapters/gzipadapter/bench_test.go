@@ -52,7 +52,7 @@ func benchPath(b *testing.B) string {
 }
 
 func open256(b *testing.B) *vfs.File {
-	f, err := vfs.OpenFile(context.Background(), "file:"+benchPath(b)+"|gzip:", nil)
+	f, err := vfs.Open(context.Background(), "file:"+benchPath(b)+"|gzip:", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func BenchmarkGzipColdCat256(b *testing.B) {
 		// A fresh modification time is a fresh cache key.
 		now := time.Now()
 		os.Chtimes(p, now, now)
-		f, err := vfs.OpenFile(context.Background(), "file:"+p+"|gzip:", nil)
+		f, err := vfs.Open(context.Background(), "file:"+p+"|gzip:", nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -109,7 +109,7 @@ func BenchmarkGzipFirstOpen256(b *testing.B) {
 		// A fresh modification time is a fresh cache key.
 		now := time.Now()
 		os.Chtimes(p, now, now)
-		f, err := vfs.OpenFile(context.Background(), "file:"+p+"|gzip:", nil)
+		f, err := vfs.Open(context.Background(), "file:"+p+"|gzip:", nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -44,7 +44,7 @@ func oracle(t testing.TB, gz []byte) []byte {
 func openGz(t testing.TB, name string, gz []byte, o *vfs.Options) (*vfs.File, error) {
 	t.Helper()
 	prefix := fstest.MapFiles(t, map[string][]byte{name: gz})
-	return vfs.OpenFile(context.Background(), "memory:/"+prefix+"/"+name+"|gzip:", o)
+	return vfs.Open(context.Background(), "memory:/"+prefix+"/"+name+"|gzip:", o)
 }
 
 func readAll(t testing.TB, gz []byte, o *vfs.Options) ([]byte, error) {
@@ -192,7 +192,7 @@ func TestSpacing(t *testing.T) {
 	prefix := fstest.MapFiles(t, map[string][]byte{"s.gz": gzipBytes(text.Bytes())})
 	points := func(spacing int64) int {
 		o := &vfs.Options{Schemes: map[string]any{"gzip": &gzipadapter.Options{Spacing: spacing}}}
-		f, err := vfs.OpenFile(context.Background(), "memory:/"+prefix+"/s.gz|gzip:", o)
+		f, err := vfs.Open(context.Background(), "memory:/"+prefix+"/s.gz|gzip:", o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,7 +211,7 @@ func TestSpacing(t *testing.T) {
 	}
 	// A value of the wrong type is refused at open.
 	o := &vfs.Options{Schemes: map[string]any{"gzip": gzipadapter.Options{Spacing: 1 << 20}}}
-	if _, err := vfs.OpenFile(context.Background(), "memory:/"+prefix+"/s.gz|gzip:", o); err == nil {
+	if _, err := vfs.Open(context.Background(), "memory:/"+prefix+"/s.gz|gzip:", o); err == nil {
 		t.Error("opened with a gzipadapter.Options value, want an error (the type is *Options)")
 	}
 }
@@ -292,7 +292,7 @@ func TestBombInBomb(t *testing.T) {
 	prefix := fstest.MapFiles(t, map[string][]byte{"b.gz.gz": outer})
 	// Opening decodes nothing; the first read (here the size, which the
 	// inner open needs from the outer stream) hits the limit.
-	f, err := vfs.OpenFile(context.Background(), "memory:/"+prefix+"/b.gz.gz|gzip:|gzip:", nil)
+	f, err := vfs.Open(context.Background(), "memory:/"+prefix+"/b.gz.gz|gzip:|gzip:", nil)
 	if err == nil {
 		_, err = io.Copy(io.Discard, f)
 		f.Close()
@@ -310,7 +310,7 @@ func TestBombInBomb(t *testing.T) {
 func TestDetect(t *testing.T) {
 	gz, _ := os.ReadFile("testdata/hello.txt.gz")
 	prefix := fstest.MapFiles(t, map[string][]byte{"a.bin": gz})
-	f, err := vfs.OpenFile(context.Background(), "memory:/"+prefix+"/a.bin", nil)
+	f, err := vfs.Open(context.Background(), "memory:/"+prefix+"/a.bin", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +395,7 @@ func TestLazySize(t *testing.T) {
 	data := text.Bytes()
 	gz := gzipBytes(data)
 	prefix := fstest.MapFiles(t, map[string][]byte{"lazy.gz": gz})
-	f, err := vfs.OpenFile(context.Background(), "memory:/"+prefix+"/lazy.gz|gzip:", nil)
+	f, err := vfs.Open(context.Background(), "memory:/"+prefix+"/lazy.gz|gzip:", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func TestKeptHead(t *testing.T) {
 	}
 	open := func() *vfs.File {
 		t.Helper()
-		f, err := vfs.OpenFile(context.Background(), url, &vfs.Options{Cache: vfs.NewCache(0), Disk: store})
+		f, err := vfs.Open(context.Background(), url, &vfs.Options{Cache: vfs.NewCache(0), Disk: store})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +87,7 @@ func keptFixture(t *testing.T) (string, []byte, *disk.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := vfs.OpenFile(context.Background(), p.String()+"|gzip:", &vfs.Options{Cache: vfs.NewCache(0), Disk: store})
+	f, err := vfs.Open(context.Background(), p.String()+"|gzip:", &vfs.Options{Cache: vfs.NewCache(0), Disk: store})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestKeptIndexStays(t *testing.T) {
 	puts := store.Stats().Puts
 	c := vfs.NewCache(0)
 	open := func() *vfs.File {
-		f, err := vfs.OpenFile(context.Background(), url, &vfs.Options{Cache: c, Disk: store})
+		f, err := vfs.Open(context.Background(), url, &vfs.Options{Cache: c, Disk: store})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +163,7 @@ func TestKeptHeadWrongSize(t *testing.T) {
 			if err := os.WriteFile(headFile, disk.Encode(key, gzipadapter.WithHeadSize(data, lie)), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			f, err := vfs.OpenFile(context.Background(), url, &vfs.Options{Cache: vfs.NewCache(0), Disk: store})
+			f, err := vfs.Open(context.Background(), url, &vfs.Options{Cache: vfs.NewCache(0), Disk: store})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -37,7 +37,7 @@ func BenchmarkManyMembersNested(b *testing.B) {
 		if err := memroot.For(o.Cache).WriteFile("m.gz.gz", nested); err != nil {
 			b.Fatal(err)
 		}
-		f, err := vfs.OpenFile(context.Background(), "memory:m.gz.gz|gzip:|gzip:", o)
+		f, err := vfs.Open(context.Background(), "memory:m.gz.gz|gzip:|gzip:", o)
 		if err != nil {
 			b.Fatal(err)
 		}

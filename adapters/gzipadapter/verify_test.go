@@ -66,7 +66,7 @@ func TestFailedPassKeepsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := &vfs.Options{Cache: vfs.NewCache(0), Disk: store, Schemes: map[string]any{"gzip": &gzipadapter.Options{Spacing: 64 << 10}}}
-	f, err := vfs.OpenFile(context.Background(), p.String()+"|gzip:", o)
+	f, err := vfs.Open(context.Background(), p.String()+"|gzip:", o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -117,7 +117,7 @@ func TestRemoteRequests(t *testing.T) {
 	// A row of the image through the dataset's file: 16 chunks, which
 	// lie together in the file, prefetched at once.
 	srv.Reset()
-	f, err := vfs.OpenFile(ctx, srv.URL()+"/image.h5|hdf5:/image", httpOptions())
+	f, err := vfs.Open(ctx, srv.URL()+"/image.h5|hdf5:/image", httpOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

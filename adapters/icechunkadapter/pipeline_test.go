@@ -153,7 +153,7 @@ func TestPipeline(t *testing.T) {
 		}
 		fsys.Close()
 
-		f, err := vfs.OpenFile(ctx, "file:"+dir+"/|icechunk:group1/small_chunks/c/4", nil)
+		f, err := vfs.Open(ctx, "file:"+dir+"/|icechunk:group1/small_chunks/c/4", nil)
 		if err != nil {
 			t.Fatalf("%s: OpenFile(main small_chunks/c/4): %v", repo, err)
 		}
@@ -161,7 +161,7 @@ func TestPipeline(t *testing.T) {
 			t.Errorf("%s: small_chunks/c/4 has %d bytes, want 10", repo, f.Size())
 		}
 		f.Close()
-		if _, err := vfs.OpenFile(ctx, "file:"+dir+"/|icechunk://tag.it%20works!/group1/small_chunks/c/4", nil); !errors.Is(err, fs.ErrNotExist) {
+		if _, err := vfs.Open(ctx, "file:"+dir+"/|icechunk://tag.it%20works!/group1/small_chunks/c/4", nil); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%s: chunk deleted on tag: error = %v, want fs.ErrNotExist", repo, err)
 		}
 		if _, err := vfs.OpenFS(ctx, "file:"+dir+"/|icechunk://tag.deleted/", nil); !errors.Is(err, fs.ErrNotExist) {

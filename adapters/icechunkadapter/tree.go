@@ -604,7 +604,7 @@ func (v *virtualBlob) open(ctx context.Context) (driver.Blob, error) {
 		o = *v.opts.Pipeline
 	}
 	o.NoDetect = true
-	f, err := vfs.OpenFile(ctx, v.c.URL, &o)
+	f, err := vfs.Open(ctx, v.c.URL, &o)
 	if err != nil {
 		return nil, fmt.Errorf("virtual chunk at %q: %w", v.c.URL, err)
 	}

@@ -26,7 +26,7 @@ func openBytes(scheme string, b []byte) error {
 	if err := putMemoryErr(o, "x", b); err != nil {
 		return err
 	}
-	f, err := vfs.OpenFile(context.Background(), "memory:x|"+scheme+":", o)
+	f, err := vfs.Open(context.Background(), "memory:x|"+scheme+":", o)
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func TestHeaderLimits(t *testing.T) {
 		if err := putMemoryErr(o, "x", tc.data); err != nil {
 			t.Fatal(err)
 		}
-		_, err := vfs.OpenFile(context.Background(), "memory:x|"+tc.scheme+":", o)
+		_, err := vfs.Open(context.Background(), "memory:x|"+tc.scheme+":", o)
 		if !errors.Is(err, driver.ErrLimit) {
 			t.Errorf("%s: %v, want ErrLimit", tc.scheme, err)
 		}

@@ -18,7 +18,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	f, err := vfs.OpenFile(context.Background(), "file:"+p+"|png:", nil)
+	f, err := vfs.Open(context.Background(), "file:"+p+"|png:", nil)
 	if err != nil {
 		log.Fatal(err)
 	}

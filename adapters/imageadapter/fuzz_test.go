@@ -31,7 +31,7 @@ func fuzzImage(t *testing.T, scheme string, data []byte) {
 			t.Fatalf("%s: unclassified error: %v", scheme, err)
 		}
 	}
-	f, err := vfs.OpenFile(context.Background(), "memory:x|"+scheme+":", o)
+	f, err := vfs.Open(context.Background(), "memory:x|"+scheme+":", o)
 	check(err)
 	if err == nil {
 		_, err = io.Copy(io.Discard, f)

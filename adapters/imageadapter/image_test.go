@@ -125,7 +125,7 @@ func (c imageCase) url(t testing.TB) string {
 // openImage opens p as a file and returns its bytes and its *Image.
 func openImage(t testing.TB, p string, o *vfs.Options) ([]byte, *imageadapter.Image) {
 	t.Helper()
-	f, err := vfs.OpenFile(context.Background(), p, o)
+	f, err := vfs.Open(context.Background(), p, o)
 	if err != nil {
 		t.Fatalf("OpenFile(%s): %v", p, err)
 	}
@@ -322,7 +322,7 @@ func hasICC(im *imageadapter.Image) string {
 func TestArrayNode(t *testing.T) {
 	p := "file:" + imagePath(t, "png-rgba16.png") + "|png:"
 	data, im := openImage(t, p, nil)
-	f, err := vfs.OpenFile(context.Background(), p, nil)
+	f, err := vfs.Open(context.Background(), p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +397,7 @@ func TestNotFormat(t *testing.T) {
 		{"png-gray8.png", "jpeg", "not a JPEG image"},
 		{"png-gray8.png", "avif", "not an AVIF image (no \"ftyp\" box of brand avif, avis or mif1 at offset 0): the data looks like png; try |png:"},
 	} {
-		_, err := vfs.OpenFile(context.Background(), "file:"+imagePath(t, tc.file)+"|"+tc.scheme+":", nil)
+		_, err := vfs.Open(context.Background(), "file:"+imagePath(t, tc.file)+"|"+tc.scheme+":", nil)
 		if !errors.Is(err, driver.ErrCorrupt) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s as %s: %v, want ErrCorrupt with %q", tc.file, tc.scheme, err, tc.want)
 		}
@@ -421,7 +421,7 @@ func TestLimits(t *testing.T) {
 	putMemory(t, o, "bomb.png", bomb(100000, 100000))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err := vfs.OpenFile(context.Background(), "memory:bomb.png|png:", o)
+	_, err := vfs.Open(context.Background(), "memory:bomb.png|png:", o)
 	runtime.ReadMemStats(&after)
 	if !errors.Is(err, driver.ErrLimit) || !strings.Contains(err.Error(), "Limits.MaxChunk") {
 		t.Fatalf("bomb: %v, want ErrLimit naming Limits.MaxChunk", err)
@@ -432,15 +432,15 @@ func TestLimits(t *testing.T) {
 	// A lower MaxChunk refuses a small image, a higher one admits it.
 	o.Limits.MaxChunk = 1000
 	putMemory(t, o, "a.png", mustRead(t, "png-rgba8.png"))
-	if _, err := vfs.OpenFile(context.Background(), "memory:a.png|png:", o); !errors.Is(err, driver.ErrLimit) {
+	if _, err := vfs.Open(context.Background(), "memory:a.png|png:", o); !errors.Is(err, driver.ErrLimit) {
 		t.Errorf("32x24 RGBA under MaxChunk 1000: %v, want ErrLimit", err)
 	}
 	o.Limits.MaxChunk = 1 << 20
-	if _, err := vfs.OpenFile(context.Background(), "memory:a.png|png:", o); err != nil {
+	if _, err := vfs.Open(context.Background(), "memory:a.png|png:", o); err != nil {
 		t.Errorf("32x24 RGBA under MaxChunk 1 MiB: %v", err)
 	}
 	o.Limits.MaxFileSize = 100
-	if _, err := vfs.OpenFile(context.Background(), "memory:a.png|png:", o); !errors.Is(err, driver.ErrLimit) || !strings.Contains(err.Error(), "MaxFileSize") {
+	if _, err := vfs.Open(context.Background(), "memory:a.png|png:", o); !errors.Is(err, driver.ErrLimit) || !strings.Contains(err.Error(), "MaxFileSize") {
 		t.Errorf("32x24 RGBA under MaxFileSize 100: %v, want ErrLimit", err)
 	}
 }
@@ -493,10 +493,10 @@ func TestPages(t *testing.T) {
 	if ents, err := fs.ReadDir(root, "."); err != nil || len(ents) != 1 || ents[0].Name() != "page" || !ents[0].IsDir() {
 		t.Errorf("ReadDir(.) = %v, %v; want page/", ents, err)
 	}
-	if _, err := vfs.OpenFile(context.Background(), base+"|pipefs.pages:page/3", nil); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := vfs.Open(context.Background(), base+"|pipefs.pages:page/3", nil); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("page/3: %v, want ErrNotExist", err)
 	}
-	if _, err := vfs.OpenFile(context.Background(), base+"|pipefs.pages:page/01", nil); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := vfs.Open(context.Background(), base+"|pipefs.pages:page/01", nil); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("page/01: %v, want ErrNotExist", err)
 	}
 }
@@ -515,7 +515,7 @@ func TestPageNoder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := vfs.OpenFile(context.Background(), base+"|pipefs.pages:page/2", nil)
+	f, err := vfs.Open(context.Background(), base+"|pipefs.pages:page/2", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -571,7 +571,7 @@ func readMemory(b []byte, pipeline string) ([]byte, error) {
 	if err := putMemoryErr(o, "x", b); err != nil {
 		return nil, err
 	}
-	f, err := vfs.OpenFile(context.Background(), "memory:x"+pipeline, o)
+	f, err := vfs.Open(context.Background(), "memory:x"+pipeline, o)
 	if err != nil {
 		return nil, err
 	}
@@ -615,7 +615,7 @@ func TestTruncated(t *testing.T) {
 // TestContext checks that a cancelled context is reported as such.
 func TestContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	f, err := vfs.OpenFile(ctx, "file:"+imagePath(t, "png-rgb8.png")+"|png:", &vfs.Options{Cache: vfs.NewCache(0)})
+	f, err := vfs.Open(ctx, "file:"+imagePath(t, "png-rgb8.png")+"|png:", &vfs.Options{Cache: vfs.NewCache(0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -640,7 +640,7 @@ func TestConcurrentDecode(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				f, err := vfs.OpenFile(context.Background(), c.url(t), &vfs.Options{Cache: vfs.NewCache(0)})
+				f, err := vfs.Open(context.Background(), c.url(t), &vfs.Options{Cache: vfs.NewCache(0)})
 				if err != nil {
 					errs <- err
 					return

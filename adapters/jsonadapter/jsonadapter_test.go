@@ -21,7 +21,7 @@ const doc = `{"a": {"/b": [10, {"x": "y"}], "~k": true}, "n": 1.50, "": null}`
 
 func open(t *testing.T, pointer string) (*vfs.File, error) {
 	dir := fstest.MapFiles(t, map[string][]byte{"d.json": []byte(doc)})
-	return vfs.OpenFile(context.Background(), "memory:/"+dir+"/d.json|json:"+pointer, nil)
+	return vfs.Open(context.Background(), "memory:/"+dir+"/d.json|json:"+pointer, nil)
 }
 
 func TestPointers(t *testing.T) {
@@ -71,10 +71,10 @@ func TestMissing(t *testing.T) {
 func TestLimitAndCorrupt(t *testing.T) {
 	dir := fstest.MapFiles(t, map[string][]byte{"d.json": []byte(doc), "bad.json": []byte(`{"a":`)})
 	o := &vfs.Options{Limits: vfs.Limits{MaxDocument: 10}}
-	if _, err := vfs.OpenFile(context.Background(), "memory:/"+dir+"/d.json|json:", o); !errors.Is(err, driver.ErrLimit) {
+	if _, err := vfs.Open(context.Background(), "memory:/"+dir+"/d.json|json:", o); !errors.Is(err, driver.ErrLimit) {
 		t.Errorf("over the limit: error = %v, want ErrLimit", err)
 	}
-	if _, err := vfs.OpenFile(context.Background(), "memory:/"+dir+"/bad.json|json:", nil); !errors.Is(err, driver.ErrCorrupt) {
+	if _, err := vfs.Open(context.Background(), "memory:/"+dir+"/bad.json|json:", nil); !errors.Is(err, driver.ErrCorrupt) {
 		t.Errorf("bad JSON: error = %v, want ErrCorrupt", err)
 	}
 }

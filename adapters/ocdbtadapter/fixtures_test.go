@@ -129,7 +129,7 @@ func TestFilesDatabases(t *testing.T) {
 				}
 			}
 			// The key "#" through a pipeline: written %23.
-			f, err := vfs.OpenFile(context.Background(), pipeline+"%23", nil)
+			f, err := vfs.Open(context.Background(), pipeline+"%23", nil)
 			if err != nil {
 				t.Fatalf("OpenFile(...|ocdbt:%%23): %v", err)
 			}

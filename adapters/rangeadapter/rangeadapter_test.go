@@ -67,7 +67,7 @@ func TestPastTheEnd(t *testing.T) {
 		rng  string
 		want error
 	}{{"0-11", fs.ErrInvalid}, {"10-11", fs.ErrInvalid}, {"5-10", nil}, {"10-10", nil}} {
-		f, err := vfs.OpenFile(ctx, "memory:/"+prefix+"/f.bin|byte-range:"+c.rng, nil)
+		f, err := vfs.Open(ctx, "memory:/"+prefix+"/f.bin|byte-range:"+c.rng, nil)
 		if err == nil {
 			f.Close()
 		}

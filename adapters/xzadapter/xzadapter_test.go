@@ -54,7 +54,7 @@ func fixtures(t testing.TB) []fixture {
 func open(t testing.TB, data []byte, o *vfs.Options) (*vfs.File, error) {
 	t.Helper()
 	prefix := fstest.MapFiles(t, map[string][]byte{"x.xz": data})
-	return vfs.OpenFile(context.Background(), "memory:/"+prefix+"/x.xz|"+scheme, o)
+	return vfs.Open(context.Background(), "memory:/"+prefix+"/x.xz|"+scheme, o)
 }
 
 // readBoth reads the file twice: with Read (which asks for the size) and

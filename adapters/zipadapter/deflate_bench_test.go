@@ -29,7 +29,7 @@ func BenchmarkDeflateCat64(b *testing.B) {
 	b.SetBytes(64 << 20)
 	b.ReportAllocs()
 	for b.Loop() {
-		f, err := vfs.OpenFile(context.Background(), url, nil)
+		f, err := vfs.Open(context.Background(), url, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func BenchmarkDeflateTools(b *testing.B) {
 // with the index a first pass built.
 func BenchmarkDeflateRandom4K(b *testing.B) {
 	_, url := member64(b)
-	f, err := vfs.OpenFile(context.Background(), url, nil)
+	f, err := vfs.Open(context.Background(), url, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func TestTruncatedDetect(t *testing.T) {
 	if !errors.Is(err, vfs.ErrUnknownFormat) {
 		t.Errorf("OpenFS(plain.txt) = %v, want ErrUnknownFormat", err)
 	}
-	f, err := vfs.OpenFile(context.Background(), "memory:/"+prefix+"/plain.txt", nil)
+	f, err := vfs.Open(context.Background(), "memory:/"+prefix+"/plain.txt", nil)
 	if err != nil {
 		t.Fatalf("OpenFile(plain.txt) = %v", err)
 	}
@@ -43,7 +43,7 @@ func TestWrongAdapter(t *testing.T) {
 	prefix := fstest.MapFiles(t, map[string][]byte{"a.zip": whole, "cut.zip": whole[:len(whole)-30]})
 	for _, name := range []string{"a.zip", "cut.zip"} {
 		for _, a := range []string{"gzip", "zstd", "pipefs.xz", "pipefs.bzip2"} {
-			_, err := vfs.OpenFile(context.Background(), "memory:/"+prefix+"/"+name+"|"+a+":", nil)
+			_, err := vfs.Open(context.Background(), "memory:/"+prefix+"/"+name+"|"+a+":", nil)
 			if !errors.Is(err, driver.ErrCorrupt) || !strings.Contains(err.Error(), "the data looks like zip; try |zip:") {
 				t.Errorf("%s|%s: = %v, want ErrCorrupt naming zip", name, a, err)
 			}

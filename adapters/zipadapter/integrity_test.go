@@ -107,7 +107,7 @@ func TestStoredCRCFile(t *testing.T) {
 	bad[walk(t, bad).data[0]+10] ^= 1
 	prefix := fstest.MapFiles(t, map[string][]byte{"a.zip": bad})
 	for _, how := range []string{"ReadAll", "Copy"} {
-		f, err := vfs.OpenFile(context.Background(), "memory:/"+prefix+"/a.zip|zip:s", nil)
+		f, err := vfs.Open(context.Background(), "memory:/"+prefix+"/a.zip|zip:s", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -54,7 +54,7 @@ func TestPersistRemote(t *testing.T) {
 	}
 	url := srv.URL() + "/a.zip|zip:"
 	cat := func(name string) ([]byte, error) {
-		f, err := vfs.OpenFile(context.Background(), url+name, &vfs.Options{Cache: vfs.NewCache(0), Disk: store})
+		f, err := vfs.Open(context.Background(), url+name, &vfs.Options{Cache: vfs.NewCache(0), Disk: store})
 		if err != nil {
 			return nil, err
 		}

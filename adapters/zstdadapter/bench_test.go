@@ -53,7 +53,7 @@ func BenchmarkZstdCat256(b *testing.B) {
 				b.SetBytes(256 << 20)
 				b.ReportAllocs()
 				for b.Loop() {
-					f, err := vfs.OpenFile(context.Background(), "file:"+p+"|zstd:", nil)
+					f, err := vfs.Open(context.Background(), "file:"+p+"|zstd:", nil)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -63,7 +63,7 @@ func TestPersistOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	read := func() []byte {
-		f, err := vfs.OpenFile(context.Background(), p.String()+"|zstd:", &vfs.Options{Cache: vfs.NewCache(0), Disk: store})
+		f, err := vfs.Open(context.Background(), p.String()+"|zstd:", &vfs.Options{Cache: vfs.NewCache(0), Disk: store})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,7 +43,7 @@ func oracle(t testing.TB, z []byte) []byte {
 func open(t testing.TB, z []byte, o *vfs.Options) (*vfs.File, error) {
 	t.Helper()
 	prefix := fstest.MapFiles(t, map[string][]byte{"x.zst": z})
-	return vfs.OpenFile(context.Background(), "memory:/"+prefix+"/x.zst|zstd:", o)
+	return vfs.Open(context.Background(), "memory:/"+prefix+"/x.zst|zstd:", o)
 }
 
 func readAll(t testing.TB, z []byte, o *vfs.Options) ([]byte, error) {

@@ -119,7 +119,7 @@ func (g *globals) arcpURIs(ctx context.Context, arg string, noHash bool) (*arcpI
 	if err != nil {
 		// A container file alone names its root: detection writes its
 		// format out ("file:/d/a.zip" is "file:/d/a.zip|zip:").
-		fsys, ferr := vfs.OpenPipelineFS(ctx, p, g.options())
+		fsys, ferr := vfs.OpenFS(ctx, p.String(), g.options())
 		if ferr != nil {
 			if errors.Is(ferr, vfs.ErrNotDir) || errors.Is(ferr, vfs.ErrUnknownFormat) {
 				return nil, err // a plain file
@@ -132,7 +132,7 @@ func (g *globals) arcpURIs(ctx context.Context, arg string, noHash bool) (*arcpI
 			return nil, notContainer(arg, detected[len(p):], err)
 		}
 	}
-	fsys, err := vfs.OpenPipelineFS(ctx, m.Root, g.options())
+	fsys, err := vfs.OpenFS(ctx, m.Root.String(), g.options())
 	if err != nil {
 		return nil, err
 	}

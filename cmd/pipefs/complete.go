@@ -375,7 +375,7 @@ func (c *completer) fileFormats(pipeline string, f *vfs.File) []string {
 			break // at maxChain, a further layer would be opened for nothing
 		}
 		pipeline += "|" + u.String()
-		if f, err = vfs.OpenFile(c.ctx, pipeline, c.options()); err != nil {
+		if f, err = vfs.Open(c.ctx, pipeline, c.options()); err != nil {
 			break
 		}
 		chain += "|"

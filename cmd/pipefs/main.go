@@ -427,15 +427,22 @@ func (g *globals) openLocation(ctx context.Context, arg string) (*location, erro
 	return &location{file: f}, nil
 }
 
-// openFile opens the file location that the argument arg names.
+// openFile opens the file location that the argument arg names; a
+// directory location fails with vfs.ErrIsDir.
 func (g *globals) openFile(ctx context.Context, arg string) (*vfs.File, error) {
 	pipeline, err := g.pipeline(arg)
 	if err != nil {
 		return nil, err
 	}
-	f, err := vfs.OpenFile(ctx, pipeline, g.options())
+	f, err := vfs.Open(ctx, pipeline, g.options())
 	if err != nil {
 		return nil, err
+	}
+	if info, err := f.Stat(); err == nil && info.IsDir() {
+		f.Close()
+		p, _ := vfs.Parse(f.URL())
+		last := len(p) - 1
+		return nil, &fs.PathError{Op: "open", Path: f.URL(), Err: &vfs.StageError{Index: last, URL: p[last].String(), Err: vfs.ErrIsDir}}
 	}
 	g.count(f)
 	return f, nil

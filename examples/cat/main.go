@@ -34,7 +34,7 @@ func main() {
 }
 
 func cat(u string) error {
-	f, err := pipefs.OpenFile(context.Background(), u)
+	f, err := pipefs.Open(context.Background(), u)
 	if err != nil {
 		return err
 	}

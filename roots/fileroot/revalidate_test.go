@@ -64,7 +64,7 @@ func TestRevalidate(t *testing.T) {
 		open func(t *testing.T, dir string) *vfs.File
 	}{
 		{"root", func(t *testing.T, dir string) *vfs.File {
-			f, err := vfs.OpenFile(ctx, fileURL(t, dir)+"a.txt", nil)
+			f, err := vfs.Open(ctx, fileURL(t, dir)+"a.txt", nil)
 			if err != nil {
 				t.Fatal(err)
 			}

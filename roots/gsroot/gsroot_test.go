@@ -91,7 +91,7 @@ func TestRequests(t *testing.T) {
 	put(t, "req", "dir/sub/x", []byte("x"))
 	ctx := context.Background()
 	gcs.Take()
-	f, err := vfs.OpenFile(ctx, "gs://req/dir/big.bin", nil)
+	f, err := vfs.Open(ctx, "gs://req/dir/big.bin", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestRequests(t *testing.T) {
 // answers 404 for the generation seen at open.
 func TestModified(t *testing.T) {
 	put(t, "mod", "f.bin", randBytes(3, 200<<10))
-	f, err := vfs.OpenFile(context.Background(), "gs://mod/f.bin", nil)
+	f, err := vfs.Open(context.Background(), "gs://mod/f.bin", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestModified(t *testing.T) {
 	if n, err := f.ReadAt(p, 0); !errors.Is(err, driver.ErrModified) {
 		t.Fatalf("ReadAt after a replace = %d, %v; want driver.ErrModified", n, err)
 	}
-	g, err := vfs.OpenFile(context.Background(), "gs://mod/f.bin", nil)
+	g, err := vfs.Open(context.Background(), "gs://mod/f.bin", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestModified(t *testing.T) {
 func TestErrors(t *testing.T) {
 	put(t, "errs", "a.txt", []byte("a"))
 	for _, u := range []string{"gs://errs/missing.txt", "gs://nobucket/x.txt"} {
-		_, err := vfs.OpenFile(context.Background(), u, nil)
+		_, err := vfs.Open(context.Background(), u, nil)
 		if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), u) {
 			t.Errorf("OpenFile(%s) = %v, want fs.ErrNotExist naming the URL", u, err)
 		}
@@ -201,7 +201,7 @@ func TestServiceAnswers(t *testing.T) {
 	defer ts.Close()
 	t.Setenv("STORAGE_EMULATOR_HOST", ts.URL)
 	o := &vfs.Options{Schemes: map[string]any{"gs": &gsroot.Options{Remote: remote.Options{Retry: remote.Retry{BaseDelay: 1}}}}}
-	f, err := vfs.OpenFile(context.Background(), "gs://b/f.bin", o)
+	f, err := vfs.Open(context.Background(), "gs://b/f.bin", o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func TestCacheBudgetBoundsBlocksAndIndexes(t *testing.T) {
 		url  string
 		want []byte
 	}{{srv.URL() + "/big.bin", big}, {srv.URL() + "/t.gz|gzip:", text}} {
-		f, err := vfs.OpenFile(ctx, tc.url, &vfs.Options{Cache: c})
+		f, err := vfs.Open(ctx, tc.url, &vfs.Options{Cache: c})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -45,7 +45,7 @@ func TestConformanceNestedZip(t *testing.T) {
 
 func TestOpenFilePlain(t *testing.T) {
 	srv := fstest.NewHTTPServer(t, map[string][]byte{"d/f.txt": []byte("plain file")})
-	f, err := vfs.OpenFile(context.Background(), srv.URL()+"/d/f.txt", nil)
+	f, err := vfs.Open(context.Background(), srv.URL()+"/d/f.txt", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

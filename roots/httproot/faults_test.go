@@ -32,7 +32,7 @@ func fastOpts(attempts int) *vfs.Options {
 
 func openFile(t *testing.T, url string, o *vfs.Options) *vfs.File {
 	t.Helper()
-	f, err := vfs.OpenFile(context.Background(), url, o)
+	f, err := vfs.Open(context.Background(), url, o)
 	if err != nil {
 		t.Fatalf("OpenFile(%q) error = %v", url, err)
 	}
@@ -120,12 +120,12 @@ func TestStatusErrors(t *testing.T) {
 		want   error
 	}{{404, fs.ErrNotExist}, {410, fs.ErrNotExist}, {403, fs.ErrPermission}, {401, fs.ErrPermission}} {
 		srv.Inject(fstest.Fault{Kind: fstest.FaultStatus, Status: tc.status})
-		_, err := vfs.OpenFile(ctx, srv.URL()+"/f", fastOpts(3))
+		_, err := vfs.Open(ctx, srv.URL()+"/f", fastOpts(3))
 		if !errors.Is(err, tc.want) {
 			t.Errorf("status %d: OpenFile error = %v, want %v", tc.status, err, tc.want)
 		}
 	}
-	if _, err := vfs.OpenFile(ctx, srv.URL()+"/missing", fastOpts(3)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := vfs.Open(ctx, srv.URL()+"/missing", fastOpts(3)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("OpenFile(missing) error = %v, want fs.ErrNotExist", err)
 	}
 	f := openFile(t, srv.URL()+"/empty", fastOpts(3))
@@ -140,7 +140,7 @@ func TestStatusErrors(t *testing.T) {
 func TestRetryBound(t *testing.T) {
 	srv := fstest.NewHTTPServer(t, map[string][]byte{"f": []byte("x")})
 	srv.Inject(fstest.Fault{Kind: fstest.FaultStatus, Times: -1})
-	_, err := vfs.OpenFile(context.Background(), srv.URL()+"/f", fastOpts(3))
+	_, err := vfs.Open(context.Background(), srv.URL()+"/f", fastOpts(3))
 	if err == nil || !strings.Contains(err.Error(), "503") {
 		t.Errorf("OpenFile error = %v, want a 503", err)
 	}
@@ -174,7 +174,7 @@ func TestRetryAfter(t *testing.T) {
 	o.Schemes["http"].(*httproot.Options).Remote.Retry = remote.Retry{MaxAttempts: 3, BaseDelay: time.Hour, MaxDelay: time.Hour}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	f, err := vfs.OpenFile(ctx, srv.URL()+"/f", o)
+	f, err := vfs.Open(ctx, srv.URL()+"/f", o)
 	if err != nil {
 		t.Fatalf("OpenFile after a 429 with Retry-After: 1 (backoff 1h) error = %v, want nil: the Retry-After was not honoured\n%s", err, srv.LogString())
 	}
@@ -209,7 +209,7 @@ func TestCancelStopsRetries(t *testing.T) {
 			defer cancel()
 			done := make(chan error, 1)
 			go func() {
-				f, err := vfs.OpenFile(ctx, srv.URL()+"/f", o)
+				f, err := vfs.Open(ctx, srv.URL()+"/f", o)
 				if err == nil {
 					f.Close()
 				}

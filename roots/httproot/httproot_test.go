@@ -50,7 +50,7 @@ func TestQuery(t *testing.T) {
 	if _, err := fs.ReadFile(dfs, "missing"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("ReadFile(missing) error = %v, want fs.ErrNotExist", err)
 	}
-	f, err := vfs.OpenFile(ctx, srv.URL()+"/dir/a%20b.txt?token=s%26cret&x=1", opts())
+	f, err := vfs.Open(ctx, srv.URL()+"/dir/a%20b.txt?token=s%26cret&x=1", opts())
 	if err != nil {
 		t.Fatal(err)
 	}

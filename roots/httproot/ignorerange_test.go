@@ -184,7 +184,7 @@ func TestIgnoredRangeWarnings(t *testing.T) {
 	logger, warned := warnings()
 	read := func(name string, o *vfs.Options) {
 		t.Helper()
-		f, err := vfs.OpenFile(context.Background(), srv.URL()+"/"+name, o)
+		f, err := vfs.Open(context.Background(), srv.URL()+"/"+name, o)
 		if err != nil {
 			t.Fatal(err)
 		}

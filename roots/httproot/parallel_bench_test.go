@@ -43,7 +43,7 @@ func BenchmarkSequential64MiB(b *testing.B) {
 						i++
 						o := &httproot.Options{}
 						o.Remote.Cache = cache.New(cache.Config{Streams: streams, PartSize: part, MaxReadahead: max(16<<20, int64(streams)*part)})
-						f, err := vfs.OpenFile(context.Background(), fmt.Sprintf("%s/obj?i=%d", srv.URL(), i),
+						f, err := vfs.Open(context.Background(), fmt.Sprintf("%s/obj?i=%d", srv.URL(), i),
 							&vfs.Options{Schemes: map[string]any{"http": o}})
 						if err != nil {
 							b.Fatal(err)

@@ -40,7 +40,7 @@ func TestShownVersion(t *testing.T) {
 				t.Fatalf("the server sent no %s", tc.header)
 			}
 
-			f, err := vfs.OpenFile(context.Background(), srv.URL()+"/a.bin", opts())
+			f, err := vfs.Open(context.Background(), srv.URL()+"/a.bin", opts())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -38,7 +38,7 @@ func TestStorePerCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	f, err := vfs.OpenFile(ctx, "memory:per-cache/f", &vfs.Options{Cache: c1})
+	f, err := vfs.Open(ctx, "memory:per-cache/f", &vfs.Options{Cache: c1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestStorePerCache(t *testing.T) {
 		t.Fatalf("reading with c1 = %q, %v; want %q", got, err, "one")
 	}
 	for _, o := range []*vfs.Options{{Cache: c2}, nil} {
-		if f, err := vfs.OpenFile(ctx, "memory:per-cache/f", o); !errors.Is(err, fs.ErrNotExist) {
+		if f, err := vfs.Open(ctx, "memory:per-cache/f", o); !errors.Is(err, fs.ErrNotExist) {
 			if f != nil {
 				f.Close()
 			}

@@ -31,7 +31,7 @@ func Example() {
 // An S3-compatible server: the first path segment is the bucket.
 // Credentials come from the environment (AWS_ACCESS_KEY_ID, ...).
 func Example_compatible() {
-	f, err := vfs.OpenFile(context.Background(), "s3+http://127.0.0.1:7070/bucket/a.zip|zip:x.txt", nil)
+	f, err := vfs.Open(context.Background(), "s3+http://127.0.0.1:7070/bucket/a.zip|zip:x.txt", nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -79,7 +79,7 @@ func TestModified(t *testing.T) {
 	old := randBytes(2, 200<<10)
 	put(t, "mod", "f.bin", old)
 	ctx := context.Background()
-	f, err := vfs.OpenFile(ctx, "s3+http://"+gwProxy.Addr+"/mod/f.bin", signed)
+	f, err := vfs.Open(ctx, "s3+http://"+gwProxy.Addr+"/mod/f.bin", signed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestModified(t *testing.T) {
 		t.Errorf("ReadAt of the tail = %q, %v; want the old bytes", p[:n], err)
 	}
 	// A new open sees the new version.
-	g, err := vfs.OpenFile(ctx, "s3+http://"+gwProxy.Addr+"/mod/f.bin", signed)
+	g, err := vfs.Open(ctx, "s3+http://"+gwProxy.Addr+"/mod/f.bin", signed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestErrors(t *testing.T) {
 		{"bad keys", base + "/private/secret.txt", withS3(&s3root.Options{Config: &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider(accessKey, "wrong", "")}}), fs.ErrPermission},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, err := vfs.OpenFile(ctx, tc.url, tc.o)
+			f, err := vfs.Open(ctx, tc.url, tc.o)
 			if err == nil {
 				f.Close()
 			}
@@ -174,7 +174,7 @@ func TestRequests(t *testing.T) {
 	base := "s3+http://" + gwProxy.Addr + "/req/"
 	gwProxy.Take()
 
-	f, err := vfs.OpenFile(ctx, base+"dir/big.bin", signed)
+	f, err := vfs.Open(ctx, base+"dir/big.bin", signed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestRequests(t *testing.T) {
 		t.Errorf("ReadAt(0) returned the wrong bytes")
 	}
 
-	small, err := vfs.OpenFile(ctx, base+"dir/small.txt", signed)
+	small, err := vfs.Open(ctx, base+"dir/small.txt", signed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +381,7 @@ func TestRetries(t *testing.T) {
 }
 
 func readURL(u string, o *vfs.Options) ([]byte, error) {
-	f, err := vfs.OpenFile(context.Background(), u, o)
+	f, err := vfs.Open(context.Background(), u, o)
 	if err != nil {
 		return nil, err
 	}

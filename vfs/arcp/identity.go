@@ -179,7 +179,7 @@ func containerName(p vfs.Pipeline) string {
 
 // hashFile returns the SHA-256 of the bytes of the file that p names.
 func hashFile(ctx context.Context, p vfs.Pipeline, o *Options) ([]byte, error) {
-	f, err := vfs.OpenPipelineFile(ctx, p, o.vfs())
+	f, err := vfs.Open(ctx, p.String(), o.vfs())
 	if err != nil {
 		return nil, fmt.Errorf("arcp: hashing the container: %w", err)
 	}

@@ -32,7 +32,7 @@ func Example() {
 	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "pipefs.upper", OpenFile: upper}) // in the adapter package's init
 
 	memroot.WriteFile("toy/hello.txt", []byte("hello, pipefs\n"))
-	f, err := vfs.OpenFile(context.Background(), "memory:/toy/hello.txt|pipefs.upper:", nil)
+	f, err := vfs.Open(context.Background(), "memory:/toy/hello.txt|pipefs.upper:", nil)
 	if err != nil {
 		fmt.Println(err)
 		return
