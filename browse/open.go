@@ -127,7 +127,8 @@ func (h *Handler) openVersion(ctx context.Context, l *layer, ver string) (*layer
 }
 
 // openContainer opens the file name of l as the directory its detected
-// format holds, or as the dataset it is (an image).
+// format holds, as the dataset it is (an image), or, for a compressed
+// file of no container, as the folder that holds its decompressed file.
 func (h *Handler) openContainer(ctx context.Context, l *layer, name string) (*layer, error) {
 	pipeline := l.fsys.URL(name)
 	return h.openBelow(ctx, "file\x00"+pipeline, l, name, func(open opener) (*layer, error) {
@@ -144,6 +145,11 @@ func (h *Handler) openContainer(ctx context.Context, l *layer, name string) (*la
 			err: fmt.Errorf("%s: %w", pipeline, vfs.ErrUnknownFormat)}
 		u, ok := h.datasetFormat(ctx, f)
 		f.Close()
+		if a := h.reg.Adapter(u.Scheme); a != nil && a.Stream {
+			// A compressed file of no container: the folder that holds
+			// its decompressed file.
+			return dirLayer(open, u.String())
+		}
 		if !ok {
 			return nil, notOne
 		}

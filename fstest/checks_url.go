@@ -96,7 +96,7 @@ func checkOrigin(t *testing.T, fsys *vfs.FS, name, u string) {
 	}
 }
 
-// checkFileURL opens u with vfs.OpenFile and compares what it reads with
+// checkFileURL opens u as a file (vfs.Open) and compares what it reads with
 // what the FS reads.
 func checkFileURL(t *testing.T, k *kit, name, u string) {
 	t.Helper()

@@ -105,6 +105,9 @@ type result struct {
 	// the sub-URLs it was read from (see Options.Sidecar).
 	side    driver.Sidecars
 	sideURL string
+	// lastIn is what the last adapter that read a file read (see
+	// streamDir).
+	lastIn *streamInput
 }
 
 // detectedAt returns the index in r.p of the first sub-URL that format
@@ -217,6 +220,10 @@ func (r *result) finish(ctx context.Context, reg *Registry, o *Options, lim Limi
 			if want == kindDetect {
 				break // a file, as no detection was asked for
 			}
+			if sd, ok := r.streamDir(r.info); ok && want == KindDirectory {
+				loc, isDir = sd, true
+				break
+			}
 			return stageErr(r.p, len(r.p)-1, ErrNotDir)
 		}
 		if len(r.p) >= lim.MaxDepth {
@@ -228,6 +235,13 @@ func (r *result) finish(ctx context.Context, reg *Registry, o *Options, lim Limi
 			return stageErr(r.p, len(r.p)-1, driver.Limitf("format detection appended %d adapters and found no end", maxDetected))
 		}
 		u, err := detectFile(ctx, reg, loc.Blob)
+		if sd, ok := r.streamDir(r.info); ok && errors.Is(err, ErrUnknownFormat) && (want == KindDirectory || r.lastIn.i < r.written) {
+			// A decompressed stream of no container is a folder that
+			// holds it: wherever a directory is wanted, and for
+			// OpenDetect when the stream was written out.
+			loc, isDir = sd, true
+			break
+		}
 		if err != nil && plain != nil && errors.Is(err, ErrUnknownFormat) {
 			loc = r.restore(plain)
 			break
@@ -254,6 +268,9 @@ func (r *result) finish(ctx context.Context, reg *Registry, o *Options, lim Limi
 
 // detectStore appends the directory format that loc matches, if any.
 func (r *result) detectStore(ctx context.Context, reg *Registry, o *Options, loc *driver.Location) error {
+	if _, ok := loc.Tree.(*streamDir); ok {
+		return nil
+	}
 	if last := r.p[len(r.p)-1]; !IsRootScheme(last.Scheme) {
 		if base, _, ok := SchemeKinds(last.Scheme); ok && base == KindDirectory {
 			return nil // the last adapter already reads a directory
@@ -386,7 +403,9 @@ func (r *result) openAdapter(ctx context.Context, reg *Registry, o *Options, i i
 			return driver.Location{}, stageErr(r.p, i-1, berr)
 		}
 		r.read(b, url, reg.durable(r.p[0].Scheme))
-		out, err = a.OpenFile(ctx, b, u, r.env(url, a.Scheme, o, o.limits()))
+		env := r.env(url, a.Scheme, o, o.limits())
+		r.lastIn = &streamInput{a: a, i: i, in: b, env: env}
+		out, err = a.OpenFile(ctx, b, u, env)
 	}
 	if err != nil {
 		return driver.Location{}, stageErr(r.p, i, err)

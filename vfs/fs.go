@@ -44,7 +44,14 @@ var (
 // OpenFS opens the directory location that pipeline names. A file location
 // is accepted when it is a container: with detection on (the default) the
 // format is recognised and its adapter appended, so "file:/d/a.zip" opens as
-// "file:/d/a.zip|zip:". The FS uses ctx for I/O until WithContext changes
+// "file:/d/a.zip|zip:". A compressed file whose contents are no container
+// (a gzip, zstd, xz or bzip2 stream of text, any adapter registered as a
+// Stream) is the folder that holds its decompressed file, named as the
+// stream's driver names it: "file:/d/big.txt.gz" opens as
+// "file:/d/big.txt.gz|gzip:", an FS with the one file "big.txt", whose URL
+// is that pipeline. The file reads as any member does, with random access
+// through the stream's index. A compressed tar is the tar's directory, as
+// before. The FS uses ctx for I/O until WithContext changes
 // it. The caller must Close the FS to release the pipeline's resources.
 func OpenFS(ctx context.Context, pipeline string, o *Options) (*FS, error) {
 	p, err := Parse(pipeline)
@@ -76,6 +83,13 @@ func (f *FS) urlOf(name string) Pipeline { return joinName(f.p, name) }
 // joinName returns the pipeline of name inside the directory that p names.
 func joinName(p Pipeline, name string) Pipeline {
 	p = p.Append()
+	if i := len(p) - 1; i > 0 {
+		if _, yields, ok := SchemeKinds(p[i].Scheme); ok && yields == KindFile {
+			// The folder a decompressed stream appears as (see
+			// streamDir): its one file is the stream itself.
+			return p
+		}
+	}
 	if i := len(p) - 1; name != "." && i > 0 {
 		if info, ok := lookupScheme(p[i].Scheme); ok && info.path == pathNone {
 			// An adapter that takes no path and shows its base directory

@@ -16,7 +16,9 @@ const kindDetect Kind = 255
 // The file as written is the answer when no format makes it a directory:
 // when no registered format matches it (or several do), when what
 // detection finds is a file that none matches ("file:/d/a.txt.gz" is a
-// gzip stream of text: it opens as itself, not as "|gzip:"), when it is a
+// gzip stream of text: it opens as itself, not as "|gzip:", unless the
+// pipeline writes the stream out: "file:/d/a.txt.gz|gzip:" opens as the
+// folder that holds a.txt, as OpenFS opens it), when it is a
 // dataset's file, and with Options.NoDetect. Adapters detected and then
 // given up are closed at once; what reading them cost stays counted (see
 // FS.Stages). OpenFS followed, on ErrNotDir or ErrUnknownFormat, by

@@ -427,6 +427,27 @@ func (g *globals) openLocation(ctx context.Context, arg string) (*location, erro
 	return &location{file: f}, nil
 }
 
+// openDir opens the directory location that the argument arg names, as
+// mount and serve want it: a directory, a container file through its
+// format, or a compressed file as the folder that holds its decompressed
+// file (vfs.OpenFS). A file that is none of these fails with an error
+// matching vfs.ErrNotDir that says what the command needs.
+func (g *globals) openDir(ctx context.Context, cmd, arg string) (*vfs.FS, error) {
+	pipeline, err := g.pipeline(arg)
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := vfs.OpenFS(ctx, pipeline, g.options())
+	if errors.Is(err, vfs.ErrUnknownFormat) || errors.Is(err, vfs.ErrNotDir) {
+		return nil, fmt.Errorf("%s %s: %w: %s needs a directory location: a directory, an archive or a compressed file (to read a file, use pipefs cat)", cmd, pipeline, vfs.ErrNotDir, cmd)
+	}
+	if err != nil {
+		return nil, err
+	}
+	g.count(fsys)
+	return fsys, nil
+}
+
 // openFile opens the file location that the argument arg names; a
 // directory location fails with vfs.ErrIsDir.
 func (g *globals) openFile(ctx context.Context, arg string) (*vfs.File, error) {

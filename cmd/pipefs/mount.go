@@ -66,25 +66,22 @@ for any change. Linux with FUSE (fusermount3, from fuse3) is needed.`,
 					fmt.Fprintf(cmd.ErrOrStderr(), "pipefs: warning: %s is not empty: what it holds is hidden while the mount lasts\n", dir)
 				}
 			}
-			loc, err := g.openLocation(ctx, args[0])
+			root, err := g.openDir(ctx, "mount", args[0])
 			if err != nil {
 				return err
 			}
-			defer loc.Close()
-			if loc.fsys == nil {
-				return fmt.Errorf("mount %s: %w: mount needs a directory location, a directory or an archive (to read a file, use pipefs cat)", loc.file.URL(), vfs.ErrNotDir)
-			}
+			defer root.Close()
 			logger := log.New(cmd.ErrOrStderr(), "pipefs: ", log.LstdFlags)
 			// The mount's reads go on after a signal, for the files
 			// that a detached mount still serves.
-			fsys := loc.fsys.WithContext(context.WithoutCancel(ctx))
+			fsys := root.WithContext(context.WithoutCancel(ctx))
 			srv, err := fusefs.Mount(dir, fsys, &fusefs.Options{
 				Log: func(url string, err error) { logger.Printf("%s: %s", url, message(err)) },
 			})
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "mounted %s on %s; unmount with Ctrl-C or fusermount3 -u %s\n", loc.fsys.Pipeline(), dir, dir)
+			fmt.Fprintf(cmd.OutOrStdout(), "mounted %s on %s; unmount with Ctrl-C or fusermount3 -u %s\n", root.Pipeline(), dir, dir)
 			if o, ok := cmd.OutOrStdout().(*output); ok {
 				o.Flush()
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -136,6 +137,53 @@ func TestMountProcess(t *testing.T) {
 	t.Run("busy", func(t *testing.T) { testMountBusy(t, bin) })
 	t.Run("unmounted-outside", func(t *testing.T) { testMountUnmountedOutside(t, bin) })
 	t.Run("not-empty", func(t *testing.T) { testMountNotEmpty(t, bin) })
+	t.Run("compressed", func(t *testing.T) { testMountCompressed(t, bin) })
+}
+
+// testMountCompressed mounts a gzip of text, as written and with its
+// adapter written out: the mount is a folder that holds the decompressed
+// file, read whole and at an offset as any member is.
+func testMountCompressed(t *testing.T, bin string) {
+	text := bytes.Repeat([]byte("0123456789abcdef"), 1<<14)
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write(text)
+	w.Close()
+	path := filepath.Join(t.TempDir(), "big.txt.gz")
+	if err := os.WriteFile(path, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, arg := range []string{path, "file:" + path + "|gzip:"} {
+		t.Run(filepath.Base(arg), func(t *testing.T) {
+			p := startMount(t, bin, arg)
+			if want := fmt.Sprintf("mounted file:%s|gzip: on ", path); !strings.HasPrefix(p.ready, want) {
+				t.Errorf("ready line = %q, want it to start %q", p.ready, want)
+			}
+			ents, err := os.ReadDir(p.dir)
+			if err != nil || len(ents) != 1 || ents[0].Name() != "big.txt" || !ents[0].Type().IsRegular() {
+				t.Errorf("ReadDir of the mount = %v, %v; want the one file big.txt", ents, err)
+			}
+			got, err := os.ReadFile(filepath.Join(p.dir, "big.txt"))
+			if err != nil || !bytes.Equal(got, text) {
+				t.Errorf("reading big.txt through the mount: %d bytes, %v; want the %d bytes written", len(got), err, len(text))
+			}
+			f, err := os.Open(filepath.Join(p.dir, "big.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf := make([]byte, 16)
+			if _, err := f.ReadAt(buf, 16*10000+3); err != nil || string(buf) != "3456789abcdef012" {
+				t.Errorf("ReadAt through the mount = %q, %v", buf, err)
+			}
+			f.Close()
+			if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			if code := p.wait(t); code != 0 {
+				t.Errorf("exit status %d, want 0; stderr: %s", code, p.stderr)
+			}
+		})
+	}
 }
 
 // testMountSignals mounts a zip, reads through the mount, and stops it

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log"
 	"log/slog"
 	"net"
@@ -13,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pipefs/pipefs/browse"
-	"github.com/pipefs/pipefs/vfs"
 )
 
 // shutdownTimeout bounds how long serve waits for requests in flight after
@@ -107,14 +105,11 @@ itself.`,
 		ValidArgsFunction: g.completeURLs(1, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			loc, err := g.openLocation(ctx, args[0])
+			root, err := g.openDir(ctx, "serve", args[0])
 			if err != nil {
 				return err
 			}
-			defer loc.Close()
-			if loc.fsys == nil {
-				return fmt.Errorf("serve %s: %w: serve needs a directory location", loc.file.URL(), vfs.ErrNotDir)
-			}
+			defer root.Close()
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return err
@@ -123,7 +118,7 @@ itself.`,
 			if revalidate == 0 {
 				revalidate = browse.RevalidateAlways
 			}
-			h := browse.New(loc.fsys, &browse.Options{
+			h := browse.New(root, &browse.Options{
 				Logger:       slog.New(slog.NewTextHandler(logWriter{logger}, &slog.HandlerOptions{ReplaceAttr: dropTime})),
 				LoopbackOnly: isLoopback(ln.Addr()),
 				ErrorText:    message,
@@ -136,7 +131,7 @@ itself.`,
 				ReadHeaderTimeout: 30 * time.Second,
 				ErrorLog:          logger,
 			}
-			logger.Printf("serving %s on http://%s/", loc.fsys.Pipeline(), ln.Addr())
+			logger.Printf("serving %s on http://%s/", root.Pipeline(), ln.Addr())
 			errc := make(chan error, 1)
 			go func() { errc <- srv.Serve(ln) }()
 			select {

@@ -2,9 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -78,6 +83,72 @@ func TestServeCommand(t *testing.T) {
 		if !strings.HasPrefix(sc.Text(), "pipefs: ") {
 			t.Errorf("log line %q lacks the pipefs: prefix", sc.Text())
 		}
+	}
+}
+
+// TestServeCompressed: serve shows a compressed file of text as the
+// folder that holds its decompressed file, which answers Range requests;
+// serving the compressed file itself serves that folder.
+func TestServeCompressed(t *testing.T) {
+	text := bytes.Repeat([]byte("0123456789abcdef"), 1<<12)
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write(text)
+	w.Close()
+	dir := t.TempDir()
+	gzPath := filepath.Join(dir, "notes.txt.gz")
+	if err := os.WriteFile(gzPath, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ arg, member string }{
+		{dir, "notes.txt.gz/notes.txt"},
+		{gzPath, "notes.txt"},
+	} {
+		t.Run(filepath.Base(tc.arg), func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			stderr := new(syncBuffer)
+			done := make(chan int, 1)
+			go func() { done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", tc.arg}, io.Discard, stderr) }()
+			addr := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/)`)
+			var base string
+			waitUntil(t, "serve to log its address", func() bool {
+				if m := addr.FindStringSubmatch(stderr.String()); m != nil {
+					base = m[1]
+					return true
+				}
+				select {
+				case code := <-done:
+					t.Fatalf("serve exited %d early: %s", code, stderr.String())
+				default:
+				}
+				return false
+			}, func() string { return "it logged: " + stderr.String() })
+			req, _ := http.NewRequest("GET", base+tc.member, nil)
+			req.Header.Set("Range", "bytes=16-31")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusPartialContent || string(body) != "0123456789abcdef" {
+				t.Errorf("GET %s with a Range: %s %q", tc.member, resp.Status, body)
+			}
+			if d := path.Dir(tc.member); d != "." {
+				resp, err := http.Get(base + d + "/")
+				if err != nil {
+					t.Fatal(err)
+				}
+				page, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 || !strings.Contains(string(page), `href="/`+tc.member+`"`) {
+					t.Errorf("GET %s/: %s; want a page that links %s", d, resp.Status, tc.member)
+				}
+			}
+			cancel()
+			waitChan(t, "serve to shut down", done, stderr.String)
+		})
 	}
 }
 
