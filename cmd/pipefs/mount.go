@@ -14,21 +14,29 @@ import (
 )
 
 func newMountCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var daemon bool
+	cmd := &cobra.Command{
 		Use:   "mount URL DIR",
 		Short: "Mount a directory location read-only with FUSE",
 		Long: `mount mounts the directory location that URL names on the directory DIR,
 read-only, with FUSE, so that any program can list and read it; a
-container file is mounted as the directory it holds. DIR must be an
+container file is mounted as the directory it holds, and a compressed
+file of no container as a folder that holds its decompressed file. DIR must be an
 existing directory; what it holds is hidden while the mount lasts (a
 warning says so). Nothing is
 extracted: members are read in place when they are read, a remote
 archive with range requests. Symbolic links in tar and zip archives are
 links in the mount.
 
-mount stays in the foreground. Once the mount is up it prints
+mount stays in the foreground, unless --daemon puts it in the
+background: then it returns once DIR is mounted (or with the error that
+stopped it), so that the next command of a script can read DIR at once,
+as sshfs and rclone mount --daemon do; unmount it with fusermount3 -u DIR.
+Once the mount is up it prints
 
   mounted PIPELINE on DIR; unmount with Ctrl-C or fusermount3 -u DIR
+
+(with --daemon: "unmount with fusermount3 -u DIR")
 
 and on SIGINT or SIGTERM it unmounts DIR and exits with status 0. A
 mount that is busy (a shell's working directory, a file held open) is
@@ -42,7 +50,7 @@ name, EACCES for a refused one, EIO for corrupt data or a limit, EROFS
 for any change. Linux with FUSE (fusermount3, from fuse3) is needed.`,
 		Annotations: map[string]string{stopsOnSignal: "yes"},
 		Example: `  pipefs mount testdata/demo.zip /tmp/demo      # once: mkdir /tmp/demo
-  pipefs mount 'file:/data/a.zip|zip:docs/' /mnt/docs &
+  pipefs mount --daemon 'file:/data/a.zip|zip:docs/' /mnt/docs
   ls -lR /mnt/docs; fusermount3 -u /mnt/docs
   pipefs mount 'https://example.com/data.tar.gz' /mnt/data`,
 		Args:              args(cobra.ExactArgs(2)),
@@ -66,6 +74,9 @@ for any change. Linux with FUSE (fusermount3, from fuse3) is needed.`,
 					fmt.Fprintf(cmd.ErrOrStderr(), "pipefs: warning: %s is not empty: what it holds is hidden while the mount lasts\n", dir)
 				}
 			}
+			if daemon {
+				return startDaemon(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			}
 			root, err := g.openDir(ctx, "mount", args[0])
 			if err != nil {
 				return err
@@ -81,10 +92,16 @@ for any change. Linux with FUSE (fusermount3, from fuse3) is needed.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "mounted %s on %s; unmount with Ctrl-C or fusermount3 -u %s\n", root.Pipeline(), dir, dir)
-			if o, ok := cmd.OutOrStdout().(*output); ok {
+			w, daemon, ready := readyWriter(cmd.OutOrStdout())
+			how := "Ctrl-C or fusermount3 -u " + dir
+			if daemon {
+				how = "fusermount3 -u " + dir
+			}
+			fmt.Fprintf(w, "mounted %s on %s; unmount with %s\n", root.Pipeline(), dir, how)
+			if o, ok := w.(*output); ok {
 				o.Flush()
 			}
+			ready()
 			select {
 			case <-srv.Done():
 				logger.Printf("%s was unmounted", dir)
@@ -106,4 +123,6 @@ for any change. Linux with FUSE (fusermount3, from fuse3) is needed.`,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&daemon, "daemon", false, "return once DIR is mounted, leaving the mount in the background (unmount with fusermount3 -u DIR)")
+	return cmd
 }

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// readyFDEnv names, in the environment of the process that mount --daemon
+// starts, the file descriptor on which it writes its ready line.
+const readyFDEnv = "PIPEFS_MOUNT_READY_FD"
+
+// daemonArgs returns the command line of the process that mount --daemon
+// starts: the same, without the --daemon flag.
+func daemonArgs(args []string) []string {
+	var out []string
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if a == "--daemon" || strings.HasPrefix(a, "--daemon=") {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// startDaemon runs mount in the background, as mount --daemon asks: it
+// starts the same command, without --daemon, in a session of its own, and
+// returns once that process has mounted DIR, with its ready line written
+// to stdout. A process that fails before it is ready has its stderr
+// copied to stderr, and the error says it failed. Canceling ctx before
+// then stops the process.
+func startDaemon(ctx context.Context, stdout, stderr io.Writer) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("mount --daemon: %w", err)
+	}
+	ready, readyW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer ready.Close()
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		readyW.Close()
+		return err
+	}
+	child := exec.Command(exe, daemonArgs(os.Args[1:])...)
+	child.Env = append(os.Environ(), readyFDEnv+"=3")
+	child.ExtraFiles = []*os.File{readyW}
+	child.Stderr = errW
+	child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err = child.Start()
+	readyW.Close()
+	errW.Close()
+	if err != nil {
+		errR.Close()
+		return fmt.Errorf("mount --daemon: %w", err)
+	}
+	// What the process says before it is ready is the user's to see.
+	var mu sync.Mutex
+	var said bytes.Buffer
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		buf := make([]byte, 4096)
+		for {
+			n, err := errR.Read(buf)
+			mu.Lock()
+			said.Write(buf[:n])
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	lines := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(ready).ReadString('\n')
+		lines <- line
+	}()
+	var line string
+	select {
+	case line = <-lines:
+	case <-ctx.Done():
+		child.Process.Signal(os.Interrupt) // it unmounts what it mounted
+		line = <-lines
+		if line != "" && !strings.HasSuffix(line, "\n") {
+			line = ""
+		}
+		if line != "" {
+			child.Process.Signal(os.Interrupt) // ready as it was stopped
+		}
+		child.Wait()
+		<-copied
+		errR.Close()
+		stderr.Write(said.Bytes())
+		return context.Cause(ctx)
+	}
+	if strings.HasSuffix(line, "\n") {
+		errR.Close() // the process ignores SIGPIPE: what it logs later is dropped
+		mu.Lock()
+		stderr.Write(said.Bytes())
+		mu.Unlock()
+		fmt.Fprint(stdout, line)
+		return child.Process.Release()
+	}
+	werr := child.Wait()
+	<-copied
+	errR.Close()
+	stderr.Write(said.Bytes())
+	var ee *exec.ExitError
+	if errors.As(werr, &ee) {
+		return reportedError{} // its error is on stderr
+	}
+	if werr != nil {
+		return fmt.Errorf("mount --daemon: %w", werr)
+	}
+	return errors.New("mount --daemon: the mount exited before it was ready")
+}
+
+// readyWriter returns where mount writes its ready line: stdout, or in
+// the process that mount --daemon started (daemon), the pipe its parent reads,
+// which it closes once written. That process then ignores SIGPIPE, so
+// that what it logs once its parent has gone is dropped instead of
+// ending it.
+func readyWriter(stdout io.Writer) (w io.Writer, daemon bool, done func()) {
+	if os.Getenv(readyFDEnv) != "3" {
+		return stdout, false, func() {}
+	}
+	os.Unsetenv(readyFDEnv)
+	f := os.NewFile(3, "ready")
+	return f, true, func() {
+		signal.Ignore(syscall.SIGPIPE)
+		f.Close()
+	}
+}
