@@ -92,8 +92,17 @@ needs to reach it); a longer or different file, or a source that
 changed, is copied again from the start. A copy that fails keeps what it
 copied for the next --continue. The size of a decompressed stream is
 known only once it has been decoded, so --continue on one decodes it
-first. Run the same command again to resume: for -R into a DEST that the
-first run made, add -T.
+first. Run the same command again to resume: cp -R --continue SRC DEST,
+run twice (after the first completed, failed or was interrupted),
+continues the copy the first run started, never DEST/NAME/NAME. While a
+tree is copied with --continue, COPY.pipefs-source beside the copy
+records its source, and is removed once every entry is copied. Into an
+existing directory DEST (without -T), the copy goes to DEST/NAME when
+DEST/NAME.pipefs-source records SRC, to DEST itself when
+DEST.pipefs-source does; without a record, to DEST/NAME when its entries
+are those of SRC's top level (each named as one and of its type, or the
+partial copy of a file there), to DEST itself when DEST's entries are,
+and else to DEST/NAME, as without --continue.
 
 On a terminal, a copy that lasts more than a second shows a progress bar
 on standard error: bytes copied and to copy, rate and time left. -P shows

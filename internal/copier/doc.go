@@ -50,6 +50,27 @@
 // length; anything else is copied again from the start. A copy that fails
 // keeps what it copied.
 //
+// A tree copied with Resume is resumed where it was started, so that the
+// same command run again continues it. Its record, COPY[SourceSuffix]
+// beside the copy COPY (the destination itself, or DEST/NAME inside an
+// existing directory DEST), names the tree's pipeline while the copy
+// runs; it is removed once the tree is copied without a failure. Copied
+// into an existing directory DEST (Copy's into), the copy goes to:
+//
+//  1. DEST/NAME, when DEST/NAME[SourceSuffix] records the tree;
+//  2. DEST itself, when DEST[SourceSuffix] records the tree;
+//  3. DEST/NAME, when it is a directory whose entries match the tree's
+//     top level;
+//  4. DEST itself, when its entries match the tree's top level;
+//  5. DEST/NAME otherwise, as cp -R does.
+//
+// A directory's entries match the tree's top level when there is at least
+// one, and each is named as an entry at the tree's top, of the same type
+// (directory, regular file, symbolic link), or is a partial copy or record
+// of a regular file there. Run twice, with the first run complete or
+// interrupted, cp -R --continue SRC DEST then continues the copy it
+// started, never DEST/NAME/NAME.
+//
 // # Concurrency
 //
 // A Copier runs one copy at a time; its fields must not change while one

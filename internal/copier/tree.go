@@ -8,15 +8,18 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/pipefs/pipefs/vfs"
 )
 
-// copyTree copies the tree of src to dest: to dest/NAME when into.
+// copyTree copies the tree of src to dest: to dest/NAME when into, or
+// with Resume where an earlier run started it (resumesInDest).
 func (c *Copier) copyTree(fc *fileCopier, src *Source, dest string, into bool) error {
 	fsys := src.fsys
+	url := fsys.Pipeline().String()
 	dir, top := dest, "."
 	if into {
 		name, err := TreeName(fsys.Pipeline())
@@ -24,6 +27,9 @@ func (c *Copier) copyTree(fc *fileCopier, src *Source, dest string, into bool) e
 			return err
 		}
 		top = name
+		if c.Resume && resumesInDest(dest, name, url, src.items) {
+			top = "."
+		}
 	} else if err := os.Mkdir(dest, 0o777); err != nil && !(errors.Is(err, fs.ErrExist) && c.NoTarget) {
 		return err
 	}
@@ -36,8 +42,18 @@ func (c *Copier) copyTree(fc *fileCopier, src *Source, dest string, into bool) e
 	t := &treeCopy{fileCopier: fc, fsys: fsys, top: top, concurrency: c.concurrency(fsys), report: c.report}
 	failed := reportOmittedEntries(t)
 	if top != "." {
-		if err := checkLocalName(fsys.Pipeline().String(), top, fc.quote); err != nil {
+		if err := checkLocalName(url, top, fc.quote); err != nil {
 			return err
+		}
+	}
+	// With Resume, the record of the tree beside its copy says where a
+	// run that stops before the end put it.
+	record := ""
+	if c.Resume {
+		if record = treeRecordPath(filepath.Join(dest, top)); record != "" {
+			if err := writeTreeRecord(record, url); err != nil {
+				return fmt.Errorf("%s: writing %s: %w", url, record, err)
+			}
 		}
 	}
 	tf, err := t.run(src.items)
@@ -46,6 +62,9 @@ func (c *Copier) copyTree(fc *fileCopier, src *Source, dest string, into bool) e
 	}
 	if failed || tf || src.incomplete {
 		return ErrReported
+	}
+	if record != "" {
+		os.Remove(record)
 	}
 	return nil
 }
