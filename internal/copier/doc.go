@@ -54,8 +54,9 @@
 // same command run again continues it. Its record, COPY[SourceSuffix]
 // beside the copy COPY (the destination itself, or DEST/NAME inside an
 // existing directory DEST), names the tree's pipeline while the copy
-// runs; it is removed once the tree is copied without a failure. Copied
-// into an existing directory DEST (Copy's into), the copy goes to:
+// runs (when the directory it goes in can be written); it is removed once
+// the tree is copied without a failure. Copied into an existing directory
+// DEST (Copy's into), the copy goes to:
 //
 //  1. DEST/NAME, when DEST/NAME[SourceSuffix] records the tree;
 //  2. DEST itself, when DEST[SourceSuffix] records the tree;

@@ -47,13 +47,13 @@ func (c *Copier) copyTree(fc *fileCopier, src *Source, dest string, into bool) e
 		}
 	}
 	// With Resume, the record of the tree beside its copy says where a
-	// run that stops before the end put it.
+	// run that stops before the end put it. A record that cannot be
+	// written (beside a destination in a directory the copy cannot write
+	// to) is done without: the entries of the copy say where it is.
 	record := ""
 	if c.Resume {
-		if record = treeRecordPath(filepath.Join(dest, top)); record != "" {
-			if err := writeTreeRecord(record, url); err != nil {
-				return fmt.Errorf("%s: writing %s: %w", url, record, err)
-			}
+		if record = treeRecordPath(filepath.Join(dest, top)); record != "" && writeTreeRecord(record, url) != nil {
+			record = ""
 		}
 	}
 	tf, err := t.run(src.items)
