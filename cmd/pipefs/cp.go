@@ -1,17 +1,17 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pipefs/pipefs/internal/copier"
+	"github.com/pipefs/pipefs/internal/progress"
 	"github.com/pipefs/pipefs/vfs"
-	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 // cpFlags are the flags of cp.
@@ -92,8 +92,17 @@ needs to reach it); a longer or different file, or a source that
 changed, is copied again from the start. A copy that fails keeps what it
 copied for the next --continue. The size of a decompressed stream is
 known only once it has been decoded, so --continue on one decodes it
-first. Run the same command again to resume: for -R into a DEST that the
-first run made, add -T.
+first. Run the same command again to resume: cp -R --continue SRC DEST,
+run twice (after the first completed, failed or was interrupted),
+continues the copy the first run started, never DEST/NAME/NAME. While a
+tree is copied with --continue, COPY.pipefs-source beside the copy
+records its source, and is removed once every entry is copied. Into an
+existing directory DEST (without -T), the copy goes to DEST/NAME when
+DEST/NAME.pipefs-source records SRC, to DEST itself when
+DEST.pipefs-source does; without a record, to DEST/NAME when its entries
+are those of SRC's top level (each named as one and of its type, or the
+partial copy of a file there), to DEST itself when DEST's entries are,
+and else to DEST/NAME, as without --continue.
 
 On a terminal, a copy that lasts more than a second shows a progress bar
 on standard error: bytes copied and to copy, rate and time left. -P shows
@@ -129,47 +138,6 @@ line of its own (above the bar).`,
 	return cmd
 }
 
-// How many files cp -R copies at once, unless --concurrency says: the
-// files of a remote tree each wait for requests, so many at once; those
-// of a local one come from the kernel's cache or a disk, which gain
-// little from more than a few (a compressed archive's members, decoded
-// by a core each, and a disk's queue).
-const (
-	remoteCpConcurrency = 16
-	localCpConcurrency  = 4
-)
-
-// cpConcurrency returns how many files of the directory location fsys
-// cp -R lists and copies at once: --concurrency when given, else by
-// where the bytes come from, the root of its pipeline.
-func cpConcurrency(fl cpFlags, fsys *vfs.FS) int {
-	if fl.concurrency > 0 {
-		return fl.concurrency
-	}
-	switch fsys.Pipeline()[0].Scheme {
-	case "file", "memory":
-		return localCpConcurrency
-	}
-	return remoteCpConcurrency
-}
-
-// A cpJob is one URL to copy, opened.
-type cpJob struct {
-	arg   string
-	fsys  *vfs.FS   // a directory location (-R)
-	file  *vfs.File // a file location
-	items []item    // the entries of fsys, parents first
-}
-
-func (j *cpJob) Close() {
-	if j.fsys != nil {
-		j.fsys.Close()
-	}
-	if j.file != nil {
-		j.file.Close()
-	}
-}
-
 // cp copies the locations srcs name to dest.
 func (g *globals) cp(cmd *cobra.Command, fl cpFlags, srcs []string, dest string) error {
 	ctx := cmd.Context()
@@ -181,18 +149,26 @@ func (g *globals) cp(cmd *cobra.Command, fl cpFlags, srcs []string, dest string)
 	case len(srcs) > 1 && !destDir:
 		return fmt.Errorf("%s is not a directory: copying several URLs needs an existing directory", dest)
 	}
+	c := &copier.Copier{
+		Resume:      fl.resume,
+		NoTarget:    fl.noTarget,
+		Concurrency: fl.concurrency,
+		Report:      func(err error) { report(cmd, err) },
+		Quote:       shellQuote,
+		Registry:    g.options().Registry,
+	}
 
 	// Open and list everything first, for the total the bar shows.
 	failed := false
-	var jobs []*cpJob
+	var srcList []*copier.Source
 	defer func() {
-		for _, j := range jobs {
-			j.Close()
+		for _, s := range srcList {
+			s.Close()
 		}
 	}()
 	total := int64(0)
 	for _, arg := range srcs {
-		j, err := g.openCpJob(cmd, arg, fl, &failed)
+		s, err := g.openCpSource(ctx, c, arg, fl.recursive)
 		if err != nil {
 			if ctx.Err() != nil {
 				return err
@@ -201,25 +177,31 @@ func (g *globals) cp(cmd *cobra.Command, fl cpFlags, srcs []string, dest string)
 			failed = true
 			continue
 		}
-		jobs = append(jobs, j)
-		total = addSize(total, j)
+		srcList = append(srcList, s)
+		if size := s.Size(); total >= 0 {
+			total += size
+			if size < 0 {
+				total = -1
+			}
+		}
 	}
 
-	mode := progressOff
+	mode := progress.Off
 	switch {
 	case fl.noProgress:
 	case dest == "-" && isTerminal(cmd.OutOrStdout()) && !fl.progress:
 		// The bytes go to the screen: no bar among them unless asked.
 	case isTerminal(cmd.ErrOrStderr()):
-		mode = progressBar
+		mode = progress.Bar
 	case fl.progress:
-		mode = progressCounts
+		mode = progress.Counts
 	}
-	delay := barDelay
+	delay := progress.BarDelay
 	if fl.progress {
 		delay = 0
 	}
-	prog := newProgress(cmd.ErrOrStderr(), mode, total, delay)
+	prog := progress.New(cmd.ErrOrStderr(), mode, total, delay)
+	c.Progress = prog
 	stderr := cmd.ErrOrStderr()
 	cmd.SetErr(prog.Lines())
 	ok := false
@@ -227,19 +209,21 @@ func (g *globals) cp(cmd *cobra.Command, fl cpFlags, srcs []string, dest string)
 		prog.End(ok)
 		cmd.SetErr(stderr)
 	}()
-
-	var verbose io.Writer
 	if fl.verbose {
-		verbose = cmd.ErrOrStderr()
+		c.Verbose = cmd.ErrOrStderr()
 	}
-	for _, j := range jobs {
-		err := g.cpOne(cmd, j, dest, destDir, fl, &copier{ctx: ctx, resume: fl.resume, verbose: verbose, prog: prog})
+	for _, s := range srcList {
+		var err error
+		if dest == "-" {
+			err = c.CopyTo(cmd.OutOrStdout(), s)
+		} else {
+			err = c.Copy(ctx, s, dest, destDir)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return err
 			}
-			var reported reportedError
-			if !errors.As(err, &reported) {
+			if !errors.Is(err, copier.ErrReported) {
 				report(cmd, err)
 			}
 			failed = true
@@ -252,164 +236,60 @@ func (g *globals) cp(cmd *cobra.Command, fl cpFlags, srcs []string, dest string)
 	return nil
 }
 
-// addSize adds the bytes j will copy to total; -1 stands for unknown.
-func addSize(total int64, j *cpJob) int64 {
-	if total < 0 {
-		return total
-	}
-	if j.file != nil {
-		info, err := j.file.Stat()
-		if err != nil || !sizeKnown(info) {
-			return -1
-		}
-		return total + info.Size()
-	}
-	for _, it := range j.items {
-		if it.info.Mode().IsRegular() {
-			total += it.info.Size()
-		}
-	}
-	return total
-}
-
-// sizeKnown reports whether the size of the file info describes is known
-// without decoding a stream to its end (driver.SizeKnower).
-func sizeKnown(info fs.FileInfo) bool {
-	k, ok := info.(driver.SizeKnower)
-	return !ok || k.SizeKnown()
-}
-
-// openCpJob opens the location arg names: with recursive, a directory (a
-// container opened as one) and its entries, else a file.
-func (g *globals) openCpJob(cmd *cobra.Command, arg string, fl cpFlags, failed *bool) (*cpJob, error) {
-	ctx := cmd.Context()
-	j := &cpJob{arg: arg}
-	if !fl.recursive {
-		f, err := g.openFile(ctx, arg)
+// openCpSource opens the location arg names: with recursive, a directory
+// (a container opened as one) listed, or a file; else a file.
+func (g *globals) openCpSource(ctx context.Context, c *copier.Copier, arg string, recursive bool) (*copier.Source, error) {
+	reopen := func() (*vfs.File, error) { return g.openCpFile(ctx, arg) }
+	if !recursive {
+		f, err := g.openCpFile(ctx, arg)
 		if errors.Is(err, vfs.ErrIsDir) {
 			return nil, fmt.Errorf("%w; cp copies a directory with -R", err)
 		}
 		if err != nil {
 			return nil, err
 		}
-		j.file = f
-		return j, nil
+		return copier.FileSource(f, reopen), nil
 	}
 	loc, err := g.openLocation(ctx, arg)
 	if err != nil {
 		return nil, err
 	}
 	if loc.file != nil {
-		j.file = loc.file
-		return j, nil
+		return copier.FileSource(loc.file, reopen), nil
 	}
-	j.fsys = loc.fsys
-	j.items, err = walkTree(ctx, j.fsys, cpConcurrency(fl, j.fsys), func(err error) {
-		report(cmd, err)
-		*failed = true
-	})
+	return c.TreeSource(ctx, loc.fsys)
+}
+
+// openCpFile opens the file location that the argument arg names, as
+// written (no format is detected); a directory location is ErrIsDir.
+func (g *globals) openCpFile(ctx context.Context, arg string) (*vfs.File, error) {
+	pipeline, err := g.pipeline(arg)
 	if err != nil {
-		j.Close()
 		return nil, err
 	}
-	return j, nil
-}
-
-// cpOne copies one opened location to dest.
-func (g *globals) cpOne(cmd *cobra.Command, j *cpJob, dest string, destDir bool, fl cpFlags, c *copier) error {
-	if j.file != nil {
-		var fp driver.Fingerprinter
-		if j.file.As(&fp) {
-			c.version = fp.Fingerprint()
-		}
-		if dest == "-" {
-			return copyToStdout(cmd, j.file, c.prog)
-		}
-		return g.cpFile(cmd, j, dest, destDir, c)
+	f, err := vfs.Open(ctx, pipeline, g.options())
+	if err != nil {
+		return nil, err
 	}
-	if dest == "-" {
-		return fmt.Errorf("%s is a directory: it cannot be copied to standard output", j.fsys.Pipeline())
-	}
-	var fp driver.Fingerprinter
-	if j.fsys.As(&fp) {
-		c.version = fp.Fingerprint()
-	}
-	dir, top := dest, "."
-	if destDir {
-		name, err := treeName(j.fsys.Pipeline())
+	if info, err := f.Stat(); err != nil || info.IsDir() {
+		url := f.URL()
+		f.Close()
 		if err != nil {
-			return err
+			return nil, err
 		}
-		top = name
-	} else if err := os.Mkdir(dest, 0o777); err != nil && !(errors.Is(err, fs.ErrExist) && fl.noTarget) {
-		return err
+		return nil, isDirError(url)
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	c.root = root
-	t := &treeCopy{copier: c, fsys: j.fsys, top: top, concurrency: cpConcurrency(fl, j.fsys), report: func(err error) { report(cmd, err) }}
-	failed := reportOmittedEntries(t, t.report)
-	if top != "." {
-		if err := checkLocalName(j.fsys.Pipeline().String(), top); err != nil {
-			return err
-		}
-	}
-	tf, err := t.run(j.items)
-	if err != nil {
-		return err
-	}
-	if failed || tf {
-		return reportedError{}
-	}
-	return nil
+	g.count(f)
+	return f, nil
 }
 
-// cpFile copies the file location of j to dest: to dest/NAME when dest is
-// a directory.
-func (g *globals) cpFile(cmd *cobra.Command, j *cpJob, dest string, destDir bool, c *copier) error {
-	f := j.file
-	info, err := f.Stat()
-	if err != nil {
-		return err
+// isDirError is the error of opening the directory location url where a
+// file is wanted: that of its last sub-URL.
+func isDirError(url string) error {
+	p, err := vfs.Parse(url)
+	if err != nil || len(p) == 0 {
+		return &fs.PathError{Op: "open", Path: url, Err: vfs.ErrIsDir}
 	}
-	dir, name := filepath.Dir(dest), filepath.Base(dest)
-	if destDir {
-		dir, name = dest, f.Name()
-		if err := checkLocalName(f.URL(), name); err != nil {
-			return err
-		}
-	}
-	if !info.Mode().IsRegular() {
-		return fmt.Errorf("%s: %w: a %s is not copied", f.URL(), errUnsafe, describeKind(info.Mode()))
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	c.root = root
-	reopen := false
-	return c.copyFile(name, source{info: info, url: f.URL(), open: func() (*vfs.File, error) {
-		if !reopen {
-			reopen = true
-			return f, nil
-		}
-		return g.openFile(cmd.Context(), j.arg)
-	}})
-}
-
-// copyToStdout copies f to standard output and checks that it had the
-// size it said.
-func copyToStdout(cmd *cobra.Command, f *vfs.File, prog *progress) error {
-	n, err := io.Copy(io.MultiWriter(cmd.OutOrStdout(), prog), f)
-	if err != nil {
-		return err
-	}
-	if size := f.Size(); n != size {
-		return fmt.Errorf("%s: copied %d bytes, the source has %d: %w", f.URL(), n, size, errVerify)
-	}
-	return nil
+	last := len(p) - 1
+	return &fs.PathError{Op: "open", Path: url, Err: &vfs.StageError{Index: last, URL: p[last].String(), Err: vfs.ErrIsDir}}
 }

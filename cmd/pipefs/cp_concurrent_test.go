@@ -14,6 +14,7 @@ import (
 
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/fstest/cloudtest"
+	"github.com/pipefs/pipefs/internal/copier"
 )
 
 // concurrentTree is a tree of small files in nested directories: name
@@ -178,8 +179,8 @@ func TestCpConcurrentFailures(t *testing.T) {
 	for i := range 8 {
 		name := fmt.Sprintf("p/x%d", i)
 		files[name] = fstest.RandomBytes(40<<10, uint64(100+i))
-		files[name+partialSuffix] = fstest.RandomBytes(30<<10, uint64(200+i))
-		files[name+sourceSuffix] = []byte("not a record\n")
+		files[name+copier.PartialSuffix] = fstest.RandomBytes(30<<10, uint64(200+i))
+		files[name+copier.SourceSuffix] = []byte("not a record\n")
 	}
 	src := filepath.Join(t.TempDir(), "src")
 	for name, data := range files {
@@ -264,7 +265,7 @@ func TestCpConcurrentInterrupt(t *testing.T) {
 		t.Errorf("cp -R made %d requests, want 5: the open, and the first four members, whose reads the interrupt ended:\n%s", n, srv.LogString())
 	}
 	filepath.WalkDir(dest, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && (strings.HasSuffix(p, partialSuffix) || strings.HasSuffix(p, sourceSuffix)) {
+		if err == nil && (strings.HasSuffix(p, copier.PartialSuffix) || strings.HasSuffix(p, copier.SourceSuffix)) {
 			t.Errorf("an interrupted copy left %s", p)
 		}
 		return nil

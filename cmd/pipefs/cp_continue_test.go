@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pipefs/pipefs/fstest"
+	"github.com/pipefs/pipefs/internal/copier"
 )
 
 // cpChild runs the CLI in a child process, with no index cache on disk
@@ -50,13 +51,13 @@ func interruptedCopy(t *testing.T, srv *fstest.HTTPServer, url, dest string, ope
 		cmd.Process.Kill() // when the test gives up
 		<-exited
 	}()
-	waitUntil(t, "the record of the source, "+dest+sourceSuffix, func() bool {
+	waitUntil(t, "the record of the source, "+dest+copier.SourceSuffix, func() bool {
 		select {
 		case <-exited:
 			t.Fatalf("cp --continue exited (%v) before it recorded its source; stderr:\n%s", cmd.ProcessState, stderr.String())
 		default:
 		}
-		_, err := os.Stat(dest + sourceSuffix)
+		_, err := os.Stat(dest + copier.SourceSuffix)
 		return err == nil
 	}, nil)
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
@@ -66,7 +67,7 @@ func interruptedCopy(t *testing.T, srv *fstest.HTTPServer, url, dest string, ope
 	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
 		t.Fatalf("interrupted cp: exit %d, want %d; stderr:\n%s", code, exitInterrupted, stderr.String())
 	}
-	if _, err := os.Stat(dest + partialSuffix); err != nil {
+	if _, err := os.Stat(dest + copier.PartialSuffix); err != nil {
 		t.Fatalf("an interrupted cp --continue kept no partial copy: %v", err)
 	}
 }
@@ -156,11 +157,11 @@ func TestCpContinueHTTP(t *testing.T) {
 			// source; the next run resumes it.
 			os.Remove(dest)
 			interruptedCopy(t, srv, tc.url, dest, tc.openRequests)
-			if err := os.WriteFile(dest+partialSuffix, tc.data[:half], 0o600); err != nil {
+			if err := os.WriteFile(dest+copier.PartialSuffix, tc.data[:half], 0o600); err != nil {
 				t.Fatal(err)
 			}
 			resume("an interrupted copy")
-			for _, name := range []string{dest + partialSuffix, dest + sourceSuffix} {
+			for _, name := range []string{dest + copier.PartialSuffix, dest + copier.SourceSuffix} {
 				if _, err := os.Lstat(name); err == nil {
 					t.Errorf("%s is left after the copy completed", name)
 				}
@@ -199,7 +200,7 @@ func TestCpContinueHTTP(t *testing.T) {
 		dest := filepath.Join(dir, "changed")
 		url := srv.URL() + "/plain.bin"
 		interruptedCopy(t, srv, url, dest, 1)
-		if err := os.WriteFile(dest+partialSuffix, plain[:size/2], 0o600); err != nil {
+		if err := os.WriteFile(dest+copier.PartialSuffix, plain[:size/2], 0o600); err != nil {
 			t.Fatal(err)
 		}
 		changed := fstest.RandomBytes(size, 3)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pipefs/pipefs/fstest"
+	"github.com/pipefs/pipefs/internal/copier"
 	"github.com/pipefs/pipefs/roots/memroot"
 )
 
@@ -85,15 +86,15 @@ func TestCpContinueUnreadableRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	dest := filepath.Join(dir, "dest.bin")
-	partial := dest + partialSuffix
+	partial := dest + copier.PartialSuffix
 	if err := os.WriteFile(partial, []byte("partial"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Mkdir(dest+sourceSuffix, 0o755); err != nil { // read as a file, it fails
+	if err := os.Mkdir(dest+copier.SourceSuffix, 0o755); err != nil { // read as a file, it fails
 		t.Fatal(err)
 	}
 	r := runCLI(t, "cp", "--continue", "--no-progress", src, dest)
-	if r.code != exitError || !strings.Contains(r.stderr, sourceSuffix) {
+	if r.code != exitError || !strings.Contains(r.stderr, copier.SourceSuffix) {
 		t.Errorf("exit %d, stderr %q; want 1 and an error naming the record", r.code, r.stderr)
 	}
 	if b, err := os.ReadFile(partial); err != nil || string(b) != "partial" {

@@ -1,4 +1,4 @@
-package main
+package copier
 
 import (
 	"bytes"
@@ -6,88 +6,67 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/pipefs/pipefs/vfs"
-	"github.com/pipefs/pipefs/vfs/driver"
 )
 
-// errUnsafe is the cause of an entry that cp refuses to write: a name
-// unsafe on the local filesystem, a link that leaves the copy, a device.
-var errUnsafe = errors.New("refused")
-
-// maxLocalName is the longest name of one path element that cp writes:
-// NAME_MAX of Linux and the BSDs, and the limit of most filesystems.
-// Longer names would fail anyway, halfway through a tree.
-const maxLocalName = 255
-
-// checkLocalName returns an error, naming url, unless the slash-separated
-// name is safe to create below a directory: relative, without ".." or
-// empty elements, NUL or (on Windows) reserved names, and no element
-// longer than maxLocalName bytes.
-func checkLocalName(url, name string) error {
-	why := ""
-	switch {
-	case strings.IndexByte(name, 0) >= 0:
-		why = "it holds a NUL byte"
-	case !filepath.IsLocal(filepath.FromSlash(name)) || !fs.ValidPath(name) || name == ".":
-		why = "it is not a relative path inside the destination"
-	default:
-		for _, el := range strings.Split(name, "/") {
-			if len(el) > maxLocalName {
-				why = fmt.Sprintf("an element of it is %d bytes long, over the %d a local name can hold", len(el), maxLocalName)
-				break
-			}
+// copyTree copies the tree of src to dest: to dest/NAME when into, or
+// with Resume where an earlier run started it (resumesInDest).
+func (c *Copier) copyTree(fc *fileCopier, src *Source, dest string, into bool) error {
+	fsys := src.fsys
+	url := fsys.Pipeline().String()
+	dir, top := dest, "."
+	if into {
+		name, err := TreeName(fsys.Pipeline())
+		if err != nil {
+			return err
+		}
+		top = name
+		if c.Resume && resumesInDest(dest, name, url, src.items) {
+			top = "."
+		}
+	} else if err := os.Mkdir(dest, 0o777); err != nil && !(errors.Is(err, fs.ErrExist) && c.NoTarget) {
+		return err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	fc.root = root
+	t := &treeCopy{fileCopier: fc, fsys: fsys, top: top, concurrency: c.concurrency(fsys), report: c.report}
+	failed := reportOmittedEntries(t)
+	if top != "." {
+		if err := checkLocalName(url, top, fc.quote); err != nil {
+			return err
 		}
 	}
-	if why == "" {
-		return nil
-	}
-	return fmt.Errorf("%s: %w: the name %s is unsafe to write: %s", url, errUnsafe, shellQuote(name), why)
-}
-
-// checkLink returns an error, naming url, unless the symbolic link name
-// (a name in the tree copied) with the given target stays inside the copy: a relative target whose
-// ".." elements all come first and climb no higher than the copy's top
-// (a ".." after a name could climb out through a link).
-func checkLink(url, name, target string) error {
-	why := ""
-	switch {
-	case target == "":
-		why = "its target is empty"
-	case strings.IndexByte(target, 0) >= 0:
-		why = "its target holds a NUL byte"
-	case path.IsAbs(target) || filepath.IsAbs(target) || filepath.VolumeName(target) != "":
-		why = "its target is absolute"
-	default:
-		depth := strings.Count(name, "/") // directories above the link
-		named := false
-		for _, el := range strings.Split(target, "/") {
-			switch el {
-			case "", ".":
-			case "..":
-				if named {
-					why = `its target has ".." after a name`
-				}
-				depth--
-			default:
-				named = true
-			}
-			if depth < 0 {
-				why = "its target leaves the copy"
-			}
-			if why != "" {
-				break
-			}
+	// With Resume, the record of the tree beside its copy says where a
+	// run that stops before the end put it. A record that cannot be
+	// written (beside a destination in a directory the copy cannot write
+	// to) is done without: the entries of the copy say where it is.
+	record := ""
+	if c.Resume {
+		if record = treeRecordPath(filepath.Join(dest, top)); record != "" && writeTreeRecord(record, url) != nil {
+			record = ""
 		}
 	}
-	if why == "" {
-		return nil
+	tf, err := t.run(src.items)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("%s: %w: the symbolic link %s -> %s: %s", url, errUnsafe, shellQuote(name), shellQuote(target), why)
+	if failed || tf || src.incomplete {
+		return ErrReported
+	}
+	if record != "" {
+		os.Remove(record)
+	}
+	return nil
 }
 
 // An item is one entry of a tree to copy.
@@ -96,9 +75,9 @@ type item struct {
 	info fs.FileInfo
 }
 
-// A treeCopy copies a directory location below a copier's root.
+// A treeCopy copies a directory location below a fileCopier's root.
 type treeCopy struct {
-	*copier
+	*fileCopier
 	fsys        *vfs.FS
 	top         string       // what the tree's root is called below the root: "." or NAME
 	report      func(error)  // reports the failure of one entry
@@ -145,7 +124,7 @@ func (t *treeCopy) run(items []item) (failed bool, err error) {
 	var files, late []int
 	for i, it := range items {
 		if it.info.Mode().IsRegular() {
-			if strings.HasSuffix(it.name, partialSuffix) || strings.HasSuffix(it.name, sourceSuffix) {
+			if strings.HasSuffix(it.name, PartialSuffix) || strings.HasSuffix(it.name, SourceSuffix) {
 				late = append(late, i)
 			} else {
 				files = append(files, i)
@@ -234,7 +213,7 @@ func (t *treeCopy) copyItem(it item, verbose io.Writer) error {
 	url := originURL(it.info, t.fsys.URL(it.name))
 	dst := t.dest(it.name)
 	if it.name != "." {
-		if err := checkLocalName(url, it.name); err != nil {
+		if err := checkLocalName(url, it.name, t.quote); err != nil {
 			return err
 		}
 	}
@@ -245,30 +224,15 @@ func (t *treeCopy) copyItem(it item, verbose io.Writer) error {
 	case mode&fs.ModeSymlink != 0:
 		return t.symlink(url, it.name, dst, verbose)
 	case mode.IsRegular():
-		c := *t.copier
+		c := *t.fileCopier
 		c.verbose = verbose
 		return c.copyFile(dst, source{info: it.info, url: url, open: func() (*vfs.File, error) {
 			return t.fsys.OpenFile(it.name)
 		}})
 	default:
 		return fmt.Errorf("%s: %w: %s is a %s; cp copies files, directories and symbolic links",
-			url, errUnsafe, shellQuote(it.name), kindOf(mode))
+			url, ErrRefused, t.quote(it.name), kindOf(mode))
 	}
-}
-
-// kindOf names the type of a special file.
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeCharDevice != 0:
-		return "character device"
-	case m&fs.ModeDevice != 0:
-		return "block device"
-	case m&fs.ModeNamedPipe != 0:
-		return "FIFO"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	}
-	return "file of type " + m.Type().String()
 }
 
 // mkdir makes the directory dst, or enters it when it exists.
@@ -291,19 +255,6 @@ func (t *treeCopy) mkdir(url, dst string, info fs.FileInfo, verbose io.Writer) e
 	return nil
 }
 
-// describeKind names the type of a local file for a message.
-func describeKind(m fs.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "file"
-	case m&fs.ModeSymlink != 0:
-		return "symbolic link"
-	case m.IsDir():
-		return "directory"
-	}
-	return kindOf(m)
-}
-
 // symlink makes dst a symbolic link like the entry name, when its target
 // stays inside the copy.
 func (t *treeCopy) symlink(url, name, dst string, verbose io.Writer) error {
@@ -311,7 +262,7 @@ func (t *treeCopy) symlink(url, name, dst string, verbose io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: reading the target of the symbolic link: %w", url, err)
 	}
-	if err := checkLink(url, name, target); err != nil {
+	if err := checkLink(url, name, target, t.quote); err != nil {
 		return err
 	}
 	if st, err := t.root.Lstat(dst); err == nil {
@@ -332,75 +283,4 @@ func (t *treeCopy) symlink(url, name, dst string, verbose io.Writer) error {
 		fmt.Fprintf(verbose, "%s -> %s -> %s\n", url, t.display(dst), target)
 	}
 	return nil
-}
-
-// reportOmittedEntries reports, as failures, the entries below the
-// directory key of the archive under fsys that the archive left out
-// because their names cannot be written (driver.Omitter): cp refuses
-// them; and the damage that ended the archive's listing early, if any.
-// It returns whether there were any.
-func reportOmittedEntries(t *treeCopy, report func(error)) bool {
-	var o driver.Omitter
-	if !t.fsys.As(&o) {
-		return false
-	}
-	list, err := o.Omitted(t.ctx)
-	if err != nil {
-		report(err)
-		return true
-	}
-	p := t.fsys.Pipeline()
-	key := p[len(p)-1].Key()
-	archive := p
-	if len(archive) > 1 {
-		archive = archive[:len(archive)-1]
-	}
-	found := false
-	for _, om := range list {
-		if om.Err != nil {
-			// The archive is damaged: the copy may lack members, or
-			// hold bytes no check vouched for.
-			report(fmt.Errorf("%s: damaged, the copy is incomplete: %w", archive, om.Err))
-			found = true
-			continue
-		}
-		if key != "." && !strings.HasPrefix(om.Name, key+"/") {
-			continue
-		}
-		at := ""
-		if om.Offset >= 0 {
-			at = fmt.Sprintf(" at offset %d", om.Offset)
-		}
-		report(fmt.Errorf("%s: %w: the entry %s%s is not copied: %s", archive, errUnsafe, shellQuote(om.Name), at, om.Reason))
-		found = true
-	}
-	return found
-}
-
-// treeName is NAME, what a copy of the directory location of fsys is
-// called inside an existing directory: the last element of its path, or
-// for the root of a container (a.zip, opened by detection as
-// a.zip|zip:) the container's name without the extensions that the
-// adapters at its end stand for (a.tar.gz|gzip:|pipefs.tar: is "a").
-func treeName(p vfs.Pipeline) (string, error) {
-	strip := 0
-	for i := len(p) - 1; i >= 0; i-- {
-		k := p[i].Key()
-		if k == "." {
-			if i > 0 {
-				strip++
-			}
-			continue
-		}
-		name := path.Base(k)
-		for ; strip > 0; strip-- {
-			ext := path.Ext(name)
-			if ext == "" || ext == name {
-				break
-			}
-			name = strings.TrimSuffix(name, ext)
-		}
-		return name, nil
-	}
-	return "", fmt.Errorf("%s has no name to give its copy: name the destination, which must not exist", p)
 }

@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"bytes"
@@ -11,20 +11,20 @@ import (
 	"github.com/schollz/progressbar/v3"
 )
 
-// How a copy shows its progress on standard error.
-type progressMode int
+// A Mode is how a Progress shows the count.
+type Mode int
 
 const (
-	progressOff    progressMode = iota // nothing
-	progressBar                        // a bar with bytes, rate and ETA, on a terminal
-	progressCounts                     // "\rN / TOTAL bytes (P%)" lines, for a log (-P off a terminal)
+	Off    Mode = iota // nothing
+	Bar                // a bar with bytes, rate and ETA, for a terminal
+	Counts             // "\rN / TOTAL bytes (P%)" lines, for a log
 )
 
 // Timing of the progress display.
 const (
-	// barDelay is how long a copy runs before a bar appears unasked: a
+	// BarDelay is how long a copy runs before a bar appears unasked: a
 	// copy shorter than that shows nothing.
-	barDelay = time.Second
+	BarDelay = time.Second
 	// barInterval is how often the bar is redrawn.
 	barInterval = 100 * time.Millisecond
 	// countsInterval is how often -P off a terminal writes its count.
@@ -34,14 +34,14 @@ const (
 // barWidth is the width of the bar itself, in columns.
 const barWidth = 30
 
-// A progress counts the bytes a copy writes (it is an io.Writer that
-// discards them) and shows the count on standard error: a bar, redrawn in
-// place, or a count line. Messages written through Lines print on lines of
-// their own: the bar is cleared, the message written and the bar drawn
-// again below it. End leaves the line clean.
-type progress struct {
+// A Progress counts the bytes a copy writes (it is an io.Writer that
+// discards them) and shows the count: a bar, redrawn in place, or a count
+// line. Messages written through Lines print on lines of their own: the
+// bar is cleared, the message written and the bar drawn again below it.
+// End leaves the line clean. Its methods are safe for concurrent use.
+type Progress struct {
 	w     io.Writer // standard error
-	mode  progressMode
+	mode  Mode
 	delay time.Duration // before the bar first shows
 	start time.Time
 
@@ -49,7 +49,7 @@ type progress struct {
 	done  atomic.Int64 // bytes copied
 
 	mu      sync.Mutex
-	bar     *progressbar.ProgressBar // in progressBar mode
+	bar     *progressbar.ProgressBar // in Bar mode
 	drawn   bool                     // the bar or a count line is on screen
 	ended   bool
 	partial []byte // the part of a message after its last newline
@@ -58,15 +58,15 @@ type progress struct {
 	wg   sync.WaitGroup
 }
 
-// newProgress starts showing the progress of a copy of total bytes (-1 when
-// not known) in mode on w. A bar shows after delay.
-func newProgress(w io.Writer, mode progressMode, total int64, delay time.Duration) *progress {
-	p := &progress{w: w, mode: mode, delay: delay, start: time.Now(), stop: make(chan struct{})}
+// New starts showing on w, in mode, the progress of a copy of total bytes
+// (-1 when not known). A bar shows after delay. The caller must call End.
+func New(w io.Writer, mode Mode, total int64, delay time.Duration) *Progress {
+	p := &Progress{w: w, mode: mode, delay: delay, start: time.Now(), stop: make(chan struct{})}
 	p.total.Store(total)
-	if mode == progressOff {
+	if mode == Off {
 		return p
 	}
-	if mode == progressBar {
+	if mode == Bar {
 		// Made now, not when first drawn, so that its rate and time
 		// left count from the start of the copy.
 		p.bar = progressbar.NewOptions64(total,
@@ -88,7 +88,7 @@ func newProgress(w io.Writer, mode progressMode, total int64, delay time.Duratio
 		p.bar.StartWithoutRender()
 	}
 	interval := barInterval
-	if mode == progressCounts {
+	if mode == Counts {
 		interval = countsInterval
 	}
 	p.wg.Go(func() {
@@ -111,19 +111,23 @@ func newProgress(w io.Writer, mode progressMode, total int64, delay time.Duratio
 }
 
 // Write counts len(b) bytes as copied.
-func (p *progress) Write(b []byte) (int, error) {
+func (p *Progress) Write(b []byte) (int, error) {
 	p.done.Add(int64(len(b)))
 	return len(b), nil
 }
 
+// Add counts n more bytes as copied; n may be negative, for bytes that
+// will be copied again.
+func (p *Progress) Add(n int64) { p.done.Add(n) }
+
 // SetTotal changes the number of bytes to copy, once it is known.
-func (p *progress) SetTotal(n int64) { p.total.Store(n) }
+func (p *Progress) SetTotal(n int64) { p.total.Store(n) }
 
 // draw shows the count; p.mu is held.
-func (p *progress) draw() {
+func (p *Progress) draw() {
 	done, total := p.done.Load(), p.total.Load()
 	switch p.mode {
-	case progressCounts:
+	case Counts:
 		pct := int64(100)
 		if total > 0 {
 			pct = min(done*100/total, 100)
@@ -134,7 +138,7 @@ func (p *progress) draw() {
 			fmt.Fprintf(p.w, "\r%d / %d bytes (%d%%)", done, total, pct)
 		}
 		p.drawn = true
-	case progressBar:
+	case Bar:
 		if total == 0 {
 			return // nothing to show; the bar needs a maximum
 		}
@@ -151,21 +155,21 @@ func (p *progress) draw() {
 }
 
 // clearLine removes the bar or count line from the screen; p.mu is held.
-func (p *progress) clearLine() {
+func (p *Progress) clearLine() {
 	if !p.drawn {
 		return
 	}
 	switch p.mode {
-	case progressBar:
+	case Bar:
 		io.WriteString(p.w, "\r\x1b[2K")
-	case progressCounts:
+	case Counts:
 		io.WriteString(p.w, "\n")
 	}
 	p.drawn = false
 }
 
 // redraw draws the bar again after a message; p.mu is held.
-func (p *progress) redraw() {
+func (p *Progress) redraw() {
 	if p.ended || p.bar == nil {
 		return
 	}
@@ -175,14 +179,14 @@ func (p *progress) redraw() {
 
 // Lines returns a writer for messages (-v lines, errors): each complete
 // line is printed on its own line, above the bar.
-func (p *progress) Lines() io.Writer {
-	if p.mode == progressOff {
+func (p *Progress) Lines() io.Writer {
+	if p.mode == Off {
 		return p.w
 	}
 	return linesWriter{p}
 }
 
-type linesWriter struct{ p *progress }
+type linesWriter struct{ p *Progress }
 
 func (l linesWriter) Write(b []byte) (int, error) {
 	p := l.p
@@ -200,7 +204,7 @@ func (l linesWriter) Write(b []byte) (int, error) {
 	if _, err := p.w.Write(msg); err != nil {
 		return 0, err
 	}
-	if wasDrawn && p.mode == progressBar {
+	if wasDrawn && p.mode == Bar {
 		p.redraw()
 	}
 	return len(b), nil
@@ -210,8 +214,8 @@ func (l linesWriter) Write(b []byte) (int, error) {
 // shown is drawn full and ended with a newline, and a count line shows the
 // final count; after a failure or an interrupt, the bar is cleared so that
 // the message that follows starts on a clean line.
-func (p *progress) End(ok bool) {
-	if p.mode == progressOff {
+func (p *Progress) End(ok bool) {
+	if p.mode == Off {
 		return
 	}
 	close(p.stop)
@@ -229,10 +233,10 @@ func (p *progress) End(ok bool) {
 		p.partial = nil
 	}
 	switch p.mode {
-	case progressCounts:
+	case Counts:
 		p.draw()
 		io.WriteString(p.w, "\n")
-	case progressBar:
+	case Bar:
 		switch {
 		case !shown:
 			// The copy ended before the bar showed.

@@ -1,9 +1,8 @@
-package main
+package copier
 
 import (
 	"archive/zip"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -18,23 +17,24 @@ import (
 
 // Suffixes of the files a copy keeps beside NAME while it runs.
 const (
-	// partialSuffix names the bytes copied so far: NAME.pipefs-partial,
+	// PartialSuffix names the bytes copied so far: NAME.pipefs-partial,
 	// renamed to NAME once complete and verified.
-	partialSuffix = ".pipefs-partial"
-	// sourceSuffix names the record of the source that a partial copy
-	// was copied from (sourceID, as JSON), for --continue.
-	sourceSuffix = ".pipefs-source"
+	PartialSuffix = ".pipefs-partial"
+	// SourceSuffix names the record of the source that a partial copy
+	// was copied from (as JSON), for Copier.Resume.
+	SourceSuffix = ".pipefs-source"
 )
 
-// A copier writes copies below one local directory, through an os.Root,
-// so that nothing it writes lands outside that directory.
-type copier struct {
+// A fileCopier writes copies below one local directory, through an
+// os.Root, so that nothing it writes lands outside that directory.
+type fileCopier struct {
 	ctx     context.Context
 	root    *os.Root
-	resume  bool      // --continue
-	verbose io.Writer // -v lines; nil without -v
-	prog    *progress // counts the bytes written
-	version string    // the fingerprint of the source's container, if any
+	resume  bool                // Copier.Resume
+	verbose io.Writer           // Copier.Verbose, or the lines of one entry
+	prog    Counter             // counts the bytes written
+	quote   func(string) string // Copier.Quote
+	version string              // the fingerprint of the source's container, if any
 }
 
 // A source is a regular file to copy: what a listing said of it, and how
@@ -43,26 +43,6 @@ type source struct {
 	info fs.FileInfo
 	url  string
 	open func() (*vfs.File, error)
-}
-
-// A sourceID is what identifies the bytes of a source, recorded beside a
-// partial copy: --continue resumes only a copy of the same bytes.
-type sourceID struct {
-	URL     string    `json:"url"`
-	Size    int64     `json:"size"`
-	ModTime time.Time `json:"modTime,omitzero"`
-	// Version is the fingerprint of the object the source is read from
-	// (an ETag or generation with the size, a local file's inode and
-	// times), "" when it has none.
-	Version string `json:"version,omitempty"`
-	// CRC32 is the checksum a zip member's header records, when it
-	// records one.
-	CRC32 *uint32 `json:"crc32,omitempty"`
-}
-
-func (a *sourceID) equal(b *sourceID) bool {
-	return a.URL == b.URL && a.Size == b.Size && a.ModTime.Equal(b.ModTime) && a.Version == b.Version &&
-		(a.CRC32 == nil) == (b.CRC32 == nil) && (a.CRC32 == nil || *a.CRC32 == *b.CRC32)
 }
 
 // zipCRC returns the CRC-32 that the zip header of info records, or nil
@@ -88,20 +68,17 @@ func originURL(info fs.FileInfo, def string) string {
 }
 
 // display is how a message names name below the root.
-func (c *copier) display(name string) string {
+func (c *fileCopier) display(name string) string {
 	return filepath.Join(c.root.Name(), filepath.FromSlash(name))
 }
 
-// errVerify is the cause of a copy that does not match its source.
-var errVerify = errors.New("the copy does not match the source")
-
-// copyFile copies src to name below the root: into name+partialSuffix,
+// copyFile copies src to name below the root: into name+PartialSuffix,
 // verified (size, and the CRC-32 of a zip member), then renamed to name
 // with the source's permission bits and modification time. With resume,
 // a complete name is kept, and a partial copy of the same source
 // continues where it stopped; a failed copy is kept for the next
 // --continue. Without, a failed copy is removed.
-func (c *copier) copyFile(name string, src source) error {
+func (c *fileCopier) copyFile(name string, src source) error {
 	err := c.copyFileOnce(name, src, c.resume)
 	if errors.Is(err, errResumedMismatch) {
 		// The bytes copied before did not belong to this source after
@@ -114,8 +91,8 @@ func (c *copier) copyFile(name string, src source) error {
 // errResumedMismatch is returned when a resumed copy fails verification.
 var errResumedMismatch = errors.New("a resumed copy does not match its source")
 
-func (c *copier) copyFileOnce(name string, src source, resume bool) (err error) {
-	partial, record := name+partialSuffix, name+sourceSuffix
+func (c *fileCopier) copyFileOnce(name string, src source, resume bool) (err error) {
+	partial, record := name+PartialSuffix, name+SourceSuffix
 	wantCRC := zipCRC(src.info)
 	var id *sourceID
 	var off int64
@@ -127,7 +104,7 @@ func (c *copier) copyFileOnce(name string, src source, resume bool) (err error) 
 			return fmt.Errorf("%s: resuming %s: %w", src.url, c.display(name), err)
 		}
 		if skip {
-			c.prog.done.Add(src.info.Size())
+			c.prog.Add(src.info.Size())
 			if c.verbose != nil {
 				fmt.Fprintf(c.verbose, "%s -> %s: complete, skipped\n", src.url, c.display(name))
 			}
@@ -173,7 +150,7 @@ func (c *copier) copyFileOnce(name string, src source, resume bool) (err error) 
 			discard()
 		}
 	}()
-	c.prog.done.Add(off)
+	c.prog.Add(off)
 	w := &writeErr{w: out}
 	n, err := io.Copy(io.MultiWriter(w, &sum, c.prog), f)
 	if cerr := out.Close(); err == nil && cerr != nil {
@@ -196,16 +173,16 @@ func (c *copier) copyFileOnce(name string, src source, resume bool) (err error) 
 	// The size of a stream is known once it has been read to its end.
 	if size := f.Size(); off+n != size {
 		discard()
-		return fmt.Errorf("%s: copied %d bytes, the source has %d; removed the copy: %w", src.url, off+n, size, errVerify)
+		return fmt.Errorf("%s: copied %d bytes, the source has %d; removed the copy: %w", src.url, off+n, size, ErrMismatch)
 	}
 	if wantCRC != nil && sum.sum != *wantCRC {
 		discard()
 		if off > 0 {
-			c.prog.done.Add(-(off + n)) // counted again by the copy from the start
+			c.prog.Add(-(off + n)) // counted again by the copy from the start
 			return errResumedMismatch
 		}
 		return fmt.Errorf("%s: the CRC-32 of the copy is %08x, the zip header records %08x; removed the copy: %w: %w",
-			src.url, sum.sum, *wantCRC, errVerify, vfs.ErrCorrupt)
+			src.url, sum.sum, *wantCRC, ErrMismatch, vfs.ErrCorrupt)
 	}
 	if err := c.finish(partial, perm, src.info.ModTime()); err != nil {
 		discard()
@@ -251,7 +228,7 @@ func (c *crc32Sum) Write(b []byte) (int, error) {
 
 // finish gives the copy name its permission bits, those of perm that the
 // umask let through when it was created, and modification time mod.
-func (c *copier) finish(name string, perm fs.FileMode, mod time.Time) error {
+func (c *fileCopier) finish(name string, perm fs.FileMode, mod time.Time) error {
 	st, err := c.root.Stat(name)
 	if err != nil {
 		return err
@@ -263,89 +240,6 @@ func (c *copier) finish(name string, perm fs.FileMode, mod time.Time) error {
 		return c.root.Chtimes(name, mod, mod)
 	}
 	return nil
-}
-
-// resumePoint decides where a --continue copy of name starts. A complete
-// name (the source's size, and its CRC-32 when known) is skipped. A
-// partial copy of the same source (its record matches id) or a name
-// shorter than the source is resumed at its length, its bytes hashed into
-// h; anything else is copied again from the start (n is 0).
-func (c *copier) resumePoint(name string, id *sourceID, h io.Writer) (skip bool, n int64, err error) {
-	partial, record := name+partialSuffix, name+sourceSuffix
-	if st, err := c.root.Lstat(name); err == nil && st.Mode().IsRegular() {
-		switch {
-		case st.Size() == id.Size:
-			if id.CRC32 == nil {
-				return true, 0, nil
-			}
-			var sum crc32Sum
-			if err := c.hashFile(name, &sum); err != nil {
-				return false, 0, err
-			}
-			if sum.sum == *id.CRC32 {
-				return true, 0, nil
-			}
-			return false, 0, nil // the same size, other bytes
-		case st.Size() < id.Size:
-			if _, err := c.root.Lstat(partial); errors.Is(err, fs.ErrNotExist) {
-				// A shorter name, copied by another program or
-				// before pipefs kept partial copies apart: resume it.
-				if err := c.root.Rename(name, partial); err != nil {
-					return false, 0, err
-				}
-				if err := c.writeRecord(record, id); err != nil {
-					return false, 0, err
-				}
-			}
-		}
-	}
-	st, err := c.root.Lstat(partial)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, 0, nil
-	}
-	if err != nil {
-		return false, 0, err
-	}
-	if !st.Mode().IsRegular() || st.Size() > id.Size {
-		return false, 0, nil
-	}
-	b, err := c.root.ReadFile(record)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, 0, nil // where the partial copy came from is unknown: start again
-	}
-	if err != nil {
-		// A record that cannot be read is reported, and the partial
-		// copy kept: it may be the one the user means to resume.
-		return false, 0, err
-	}
-	var old sourceID
-	if json.Unmarshal(b, &old) != nil || !old.equal(id) {
-		return false, 0, nil // another source, or a changed one: start again
-	}
-	if err := c.hashFile(partial, h); err != nil {
-		return false, 0, err
-	}
-	return false, st.Size(), nil
-}
-
-// hashFile writes the bytes of the local file name to h.
-func (c *copier) hashFile(name string, h io.Writer) error {
-	f, err := c.root.Open(name)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	_, err = io.Copy(h, f)
-	return err
-}
-
-// writeRecord writes id beside a partial copy, as name.
-func (c *copier) writeRecord(name string, id *sourceID) error {
-	b, err := json.Marshal(id)
-	if err != nil {
-		return err
-	}
-	return c.root.WriteFile(name, append(b, '\n'), 0o644)
 }
 
 // permOf returns the permission bits a copy of the file info describes
