@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -132,7 +133,10 @@ func guard(t *testing.T, n int, f func(ctx context.Context)) {
 
 	// No runtime.GC here: it would cost more than most inputs. So the
 	// live heap measured is HeapAlloc, garbage included, and heapBound
-	// allows for it.
+	// allows for it. A low GC percentage keeps the garbage near the live
+	// heap: with the default, it may grow as large as what the package's
+	// earlier tests left live before a collection runs.
+	defer debug.SetGCPercent(debug.SetGCPercent(25))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	peak := atomic.Uint64{}

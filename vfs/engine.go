@@ -105,9 +105,6 @@ type result struct {
 	// the sub-URLs it was read from (see Options.Sidecar).
 	side    driver.Sidecars
 	sideURL string
-	// lastIn is what the last adapter that read a file read (see
-	// streamDir).
-	lastIn *streamInput
 }
 
 // detectedAt returns the index in r.p of the first sub-URL that format
@@ -220,7 +217,7 @@ func (r *result) finish(ctx context.Context, reg *Registry, o *Options, lim Limi
 			if want == kindDetect {
 				break // a file, as no detection was asked for
 			}
-			if sd, ok := r.streamDir(r.info); ok && want == KindDirectory {
+			if sd, ok := r.streamDir(reg, loc); ok && want == KindDirectory {
 				loc, isDir = sd, true
 				break
 			}
@@ -235,7 +232,7 @@ func (r *result) finish(ctx context.Context, reg *Registry, o *Options, lim Limi
 			return stageErr(r.p, len(r.p)-1, driver.Limitf("format detection appended %d adapters and found no end", maxDetected))
 		}
 		u, err := detectFile(ctx, reg, loc.Blob)
-		if sd, ok := r.streamDir(r.info); ok && errors.Is(err, ErrUnknownFormat) && (want == KindDirectory || r.lastIn.i < r.written) {
+		if sd, ok := r.streamDir(reg, loc); ok && errors.Is(err, ErrUnknownFormat) && (want == KindDirectory || len(r.p) <= r.written) {
 			// A decompressed stream of no container is a folder that
 			// holds it: wherever a directory is wanted, and for
 			// OpenDetect when the stream was written out.
@@ -403,9 +400,7 @@ func (r *result) openAdapter(ctx context.Context, reg *Registry, o *Options, i i
 			return driver.Location{}, stageErr(r.p, i-1, berr)
 		}
 		r.read(b, url, reg.durable(r.p[0].Scheme))
-		env := r.env(url, a.Scheme, o, o.limits())
-		r.lastIn = &streamInput{a: a, i: i, in: b, env: env}
-		out, err = a.OpenFile(ctx, b, u, env)
+		out, err = a.OpenFile(ctx, b, u, r.env(url, a.Scheme, o, o.limits()))
 	}
 	if err != nil {
 		return driver.Location{}, stageErr(r.p, i, err)

@@ -14,44 +14,23 @@ import (
 // xz:, pipefs.bzip2:, any adapter registered as a Stream) appears as where
 // a directory is wanted and its contents are no container: one regular
 // file, named as the stream's driver names it ("big.txt" for big.txt.gz,
-// see fsname.Decompressed). Each OpenBlob opens the stream anew over the
-// same input, so each file has its own blob to close while the decoding
-// state the driver keeps in the Cache (its index) is shared.
+// see fsname.Decompressed). Its files share the stream's blob, which the
+// pipeline owns: what the blob learns as it decodes (its index, its size)
+// serves every file, and closing a file leaves it open.
 type streamDir struct {
 	name string
-	info fs.FileInfo // the stream's
-	open func(ctx context.Context) (driver.Blob, error)
+	blob driver.Blob
 }
 
-// streamInput is what the last adapter a pipeline opened over a file read:
-// what a streamDir opens its stream over again.
-type streamInput struct {
-	a   *Adapter
-	i   int // the adapter's index in the pipeline
-	in  driver.Blob
-	env *Env
-}
-
-// streamDir returns the one-file directory of the stream that r's last
-// sub-URL opened, whose info is info; ok is false when the last sub-URL is
-// not a stream adapter's.
-func (r *result) streamDir(info fs.FileInfo) (loc driver.Location, ok bool) {
-	s := r.lastIn
-	if s == nil || s.i != len(r.p)-1 || !s.a.Stream || info == nil {
+// streamDir returns the one-file directory of loc, the blob of r's last
+// sub-URL; ok is false when that sub-URL is not a stream adapter's.
+func (r *result) streamDir(reg *Registry, loc driver.Location) (_ driver.Location, ok bool) {
+	a := reg.Adapter(r.p[len(r.p)-1].Scheme)
+	if a == nil || !a.Stream || loc.Blob == nil || len(r.p) < 2 {
 		return driver.Location{}, false
 	}
-	u := r.p[s.i]
-	open := func(ctx context.Context) (driver.Blob, error) {
-		out, err := s.a.OpenFile(ctx, s.in, u, s.env)
-		if err != nil {
-			return nil, err
-		}
-		if out.Blob == nil {
-			return nil, driver.Corruptf("the %s adapter yields no file", s.a.Scheme)
-		}
-		return out.Blob, nil
-	}
-	return driver.Location{Tree: &streamDir{name: streamName(info.Name(), r.p[:s.i]), info: info, open: open}, Path: "."}, true
+	name := streamName(loc.Blob.Stat().Name(), r.p[:len(r.p)-1])
+	return driver.Location{Tree: &streamDir{name: name, blob: loc.Blob}, Path: "."}, true
 }
 
 // streamName is the name of the file in a streamDir: the name the
@@ -70,9 +49,9 @@ func streamName(name string, base Pipeline) string {
 func (d *streamDir) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
 	switch name {
 	case ".":
-		return streamDirInfo{d.info.ModTime()}, nil
+		return streamDirInfo{d.blob.Stat().ModTime()}, nil
 	case d.name:
-		return namedInfo{d.info, d.name}, nil
+		return namedInfo{d.blob.Stat(), d.name}, nil
 	}
 	return nil, fs.ErrNotExist
 }
@@ -80,7 +59,7 @@ func (d *streamDir) Stat(ctx context.Context, name string) (fs.FileInfo, error) 
 func (d *streamDir) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
 	switch name {
 	case ".":
-		return []fs.DirEntry{fs.FileInfoToDirEntry(namedInfo{d.info, d.name})}, nil
+		return []fs.DirEntry{fs.FileInfoToDirEntry(namedInfo{d.blob.Stat(), d.name})}, nil
 	case d.name:
 		return nil, ErrNotDir
 	}
@@ -92,9 +71,38 @@ func (d *streamDir) OpenBlob(ctx context.Context, name string) (driver.Blob, err
 	case ".":
 		return nil, ErrIsDir
 	case d.name:
-		return d.open(ctx)
+		return shared(d.blob), nil
 	}
 	return nil, fs.ErrNotExist
+}
+
+// shared returns b as a file of a streamDir gives it: its Close leaves b
+// open, and it is a driver.Streamer and driver.Compressed when b is both,
+// as the stream adapters' blobs are.
+func shared(b driver.Blob) driver.Blob {
+	s, sok := b.(driver.Streamer)
+	c, cok := b.(driver.Compressed)
+	if sok && cok {
+		return sharedStream{sharedBlob{b}, s, c}
+	}
+	return sharedBlob{b}
+}
+
+// sharedBlob is a blob that its holder does not close.
+type sharedBlob struct{ b driver.Blob }
+
+func (s sharedBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	return s.b.ReadAt(ctx, p, off)
+}
+
+func (s sharedBlob) Stat() fs.FileInfo { return s.b.Stat() }
+
+// sharedStream is a sharedBlob of a Streamer that knows its compressed
+// size.
+type sharedStream struct {
+	sharedBlob
+	driver.Streamer
+	driver.Compressed
 }
 
 // namedInfo is a FileInfo under another name.

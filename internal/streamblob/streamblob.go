@@ -19,10 +19,14 @@
 // A ReadAt that stops short of the end returns its bytes only once some
 // pass has decoded the stream to its end, which runs every check the
 // format carries: the first such read runs that pass (see Blob.ReadAt).
+// When that pass finds an output of at most 256 KiB (smallOutput), the
+// blob keeps it, checked, and serves every later ReadAt and Stream from
+// it: a small stream is decoded twice at most, whatever the reads.
 package streamblob
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -70,8 +74,13 @@ type Blob struct {
 	size   int64 // the output size once a pass reached the end, else -1
 	bad    error // the corruption or limit a check pass met, sticky
 
-	checked atomic.Bool // a pass reached the end: every check of the format passed
+	checked atomic.Bool            // a pass reached the end: every check of the format passed
+	whole   atomic.Pointer[[]byte] // the checked output, when at most smallOutput bytes
 }
+
+// smallOutput is the largest output a blob keeps once a pass has decoded
+// and checked it (see the package doc).
+const smallOutput = 256 << 10
 
 var (
 	_ driver.Blob       = (*Blob)(nil)
@@ -129,15 +138,30 @@ func (b *Blob) measure(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	buf := make([]byte, 64<<10)
+	var kept []byte
 	for {
-		_, err := d.read(buf)
+		n, err := d.read(buf)
+		if d.out <= smallOutput {
+			kept = append(kept, buf[:n]...)
+		}
 		if err == io.EOF {
+			if d.out <= smallOutput {
+				b.whole.Store(&kept)
+			}
 			return d.out, nil
 		}
 		if err != nil {
 			return 0, err
 		}
 	}
+}
+
+// kept returns the checked output the blob keeps, nil when none.
+func (b *Blob) kept() []byte {
+	if w := b.whole.Load(); w != nil {
+		return *w
+	}
+	return nil
 }
 
 // A decoder is one pass over the stream.
@@ -260,6 +284,13 @@ func (b *Blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	if w := b.kept(); w != nil {
+		n := copy(p, w[off:])
+		if off+int64(n) == int64(len(w)) {
+			return n, io.EOF
+		}
+		return n, nil
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	d := b.cur
@@ -353,6 +384,9 @@ func (d *decoder) readAt(p []byte, off int64) (int, error) {
 func (b *Blob) Stream(ctx context.Context, off int64) (io.ReadCloser, error) {
 	if off < 0 {
 		return nil, &fs.PathError{Op: "read", Path: b.cfg.Name, Err: fs.ErrInvalid}
+	}
+	if w := b.kept(); w != nil {
+		return io.NopCloser(bytes.NewReader(w[min(off, int64(len(w))):])), nil
 	}
 	d, err := b.start(ctx)
 	if err != nil {
