@@ -36,12 +36,18 @@ func newCompletionCmd() *cobra.Command {
 		Long: `completion prints a script that makes the shell complete pipefs's
 commands, flags and pipelines, at every layer: local paths, the entries
 of an archive or a bucket, the adapters that fit what is before a "|"
-(detected from its bytes), and the versions of an OCDBT database or the
-branches and tags of an Icechunk repository. A name holding "%", "|",
-"#" or "?" is completed as %25, %7C, %23 or %3F, and a control
-character (a newline, a tab) as %0A, %09. Each completion gives
-up after 3 seconds (PIPEFS_COMPLETE_TIMEOUT, such as "500ms" or "10")
-and then offers nothing.
+(detected from its bytes, chained through every compressed stream:
+"x.tar.bz2|" offers "pipefs.bzip2:|pipefs.tar:"), and the versions of an
+OCDBT database or the branches and tags of an Icechunk repository. A
+file that pipefs opens as a container, a dataset or an image is offered
+with its "|adapter:" continuations, so the line goes on after it with
+no quote closed and no space added. A name holding "%", "|", "#" or "?"
+is completed as %25, %7C, %23 or %3F, and a control character (a
+newline, a tab) as %0A, %09. Each completion gives up after 3 seconds
+(PIPEFS_COMPLETE_TIMEOUT, such as "500ms" or "10"); detection gets two
+thirds of that, after which the adapters a name suggests by its
+extensions are offered, and a completion that runs out of time offers
+nothing.
 
 Install it for each shell:
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/roots/memroot"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
@@ -27,7 +28,7 @@ func TestCompleteLoneContinues(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c := &Completer{Options: &vfs.Options{Registry: toyRegistry(files)}}
+	c := &Completer{Options: &vfs.Options{Registry: fstest.ToyRegistry(files)}}
 	for _, tc := range []struct {
 		text string
 		want []string
@@ -52,7 +53,7 @@ func TestCompleteSlowNamed(t *testing.T) {
 	if err := files.WriteFile("d/x.toy.slow", []byte("SLOW")); err != nil {
 		t.Fatal(err)
 	}
-	g := toyRegistry(files)
+	g := fstest.ToyRegistry(files)
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
 	g.RegisterAdapter(&vfs.Adapter{Scheme: "pipefs.slow", Extensions: []string{".slow"}, Stream: true,
