@@ -84,7 +84,9 @@
 // [MapFiles] writes files into the memory root under a prefix of their own
 // and removes them when the test ends. [ZipBytes] and [ZipBytesFunc] build
 // zip archives with archive/zip. [TreeFS] views a driver.Tree that a test
-// holds directly as an fs.FS.
+// holds directly as an fs.FS. [ToyRegistry] is a registry of toy roots,
+// adapters and versioned stores, for a test of what a program reads from
+// the registry rather than from pipefs's own drivers.
 //
 // [Fixture] finds a file of the shared fixtures (../shared/fixtures beside
 // the repository) and [NeedTool] a program such as bsdtar. When either is

@@ -63,55 +63,6 @@ func TestCompleteBashLine(t *testing.T) {
 	}
 }
 
-// TestSplitLine checks that a line is read as bash reads it.
-func TestSplitLine(t *testing.T) {
-	tests := []struct {
-		line  string
-		words []string
-		quote byte
-	}{
-		{"a b  c", []string{"a", "b", "c"}, 0},
-		{"a b ", []string{"a", "b", ""}, 0},
-		{`a 'b c' d\ e "f\"g\\h\x"`, []string{"a", "b c", "d e", `f"g\h\x`}, 0},
-		{`a 'b|c`, []string{"a", "b|c"}, '\''},
-		{`a "b'c`, []string{"a", "b'c"}, '"'},
-		{`a $'x\ty\'z'`, []string{"a", "x\ty'z"}, 0},
-		{`a b\|c:d`, []string{"a", "b|c:d"}, 0},
-		{"a; b c", []string{"b", "c"}, 0},
-		{"a 'b'c\"d\"", []string{"a", "bcd"}, 0},
-		{"a ~/b '~/c' d~/", []string{"a", "/home/u/b", "~/c", "d~/"}, 0},
-	}
-	t.Setenv("HOME", "/home/u/")
-	for _, tc := range tests {
-		got := splitLine(tc.line)
-		if !slices.Equal(got.words, tc.words) || got.quote != tc.quote {
-			t.Errorf("splitLine(%q) = %q, quote %q; want %q, %q", tc.line, got.words, got.quote, tc.words, tc.quote)
-		}
-	}
-}
-
-// TestReadlineStart checks where readline starts the word it completes.
-func TestReadlineStart(t *testing.T) {
-	tests := []struct{ line, word string }{
-		{"p cat ab", "ab"},
-		{"p cat a:b", "b"},
-		{`p cat a\|b`, `a\|b`},
-		{`p cat a\:b`, `a\:b`},
-		{`p cat a\ b`, `a\ b`},
-		{"p cat 'a:b|c", "a:b|c"},
-		{`p cat "a b`, "a b"},
-		{"p cat 'a:b'c", "'a:b'c"},
-		{"p cat ", ""},
-		{"p cat a=b", "b"},
-	}
-	for _, tc := range tests {
-		start := readlineStart(tc.line, bashWordbreaks)
-		if got := tc.line[start:]; got != tc.word {
-			t.Errorf("readlineStart(%q) leaves %q, want %q", tc.line, got, tc.word)
-		}
-	}
-}
-
 // TestCompletionCommand checks the completion command: a script for each
 // shell that registers pipefs's completion, help that says how to install
 // each, and a usage error for an unknown shell.

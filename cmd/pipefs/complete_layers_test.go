@@ -16,9 +16,9 @@ import (
 	"github.com/pipefs/pipefs/fstest/cloudtest"
 )
 
-// complete runs __complete on args and returns the candidates; the
+// completeCLI runs __complete on args and returns the candidates; the
 // directive must be want.
-func complete(t *testing.T, want int, args ...string) []string {
+func completeCLI(t *testing.T, want int, args ...string) []string {
 	t.Helper()
 	r := runCLI(t, append([]string{"__complete"}, args...)...)
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
@@ -45,7 +45,7 @@ func checkCompletions(t *testing.T, prefix string, cases []completeCase) {
 		if tc.fail {
 			directive = 5
 		}
-		got := complete(t, directive, "ls", prefix+tc.arg)
+		got := completeCLI(t, directive, "ls", prefix+tc.arg)
 		want := make([]string, len(tc.want))
 		for i, w := range tc.want {
 			want[i] = prefix + w
@@ -292,49 +292,4 @@ func setS3Env(t *testing.T, addr string) {
 	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
 	t.Setenv("AWS_ENDPOINT_URL_S3", "http://"+addr)
-}
-
-// openFiles returns the descriptors of the process that are open on path.
-func openFiles(t *testing.T, path string) int {
-	t.Helper()
-	fds, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skipf("no /proc/self/fd: %v", err)
-	}
-	n := 0
-	for _, fd := range fds {
-		if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && target == path {
-			n++
-		}
-	}
-	return n
-}
-
-// Completing after a stream of more byte transforms than completion
-// follows (maxChain) closes every layer it opened: the file is open
-// nowhere afterwards.
-func TestCompleteClosesChain(t *testing.T) {
-	dir := t.TempDir()
-	data := []byte("deep text\n")
-	for range maxChain + 1 {
-		var buf bytes.Buffer
-		zw := gzip.NewWriter(&buf)
-		zw.Write(data)
-		if err := zw.Close(); err != nil {
-			t.Fatal(err)
-		}
-		data = buf.Bytes()
-	}
-	path := filepath.Join(dir, "deep.gz")
-	writeFiles(t, dir, map[string][]byte{"deep.gz": data})
-	want := []string{path + "|gzip:"}
-	for range maxChain - 1 {
-		want = append(want, want[len(want)-1]+"|gzip:")
-	}
-	if got := complete(t, 6, "ls", path+"|"); !slices.Equal(got, want) {
-		t.Errorf("complete %q:\ngot  %q\nwant %q", path+"|", got, want)
-	}
-	if n := openFiles(t, path); n != 0 {
-		t.Errorf("%s is open %d times after the completion, want 0", path, n)
-	}
 }

@@ -42,8 +42,9 @@ type shellCase struct {
 // TestCompleteShells completes pipelines in real bash (with
 // bash-completion), zsh and fish, each in a tmux pane, with the scripts
 // that "pipefs completion SHELL" prints: a quoted pipeline, one with "\|",
-// a list of several candidates, names holding a space and "|#?%", and
-// the adapters after a "|". Each completed line is then run, and its
+// a list of several candidates, names holding a space and "|#?%", the
+// adapters after a "|", and the names that go on (a .tar.gz in a zip, a
+// .tar.bz2), after which no quote is closed and no space added. Each completed line is then run, and its
 // output read from the screen.
 func TestCompleteShells(t *testing.T) {
 	fstest.NeedTool(t, "tmux")
@@ -56,6 +57,9 @@ func TestCompleteShells(t *testing.T) {
 	files := layerFiles(t)
 	files["with space/file one.txt"] = []byte("one\n")
 	files["with space/a|b#c?d%e.txt"] = []byte("odd\n")
+	for name, data := range nestFiles(t) {
+		files[name] = data
+	}
 	writeFiles(t, work, files)
 
 	// Shared by the three shells: the same keys, and lines that differ
@@ -81,6 +85,20 @@ func TestCompleteShells(t *testing.T) {
 	odd := shellCase{"odd name in quotes", []shellStep{
 		{keys: "pipefs cat 'with space/a", tabs: 1, line: "pipefs cat 'with space/a%7Cb%23c%3Fd%25e.txt'"},
 	}, "odd"}
+	// A container that is no zip, in a zip, and a compressed tar: the
+	// line goes on after each name, with no quote closed and no space.
+	nested := shellCase{"container in a zip", []shellStep{
+		{keys: "pipefs cat 'nest.zip|zip:p", tabs: 1, line: "pipefs cat 'nest.zip|zip:pack.tar.gz"},
+		{keys: "|", tabs: 1, line: "pipefs cat 'nest.zip|zip:pack.tar.gz|gzip:"},
+		{keys: "|", tabs: 1, line: "pipefs cat 'nest.zip|zip:pack.tar.gz|gzip:|pipefs.tar:"},
+		{keys: "t", tabs: 1, line: "pipefs cat 'nest.zip|zip:pack.tar.gz|gzip:|pipefs.tar:top.txt'"},
+	}, "top"}
+	chain := shellCase{"compressed tar", []shellStep{
+		{keys: "pipefs cat x.tar.b", tabs: 1, line: "pipefs cat x.tar.bz2"},
+		{keys: `\|`, tabs: 1, line: `pipefs cat x.tar.bz2\|pipefs.bzip2:`},
+		{keys: `\|`, tabs: 1, line: `pipefs cat x.tar.bz2\|pipefs.bzip2:\|pipefs.tar:`},
+		{keys: "d/a", tabs: 1, line: `pipefs cat x.tar.bz2\|pipefs.bzip2:\|pipefs.tar:d/a.txt`},
+	}, "hi"}
 	list := func(tabs int, list ...string) shellCase {
 		return shellCase{"several candidates", []shellStep{
 			{keys: "pipefs cat with", tabs: 1, line: `pipefs cat with\ space/`},
@@ -103,13 +121,13 @@ func TestCompleteShells(t *testing.T) {
 			rc := filepath.Join(dir, "bashrc")
 			writeRC(t, rc, "PS1='$ '\nunset HISTFILE\nexport PATH=%s:$PATH\nsource "+bc+"\nsource <(pipefs completion bash)\ncd %s\necho %s\n", bin, work, shellReady)
 			return []string{"env", "HOME=" + dir, completeTimeoutVar, "bash", "--noprofile", "--rcfile", rc, "-i"}
-		}, []shellCase{quoted, escaped(`odd\ %25%23%3F.txt`), adapters, odd,
+		}, []shellCase{quoted, escaped(`odd\ %25%23%3F.txt`), adapters, odd, nested, chain,
 			list(2, `with\ space/a%7Cb%23c%3Fd%25e.txt`, `with\ space/file\ one.txt`)}},
 		{"zsh", func(t *testing.T, dir string) []string {
 			fstest.NeedTool(t, "zsh")
 			writeRC(t, filepath.Join(dir, ".zshrc"), "PS1='$ '\nunset HISTFILE\nexport PATH=%s:$PATH\nautoload -Uz compinit && compinit -u\nsource <(pipefs completion zsh)\ncd %s\necho %s\n", bin, work, shellReady)
 			return []string{"env", "HOME=" + dir, "ZDOTDIR=" + dir, completeTimeoutVar, "zsh", "-i"}
-		}, []shellCase{quoted, escaped(`odd\ %25%23%3F.txt`), adapters, odd,
+		}, []shellCase{quoted, escaped(`odd\ %25%23%3F.txt`), adapters, odd, nested, chain,
 			list(1, `with\ space/a%7Cb%23c%3Fd%25e.txt`, `with\ space/file\ one.txt`)}},
 		{"fish", func(t *testing.T, dir string) []string {
 			fstest.NeedTool(t, "fish")
@@ -121,7 +139,7 @@ func TestCompleteShells(t *testing.T) {
 			}
 			writeRC(t, filepath.Join(dir, "fish", "config.fish"), "set -g fish_greeting\nset -g fish_autosuggestion_enabled 0\nfunction fish_prompt; echo -n '$ '; end\nset -gx PATH %s $PATH\npipefs completion fish | source\ncd %s\necho %s\n", bin, work, shellReady)
 			return []string{"env", "HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "XDG_DATA_HOME=" + dir, completeTimeoutVar, "fish", "--private", "-i"}
-		}, []shellCase{quoted, escaped(`odd\ \%25\%23\%3F.txt`), adapters, odd,
+		}, []shellCase{quoted, escaped(`odd\ \%25\%23\%3F.txt`), adapters, odd, nested, chain,
 			// fish's pager shows names after the common prefix, and
 			// lists a space unescaped.
 			list(1, `space/a%7Cb%23c%3Fd%25e.txt`, `space/file one.txt`)}},

@@ -352,7 +352,7 @@ G, T, P or E suffix (powers of 1024), or -1 (also "none") for no limit. SIGINT s
 		newExplainCmd(g),
 		newArcpCmd(g),
 	)
-	setupCompletion(root, g)
+	setupCompletion(root)
 	return root, g
 }
 

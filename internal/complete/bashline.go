@@ -1,23 +1,23 @@
-package main
+package complete
 
 import (
 	"os"
 	"strings"
 )
 
-// A lineState is what a bash command line holds before the cursor, read
-// as bash reads it.
-type lineState struct {
-	words []string // the words after quote removal; the last is the one being completed
-	quote byte     // the quote left open at the end: 0, '\'' or '"'
+// A Line is what a bash command line holds before the cursor, read as
+// bash reads it.
+type Line struct {
+	Words []string // the words after quote removal; the last is the one being completed
+	Quote byte     // the quote left open at the end: 0, '\'' or '"'
 }
 
-// splitLine splits line into words as bash does: blanks separate words;
+// SplitLine splits line into words as bash does: blanks separate words;
 // single quotes, double quotes, $'...' and backslashes quote; an unquoted
 // "~/" that starts a word is $HOME/; an unquoted ";", "&" or "|" starts a
 // new command, whose words replace the earlier ones. The last word is the
 // one under the cursor, "" after a blank.
-func splitLine(line string) lineState {
+func SplitLine(line string) Line {
 	var (
 		words []string
 		cur   strings.Builder
@@ -88,7 +88,7 @@ func splitLine(line string) lineState {
 		}
 	}
 	words = append(words, cur.String())
-	return lineState{words: words, quote: quote}
+	return Line{Words: words, Quote: quote}
 }
 
 // ansiEscape returns what \c means inside $'...', for the escapes that a
@@ -109,13 +109,13 @@ func ansiEscape(c byte) string {
 	return string(c)
 }
 
-// readlineStart returns where readline starts the text that a completion
+// ReadlineStart returns where readline starts the text that a completion
 // replaces in line (the text before the cursor): after an unclosed quote,
 // else after the last unquoted character of wordbreaks (bash's
 // COMP_WORDBREAKS, which holds ":" and "|" by default), else at the start
 // of the word. It follows readline's _rl_find_completion_word with bash's
 // char_is_quoted.
-func readlineStart(line, wordbreaks string) int {
+func ReadlineStart(line, wordbreaks string) int {
 	end := len(line)
 	point := end
 	var quote byte
@@ -188,9 +188,9 @@ func isQuoted(line string, i int) bool {
 	return false
 }
 
-// quoteFor writes s so that bash reads it back as s where it is inserted:
+// QuoteFor writes s so that bash reads it back as s where it is inserted:
 // inside an open single or double quote (quote), or unquoted.
-func quoteFor(quote byte, s string) string {
+func QuoteFor(quote byte, s string) string {
 	switch quote {
 	case '\'':
 		return strings.ReplaceAll(s, "'", `'\''`)
