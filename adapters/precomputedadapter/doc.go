@@ -7,9 +7,8 @@
 // stored (info, one directory per scale key). Stat(".").Sys() of the
 // resulting FS is a *vfs.Origin whose Header is an *array.Node: a group
 // whose children are the scale keys. [Describe] with a scale key (or
-// Node.Child, or "pipefs array --scale") gives that scale as an array, and
-// "neuroglancer-precomputed:KEY" opens the scale's directory, whose
-// Stat(".").Sys() is that array's node.
+// Node.Child, array.OpenArray, or "pipefs array --scale KEY") gives that
+// scale as an array, which "pipefs array --read" or "--box" reads.
 //
 // # Arrays
 //
