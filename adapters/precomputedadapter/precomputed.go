@@ -1,16 +1,13 @@
 package precomputedadapter
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path"
-	"slices"
 
 	"github.com/pipefs/pipefs/adapters/array"
-	"github.com/pipefs/pipefs/internal/arraycodec"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
 
@@ -30,8 +27,13 @@ type precomputedScale struct {
 	ChunkSizes  [][]int64       `json:"chunk_sizes"`
 	Resolution  []float64       `json:"resolution"`
 	Encoding    string          `json:"encoding"`
-	Sharding    json.RawMessage `json:"sharding"`
+	BlockSize   []int64         `json:"compressed_segmentation_block_size,omitempty"`
+	Sharding    json.RawMessage `json:"sharding,omitempty"`
 }
+
+// Encodings lists the chunk encodings pipefs decodes, as a scale's
+// "encoding" names them.
+var Encodings = []string{"raw", "jpeg", "png", "compressed_segmentation"}
 
 // precomputed describes a precomputed volume (name "."), a group whose
 // children are its scale keys, or one scale (name = a scale key) as a 4-D
@@ -75,12 +77,6 @@ func (d *describer) precomputedArray(info *precomputedInfo, s *precomputedScale)
 	if len(s.Size) != 3 || len(s.ChunkSizes) == 0 || len(s.ChunkSizes[0]) != 3 {
 		return nil, driver.Corruptf("size and chunk_sizes must have 3 entries")
 	}
-	if len(s.Sharding) > 0 && string(s.Sharding) != "null" {
-		return nil, array.Unsupported("sharded precomputed scales")
-	}
-	if s.Encoding != "raw" {
-		return nil, array.Unsupported("precomputed encoding %q", s.Encoding)
-	}
 	off := s.VoxelOffset
 	if off == nil {
 		off = []int64{0, 0, 0}
@@ -99,76 +95,84 @@ func (d *describer) precomputedArray(info *precomputedInfo, s *precomputedScale)
 		FillValue:      json.RawMessage("0"),
 		Fill:           make([]byte, dt.Size),
 		DimensionNames: []string{"c", "z", "y", "x"},
-		Codecs:         []array.Codec{{Name: "precomputed.raw"}},
 		KeyEncoding:    "precomputed",
 	}
 	if err := array.CheckGrid(a.Shape, a.ChunkShape, dt.Size, d.Lim); err != nil {
 		return nil, err
 	}
-	a.Reader = &precomputedReader{a: a, scaleKey: path.Clean(s.Key), offset: off}
+	sr := &scaleReader{a: a, offset: [3]int64{off[0], off[1], off[2]}, encoding: s.Encoding}
+	enc := array.Codec{Name: "precomputed." + s.Encoding}
+	if err := checkEncoding(s, info, dt.Name); errors.Is(err, array.ErrUnsupported) {
+		// Described all the same; every chunk read gives the error.
+		sr.refused = err
+	} else if err != nil {
+		return nil, err
+	}
+	if s.Encoding == "compressed_segmentation" && sr.refused == nil {
+		copy(sr.block[:], s.BlockSize)
+		enc.Config, _ = json.Marshal(map[string][]int64{"block_size": s.BlockSize})
+	}
+	if len(s.Sharding) == 0 || string(s.Sharding) == "null" {
+		a.Codecs = []array.Codec{enc}
+		a.Reader = unshardedReader{sr}
+		return a, nil
+	}
+	if len(s.ChunkSizes) != 1 {
+		return nil, driver.Corruptf("a sharded scale has %d chunk sizes, want 1", len(s.ChunkSizes))
+	}
+	a.Codecs = []array.Codec{{Name: ShardingType, Config: s.Sharding}, enc}
+	a.KeyEncoding = "precomputed sharded"
+	sh, err := parseSharding(s.Sharding)
+	if err != nil && !errors.Is(err, array.ErrUnsupported) {
+		return nil, err
+	}
+	r := &shardedReader{scaleReader: sr, sh: sh}
+	if err != nil {
+		// A hash or encoding pipefs does not read: described all the same.
+		r.sh = &sharding{}
+		sr.refused = err
+	}
+	var grid [3]int64
+	g := a.GridShape()
+	for i := range grid {
+		grid[i] = g[3-i]
+	}
+	r.zbits = mortonBits(grid)
+	if r.zbits[0]+r.zbits[1]+r.zbits[2] > 64 {
+		return nil, driver.Corruptf("a chunk grid of %v cells has no 64-bit chunk ids", grid)
+	}
+	r.cache, r.vol = indexCache(d.Src.Tree, path.Clean(s.Key), r)
+	a.Reader = r
 	return a, nil
 }
 
-// precomputedReader reads raw precomputed chunks.
-type precomputedReader struct {
-	a        *array.Array
-	scaleKey string  // the scale's directory, which is the array's store
-	offset   []int64 // voxel_offset [x, y, z]
-}
-
-// bounds returns the voxel box [lo, hi) of chunk coord ([c, z, y, x]
-// grid) in [x, y, z] order, truncated at the volume's edge.
-func (r *precomputedReader) bounds(coord []int64) (lo, hi []int64) {
-	a := r.a
-	lo, hi = make([]int64, 3), make([]int64, 3)
-	for i := 0; i < 3; i++ {
-		ax := 3 - i // x is axis 3 of the C view
-		start := coord[ax] * a.ChunkShape[ax]
-		lo[i] = r.offset[i] + start
-		hi[i] = r.offset[i] + min(start+a.ChunkShape[ax], a.Shape[ax])
-	}
-	return lo, hi
-}
-
-func (r *precomputedReader) ChunkKey(coord []int64) (string, []int64, error) {
-	if len(coord) != 4 || coord[0] != 0 {
-		return "", nil, fmt.Errorf("precomputed chunk %v: %w", coord, fs.ErrInvalid)
-	}
-	lo, hi := r.bounds(coord)
-	return fmt.Sprintf("%d-%d_%d-%d_%d-%d", lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]), nil, nil
-}
-
-func (r *precomputedReader) ReadChunk(ctx context.Context, coord []int64) ([]byte, bool, error) {
-	a := r.a
-	key, _, err := r.ChunkKey(coord)
-	if err != nil {
-		return nil, false, err
-	}
-	lo, hi := r.bounds(coord)
-	valid := []int64{a.ChunkShape[0], hi[2] - lo[2], hi[1] - lo[1], hi[0] - lo[0]}
-	want := array.Prod(valid) * int64(a.DType.Size)
-	src, err := array.ReadFile(ctx, a.Store(), key, a.Limits().MaxChunk)
-	if errors.Is(err, fs.ErrNotExist) {
-		// CloudVolume's local writer appends .gz.
-		src, err = array.ReadFile(ctx, a.Store(), key+".gz", a.Limits().MaxChunk)
-		if err == nil {
-			src, err = arraycodec.Gzip(src, int(want))
+// checkEncoding checks that pipefs decodes the scale's encoding for the
+// volume's data type and channels; the error, matching
+// array.ErrUnsupported, names what is not read and what is.
+func checkEncoding(s *precomputedScale, info *precomputedInfo, dtype string) error {
+	ch := info.NumChannels
+	switch s.Encoding {
+	case "raw":
+		return nil
+	case "jpeg":
+		if dtype != "uint8" || ch != 1 && ch != 3 {
+			return array.Unsupported("precomputed encoding jpeg of %d %s channels (jpeg holds 1 or 3 uint8 channels)", ch, dtype)
 		}
+		return nil
+	case "png":
+		if dtype != "uint8" && dtype != "uint16" || ch < 1 || ch > 4 {
+			return array.Unsupported("precomputed encoding png of %d %s channels (png holds 1 to 4 uint8 or uint16 channels)", ch, dtype)
+		}
+		return nil
+	case "compressed_segmentation":
+		if dtype != "uint32" && dtype != "uint64" {
+			return array.Unsupported("precomputed encoding compressed_segmentation of %s (it holds uint32 or uint64)", dtype)
+		}
+		b := s.BlockSize
+		if len(b) != 3 || b[0] <= 0 || b[1] <= 0 || b[2] <= 0 || b[0] > 1<<20 || b[1] > 1<<20 || b[2] > 1<<20 || b[0]*b[1]*b[2] > 1<<40 {
+			return driver.Corruptf("compressed_segmentation_block_size %v: want 3 positive sizes of at most 2^40 voxels in all", b)
+		}
+		return nil
 	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("chunk %s: %w", key, err)
-	}
-	if int64(len(src)) != want {
-		return nil, false, driver.Corruptf("chunk %s: %d bytes, want %d", key, len(src), want)
-	}
-	if slices.Equal(valid, a.ChunkShape) {
-		return src, true, nil
-	}
-	out := array.FillBytes(a.Fill, array.Prod(a.ChunkShape), a.DType.Size)
-	zero := make([]int64, 4)
-	array.CopyBox(out, a.ChunkShape, zero, src, valid, zero, valid, a.DType.Size)
-	return out, true, nil
+	return array.Unsupported("precomputed encoding %q: pipefs decodes %v; the scale's chunks can still be listed and read as stored", s.Encoding, Encodings)
 }

@@ -1,23 +1,3 @@
-// Package precomputedadapter registers the neuroglancer-precomputed:
-// adapter of pipefs, which opens a neuroglancer precomputed volume:
-//
-//	https://h/vol/|neuroglancer-precomputed:
-//
-// Opening validates the info file and yields the volume's directory as
-// stored (info, one directory per scale key). Stat(".").Sys() of the
-// resulting FS is a *vfs.Origin whose Header is an *array.Node: a group
-// whose children are the scale keys. [Describe] with a scale key (or
-// Node.Child, or "pipefs array --scale") gives that scale as an array.
-//
-// A scale ([x, y, z, channel] in Fortran order) is presented as the 4-D
-// C-order array [channel, z, y, x], with chunks [channels, cz, cy, cx],
-// stored under "x0-x1_y0-y1_z0-z1" keys (raw encoding, plain or .gz,
-// unsharded); truncated edge chunks are padded with the fill value.
-//
-// The array format "neuroglancer-precomputed" ([FormatPrecomputed]) is
-// registered with package array, and the vfs format "neuroglancer
-// precomputed" (an info file with a precomputed "@type", or a "type" and
-// "scales"; see [Match]) for dataset detection.
 package precomputedadapter
 
 import (
@@ -35,7 +15,7 @@ const FormatPrecomputed = "neuroglancer-precomputed"
 
 func init() {
 	array.Register(format{})
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: FormatPrecomputed, OpenDir: array.AdapterOpen(FormatPrecomputed)})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: FormatPrecomputed, OpenDir: openDir})
 	vfs.RegisterFormat(&vfs.Format{Name: "neuroglancer precomputed", Adapter: "neuroglancer-precomputed:",
 		Input: vfs.KindDirectory, Dataset: true, MatchDir: Match})
 }
