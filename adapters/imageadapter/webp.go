@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"image"
 
 	"golang.org/x/image/webp"
 
@@ -138,6 +139,17 @@ func decodeWebP(ctx context.Context, r *input, _ int, h *header, out []byte) err
 	m, err := webp.Decode(r.reader())
 	if err != nil {
 		return r.cause(err, func(err error) error { return driver.Corruptf("%v", err) })
+	}
+	// Lossy images: 4:2:0 planes, upsampled as dwebp does by default.
+	switch y := m.(type) {
+	case *image.YCbCr:
+		if h.channels == 3 && y.SubsampleRatio == image.YCbCrSubsampleRatio420 && storeUpsampled(y, nil, 0, 3, out, webpYUV, webpFancy) {
+			return nil
+		}
+	case *image.NYCbCrA:
+		if h.channels == 4 && y.SubsampleRatio == image.YCbCrSubsampleRatio420 && storeUpsampled(&y.YCbCr, y.A, y.AStride, 4, out, webpYUV, webpFancy) {
+			return nil
+		}
 	}
 	return store(m, h, out, webpYUV)
 }
