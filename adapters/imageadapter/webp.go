@@ -155,8 +155,8 @@ func decodeWebP(ctx context.Context, r *input, _ int, h *header, out []byte) err
 }
 
 // webpYUV is libwebp's conversion (VP8YUVToR, VP8YUVToG, VP8YUVToB in
-// src/dsp/yuv.h): BT.601 limited range, 14-bit fixed point. With Go's
-// nearest chroma sample it gives exactly what "dwebp -nofancy" gives.
+// src/dsp/yuv.h): BT.601 limited range, 14-bit fixed point. With chroma
+// upsampled by webpFancy it gives exactly what dwebp gives.
 func webpYUV(y, u, v uint8) (uint8, uint8, uint8) {
 	mulHi := func(v, c int) int { return v * c >> 8 }
 	yy := mulHi(int(y), 19077)
