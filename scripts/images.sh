@@ -9,15 +9,17 @@
 # RGBA (16-bit little endian in X.rgba16, raw CMYK in X.cmyk):
 #
 #   PNG, BMP, TIFF      convert X -depth 8 rgba:-    (ImageMagick)
-#   JPEG                the same, with fancy upsampling off and libjpeg's
-#                       float IDCT (-define jpeg:dct-method=float)
-#   WebP                dwebp -nofancy -pam          (the PAM header cut off)
+#   JPEG                djpeg -pnm (libjpeg-turbo's defaults: integer
+#                       IDCT, fancy upsampling), then ImageMagick; CMYK
+#                       through ImageMagick (libjpeg's defaults too)
+#   WebP                dwebp -pam (fancy upsampling; the PAM header cut off)
 #   AVIF                avifdec -d 8 -u nearest, then ImageMagick
 #
 # The tests compare the adapters' output with these: exactly for lossless
-# formats, within 2 per sample for JPEG, lossy WebP and AVIF.
+# formats, JPEG and lossy WebP, within 2 per sample for AVIF.
 #
-# Needs (Debian): imagemagick webp libavif-bin libtiff-tools.
+# Needs (Debian): imagemagick libjpeg-turbo-progs webp libavif-bin
+# libtiff-tools.
 set -eu
 
 out=${1:-$(dirname "$0")/../adapters/imageadapter/testdata/images}
@@ -133,12 +135,12 @@ for f in png-* bmp-* tiff-*.tif; do
 done
 for f in jpeg-*.jpg; do
 	case $f in
-	*cmyk*) $IM -define jpeg:fancy-upsampling=off -define jpeg:dct-method=float "$f" -depth 8 cmyk:"$f.cmyk" ;;
-	*) $IM -define jpeg:fancy-upsampling=off -define jpeg:dct-method=float "$f" -depth 8 rgba:"$f.rgba" ;;
+	*cmyk*) $IM "$f" -depth 8 cmyk:"$f.cmyk" ;;
+	*) djpeg -pnm "$f" | $IM - -depth 8 rgba:"$f.rgba" ;;
 	esac
 done
 for f in webp-*.webp; do
-	dwebp -quiet -nofancy "$f" -pam -o "$tmp/x.pam"
+	dwebp -quiet "$f" -pam -o "$tmp/x.pam"
 	# The PAM header ends with "ENDHDR\n".
 	python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); i=d.index(b"ENDHDR\n")+7; open(sys.argv[2],"wb").write(d[i:])' "$tmp/x.pam" "$f.rgba"
 done

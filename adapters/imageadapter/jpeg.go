@@ -5,7 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"image/jpeg"
+	"github.com/pipefs/pipefs/adapters/imageadapter/internal/jpegdec"
+	"image"
 
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -132,15 +133,20 @@ func frameJPEG(r *input, h *header, marker byte, body, n int64, adobe int) (*hea
 }
 
 func decodeJPEG(ctx context.Context, r *input, _ int, h *header, out []byte) error {
-	m, err := jpeg.Decode(r.reader())
+	m, err := jpegdec.Decode(r.reader())
 	if err != nil {
 		return r.cause(err, classifyJPEG)
+	}
+	if y, ok := m.(*image.YCbCr); ok && h.channels == 3 {
+		if up := jpegUpsampler(y.SubsampleRatio); up != nil && storeUpsampled(y, nil, 0, 3, out, jpegYCbCr, up) {
+			return nil
+		}
 	}
 	return store(m, h, out, jpegYCbCr)
 }
 
 func classifyJPEG(err error) error {
-	var u jpeg.UnsupportedError
+	var u jpegdec.UnsupportedError
 	if errors.As(err, &u) {
 		return fmt.Errorf("%w: %v", errors.ErrUnsupported, err)
 	}

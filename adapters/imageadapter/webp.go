@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"image"
 
 	"golang.org/x/image/webp"
 
@@ -139,12 +140,23 @@ func decodeWebP(ctx context.Context, r *input, _ int, h *header, out []byte) err
 	if err != nil {
 		return r.cause(err, func(err error) error { return driver.Corruptf("%v", err) })
 	}
+	// Lossy images: 4:2:0 planes, upsampled as dwebp does by default.
+	switch y := m.(type) {
+	case *image.YCbCr:
+		if h.channels == 3 && y.SubsampleRatio == image.YCbCrSubsampleRatio420 && storeUpsampled(y, nil, 0, 3, out, webpYUV, webpFancy) {
+			return nil
+		}
+	case *image.NYCbCrA:
+		if h.channels == 4 && y.SubsampleRatio == image.YCbCrSubsampleRatio420 && storeUpsampled(&y.YCbCr, y.A, y.AStride, 4, out, webpYUV, webpFancy) {
+			return nil
+		}
+	}
 	return store(m, h, out, webpYUV)
 }
 
 // webpYUV is libwebp's conversion (VP8YUVToR, VP8YUVToG, VP8YUVToB in
-// src/dsp/yuv.h): BT.601 limited range, 14-bit fixed point. With Go's
-// nearest chroma sample it gives exactly what "dwebp -nofancy" gives.
+// src/dsp/yuv.h): BT.601 limited range, 14-bit fixed point. With chroma
+// upsampled by webpFancy it gives exactly what dwebp gives.
 func webpYUV(y, u, v uint8) (uint8, uint8, uint8) {
 	mulHi := func(v, c int) int { return v * c >> 8 }
 	yy := mulHi(int(y), 19077)
