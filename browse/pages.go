@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/pipefs/pipefs/adapters/array"
-	"github.com/pipefs/pipefs/internal/listfmt"
 	"github.com/pipefs/pipefs/internal/describe"
+	"github.com/pipefs/pipefs/internal/listfmt"
 	"github.com/pipefs/pipefs/internal/nodedesc"
 	"github.com/pipefs/pipefs/vfs/driver"
 )

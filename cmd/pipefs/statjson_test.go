@@ -311,4 +311,3 @@ func TestStatJSONRemote(t *testing.T) {
 		t.Errorf("remote header %s %s, want {\"version\": %s}", typ, raw, etag)
 	}
 }
-
