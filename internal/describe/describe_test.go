@@ -2,6 +2,7 @@ package describe_test
 
 import (
 	"archive/zip"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io/fs"
@@ -126,8 +127,16 @@ func TestHeaderPlain(t *testing.T) {
 // its keys in the package's style, without the legacy fields.
 func TestHeaderZip(t *testing.T) {
 	mod := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
-	h := &zip.FileHeader{Name: "a.txt", Method: zip.Deflate, CRC32: 0x0fa67ba2, CompressedSize64: 10, UncompressedSize64: 8,
-		CompressedSize: 10, UncompressedSize: 8, Modified: mod, NonUTF8: true}
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	w, _ := zw.CreateHeader(&zip.FileHeader{Name: "a.txt", Method: zip.Deflate, Modified: mod, NonUTF8: true})
+	w.Write([]byte("# Guide\n"))
+	zw.Close()
+	zr, err := zip.NewReader(bytes.NewReader(zb.Bytes()), int64(zb.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &zr.File[0].FileHeader // with the legacy fields, as archive/zip reads them
 	d := describe.Header(h)
 	text := map[string]string{}
 	for _, l := range describe.Lines(d) {
@@ -138,8 +147,8 @@ func TestHeaderZip(t *testing.T) {
 			t.Errorf("Header line %s = %q, want %q (%v)", k, text[k], v, text)
 		}
 	}
-	if _, ok := text["UncompressedSize"]; ok {
-		t.Errorf("Header shows the legacy UncompressedSize: %v", text)
+	if _, ok := text["ModifiedTime"]; ok {
+		t.Errorf("Header shows the legacy ModifiedTime: %v", text)
 	}
 	raw, err := describe.JSON(d)
 	if err == nil {
@@ -148,12 +157,12 @@ func TestHeaderZip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{`"crc32":262568866`, `"compressed_size64":10`, `"non_utf8":true`, `"modified":"2024-01-02T03:04:05Z"`} {
+	for _, key := range []string{`"crc32":262568866`, `"uncompressed_size64":8`, `"reader_version":20`, `"modified":"2024-01-02T03:04:05Z"`} {
 		if !strings.Contains(string(raw), key) {
 			t.Errorf("Header JSON %s has no %s", raw, key)
 		}
 	}
-	if strings.Contains(string(raw), `"uncompressed_size"`) {
-		t.Errorf("Header JSON %s has the legacy uncompressed_size", raw)
+	if strings.Contains(string(raw), `"modified_time"`) || strings.Contains(string(raw), `"modified_date"`) {
+		t.Errorf("Header JSON %s has the legacy MS-DOS time", raw)
 	}
 }
