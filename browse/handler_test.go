@@ -378,6 +378,18 @@ func TestServeNest(t *testing.T) {
 	if p.Kind != "array" || p.Pipeline != root+"/outer.zip|zip:picture.png|png:" || p.Dir != nil {
 		t.Errorf("picture.png/: kind %q, pipeline %q", p.Kind, p.Pipeline)
 	}
+	var imdesc struct {
+		Image struct {
+			Channels string `json:"channels"`
+		} `json:"image"`
+	}
+	if err := json.Unmarshal(p.Node.Description, &imdesc); err != nil || imdesc.Image.Channels != "RGB" {
+		t.Errorf("picture.png/: description %s (%v); want the image section, channels RGB", p.Node.Description, err)
+	}
+	// JSON writes "<", ">" and "&" as they are, not as "\u003c".
+	if b := body(t, fetch(t, s, "/outer.zip/inner.tar.gz/data.zarr/?format=json")); !strings.Contains(b, `"note": "a <b> & c"`) {
+		t.Errorf("data.zarr JSON escapes <, > or &:\n%s", b)
+	}
 	img = fetchPNG(t, s, "/outer.zip/picture.png/?preview=png")
 	if r, g, b, _ := img.At(10, 5).RGBA(); img.Bounds().Dx() != 60 || r>>8 != 40 || g>>8 != 30 || b>>8 != 128 {
 		t.Errorf("image preview %v, pixel (10, 5) = %d %d %d, want 40 30 128", img.Bounds(), r>>8, g>>8, b>>8)

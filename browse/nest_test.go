@@ -28,7 +28,7 @@ const (
 func nestZarr(t testing.TB) map[string][]byte {
 	t.Helper()
 	files := map[string][]byte{
-		"data.zarr/zarr.json": []byte(`{"zarr_format":3,"node_type":"group","attributes":{"title":"test nest"}}`),
+		"data.zarr/zarr.json": []byte(`{"zarr_format":3,"node_type":"group","attributes":{"title":"test nest","note":"a <b> & c"}}`),
 		"data.zarr/grad/zarr.json": fmt.Appendf(nil, `{"zarr_format":3,"node_type":"array","shape":[%d,%d],"data_type":"uint16",
 "chunk_grid":{"name":"regular","configuration":{"chunk_shape":[%d,%d]}},
 "chunk_key_encoding":{"name":"default","configuration":{"separator":"/"}},

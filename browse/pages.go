@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/pipefs/pipefs/adapters/array"
-	"github.com/pipefs/pipefs/adapters/precomputedadapter"
+	"github.com/pipefs/pipefs/internal/describe"
 	"github.com/pipefs/pipefs/internal/listfmt"
 	"github.com/pipefs/pipefs/internal/nodedesc"
 	"github.com/pipefs/pipefs/vfs/driver"
@@ -222,14 +222,19 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, p *
 	hdr.Set("Referrer-Policy", "no-referrer")
 	hdr.Set("Cache-Control", "no-cache")
 	if r.URL.Query().Get("format") == "json" {
-		b, err := json.MarshalIndent(p, "", "  ")
-		if err != nil {
+		// "<", ">" and "&" as they are ("<i2"): the answer is JSON,
+		// never read as HTML (nosniff).
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(p); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
 		hdr.Set("Content-Type", "application/json")
 		w.WriteHeader(status)
-		w.Write(append(b, '\n'))
+		w.Write(b.Bytes())
 		return
 	}
 	p.Style, p.Script = template.CSS(pageStyle), template.JS(pageScript)
@@ -400,29 +405,27 @@ func (h *Handler) dirKind(ctx context.Context, fsys fs.FS, name string) string {
 // nodeView describes the node of t as "pipefs array" does.
 func (h *Handler) nodeView(ctx context.Context, t *target) (*nodeView, error) {
 	n := t.node
-	var text, js bytes.Buffer
-	if err := nodedesc.Write(&text, n, false); err != nil {
+	d := n.Describe()
+	js, err := describe.JSON(d)
+	if err != nil {
 		return nil, err
 	}
-	if err := nodedesc.Write(&js, n, true); err != nil {
-		return nil, err
-	}
-	v := &nodeView{Description: json.RawMessage(bytes.TrimSpace(js.Bytes())), OpenedAs: t.nodeURL}
+	v := &nodeView{Description: js, OpenedAs: t.nodeURL}
 	kind := "group"
 	if n.IsArray {
 		kind = "array"
 	}
 	v.Title = n.Format + " " + kind
-	for _, line := range strings.Split(strings.TrimSuffix(text.String(), "\n"), "\n") {
-		k, val, _ := strings.Cut(line, ":")
-		v.Rows = append(v.Rows, metaRow{Key: k, Value: strings.TrimSpace(val)})
+	for _, l := range describe.Lines(d) {
+		v.Rows = append(v.Rows, metaRow{Key: l.Label, Value: l.Text})
 	}
-	if !n.IsArray && n.Format != precomputedadapter.FormatPrecomputed && t.l.fsys != nil && t.info != nil && t.info.IsDir() {
+	_, composite := n.Source.(array.Composite)
+	if !n.IsArray && !composite && t.l.fsys != nil && t.info != nil && t.info.IsDir() {
 		for _, c := range n.Children {
 			v.Children = append(v.Children, crumb{Name: c, Href: t.href + escapePath(c) + "/"})
 		}
 	}
-	if n.Format == precomputedadapter.FormatPrecomputed && t.child == "" {
+	if composite && t.child == "" {
 		// A volume's children are its scales, read through the volume.
 		for _, c := range n.Children {
 			v.Children = append(v.Children, crumb{Name: c, Href: "?" + url.Values{"child": {c}}.Encode()})

@@ -12,7 +12,6 @@ import (
 	"net/http"
 
 	"github.com/pipefs/pipefs/adapters/array"
-	"github.com/pipefs/pipefs/adapters/imageadapter"
 )
 
 // Bounds of a preview: its size, and the work it may take.
@@ -46,11 +45,11 @@ func planPreview(n *array.Node) (*previewPlan, error) {
 	nd := len(a.Shape)
 	p := &previewPlan{start: make([]int64, nd), stop: make([]int64, nd)}
 	ya, xa := nd-2, nd-1
-	if im, ok := n.Source.(*imageadapter.Image); ok && nd == 3 {
+	if pic, ok := n.Source.(array.Picture); ok && nd == 3 {
 		ya, xa = 0, 1
 		p.channels = a.Shape[2]
 		p.stop[2] = a.Shape[2]
-		p.note = fmt.Sprintf("%s image, %d×%d", im.Channels, a.Shape[1], a.Shape[0])
+		p.note = fmt.Sprintf("%s image, %d×%d", pic.PictureChannels(), a.Shape[1], a.Shape[0])
 		if p.channels < 1 || p.channels > 4 {
 			return nil, &httpError{status: http.StatusNotImplemented, msg: fmt.Sprintf("an image of %d channels has no preview", p.channels)}
 		}

@@ -48,7 +48,7 @@ func (d *describer) precomputed(name string) (*array.Node, error) {
 		return nil, array.Unsupported("precomputed @type %q", info.AtType)
 	}
 	if name == "." {
-		n := &array.Node{Format: FormatPrecomputed, Path: ".", Attributes: raw}
+		n := &array.Node{Format: FormatPrecomputed, Path: ".", Attributes: raw, Source: volume{}}
 		for _, s := range info.Scales {
 			n.Children = append(n.Children, s.Key)
 		}

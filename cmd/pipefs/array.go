@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pipefs/pipefs/adapters/array"
-	"github.com/pipefs/pipefs/internal/nodedesc"
+	"github.com/pipefs/pipefs/internal/describe"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -94,7 +94,7 @@ bounds the bytes decoded.`,
 						return err
 					}
 				}
-				return nodedesc.Write(w, n, asJSON)
+				return describe.WriteNode(w, n, asJSON)
 			}
 			if concurrency < 1 {
 				return usageError{fmt.Errorf("--concurrency %d: want at least 1", concurrency)}

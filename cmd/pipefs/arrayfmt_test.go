@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/pipefs/pipefs/adapters/array"
-	"github.com/pipefs/pipefs/internal/nodedesc"
+	"github.com/pipefs/pipefs/internal/describe"
 )
 
 func TestOpenNodeDetects(t *testing.T) {
@@ -29,10 +29,10 @@ func TestOpenNodeDetects(t *testing.T) {
 			t.Errorf("OpenNode(%s).Format = %s, want %s", c.pipeline, n.Format, c.format)
 		}
 		var text, js bytes.Buffer
-		if err := nodedesc.Write(&text, n, false); err != nil {
+		if err := describe.WriteNode(&text, n, false); err != nil {
 			t.Error(err)
 		}
-		if err := nodedesc.Write(&js, n, true); err != nil || !json.Valid(js.Bytes()) {
+		if err := describe.WriteNode(&js, n, true); err != nil || !json.Valid(js.Bytes()) {
 			t.Errorf("WriteDescription(json) = %s, %v", js.Bytes(), err)
 		}
 		fsys.Close()

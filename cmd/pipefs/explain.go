@@ -53,11 +53,11 @@ On a terminal the rows are aligned as a table; otherwise the fields are
 separated by tabs, one row a line, for cut and awk. --json writes one
 JSON object instead: "pipeline" (as opened, detected layers written out),
 "kind", "counted" (false when no layer counts), "stages" (one object per
-layer: index, subURL, scheme, detected, kind, size (null when unknown),
+layer: index, sub_url, scheme, detected, kind, size (null when unknown),
 format, and "open", its cost), then "open", "read" (with --read: its cost
-and "bytesRead" or "entries") and "total". A cost is an object of
-"seconds" (a float), "requests", "bytesFetched", "cacheHits" and
-"cacheMisses".
+and "bytes_read" or "entries") and "total". A cost is an object of
+"seconds" (a float), "requests", "bytes_fetched", "cache_hits" and
+"cache_misses".
 
 --no-detect opens a file location as it is, as cat does, without looking
 for a format in it.`,
@@ -98,7 +98,7 @@ type explainReport struct {
 // explainStage is one layer of the pipeline.
 type explainStage struct {
 	Index    int         `json:"index"`
-	SubURL   string      `json:"subURL"`
+	SubURL   string      `json:"sub_url"`
 	Scheme   string      `json:"scheme"`
 	Detected bool        `json:"detected"`
 	Kind     string      `json:"kind"`
@@ -111,16 +111,16 @@ type explainStage struct {
 type explainCost struct {
 	Seconds      float64 `json:"seconds"`
 	Requests     int64   `json:"requests"`
-	BytesFetched int64   `json:"bytesFetched"`
-	CacheHits    int64   `json:"cacheHits"`
-	CacheMisses  int64   `json:"cacheMisses"`
+	BytesFetched int64   `json:"bytes_fetched"`
+	CacheHits    int64   `json:"cache_hits"`
+	CacheMisses  int64   `json:"cache_misses"`
 }
 
 // explainRead is what --read did and cost.
 type explainRead struct {
 	explainCost
-	BytesRead *int64 `json:"bytesRead,omitempty"` // of a file
-	Entries   *int   `json:"entries,omitempty"`   // of a directory
+	BytesRead *int64 `json:"bytes_read,omitempty"` // of a file
+	Entries   *int   `json:"entries,omitempty"`    // of a directory
 }
 
 func newCost(d time.Duration, c driver.Counts) explainCost {

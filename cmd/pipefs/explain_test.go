@@ -181,7 +181,7 @@ func TestExplainJSONTypes(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s = %#v, want an object", what, v)
 		}
-		for _, k := range []string{"seconds", "requests", "bytesFetched", "cacheHits", "cacheMisses"} {
+		for _, k := range []string{"seconds", "requests", "bytes_fetched", "cache_hits", "cache_misses"} {
 			if _, ok := c[k].(float64); !ok {
 				t.Errorf("%s.%s = %#v, want a number", what, k, c[k])
 			}
@@ -211,7 +211,7 @@ func TestExplainJSONTypes(t *testing.T) {
 		if n, ok := s["index"].(float64); !ok || int(n) != i {
 			t.Errorf("stages[%d].index = %#v", i, s["index"])
 		}
-		for _, k := range []string{"subURL", "scheme", "kind", "format"} {
+		for _, k := range []string{"sub_url", "scheme", "kind", "format"} {
 			if _, ok := s[k].(string); !ok {
 				t.Errorf("stages[%d].%s = %#v, want a string", i, k, s[k])
 			}

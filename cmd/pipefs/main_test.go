@@ -534,8 +534,8 @@ func TestStatJSON(t *testing.T) {
 		`"name": "README.txt"`,
 		`"size": 13`,
 		`"mode": "-rw-r--r--"`,
-		`"isDir": false`,
-		`"modTime": "2024-01-02T03:04:05Z"`,
+		`"is_dir": false`,
+		`"mod_time": "2024-01-02T03:04:05Z"`,
 		`"url": "` + zipURL + `|zip:README.txt"`,
 	} {
 		if !strings.Contains(out, want) {

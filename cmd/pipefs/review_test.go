@@ -93,7 +93,7 @@ func TestStatHDF5Header(t *testing.T) {
 	}
 
 	var js struct {
-		ModTime *string `json:"modTime"`
+		ModTime *string `json:"mod_time"`
 		Header  struct {
 			DType struct {
 				NumPy  string `json:"numpy"`
@@ -112,7 +112,7 @@ func TestStatHDF5Header(t *testing.T) {
 		t.Errorf("stat --json dtype: %+v\n%s", d, raw)
 	}
 	if js.ModTime != nil {
-		t.Errorf("stat --json has a zero modTime:\n%s", raw)
+		t.Errorf("stat --json has a zero mod_time:\n%s", raw)
 	}
 }
 

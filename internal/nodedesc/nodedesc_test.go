@@ -79,31 +79,3 @@ func TestLabelDetects(t *testing.T) {
 		}
 	}
 }
-
-// TestWriteDescription checks the text that "pipefs array URL" prints.
-func TestWriteDescription(t *testing.T) {
-	n, fsys, err := array.OpenNode(context.Background(), "file:"+pfstest.Fixture(t, "zarr2/data.zarr")+"/|zarr2:1d.contiguous.zlib.i2", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fsys.Close()
-	var b strings.Builder
-	if err := nodedesc.Write(&b, n, false); err != nil {
-		t.Fatal(err)
-	}
-	want := `format:          zarr2
-node:            array
-path:            1d.contiguous.zlib.i2
-shape:           [4]
-chunk shape:     [4] (grid [1])
-data type:       int16 (stored "<i2", 2 bytes)
-fill value:      0
-order:           C
-chunk keys:      v2 .
-codecs:          zlib {"id":"zlib","level":1}
-attributes:      {}
-`
-	if b.String() != want {
-		t.Errorf("Write =\n%s\nwant\n%s", b.String(), want)
-	}
-}
