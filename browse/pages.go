@@ -41,7 +41,7 @@ var (
 	pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 		"last": func(i int, s []crumb) bool { return i == len(s)-1 },
 	}).Parse(pageHTML))
-	pageCSP      = "default-src 'none'; style-src '" + cspHash(pageStyle) + "'; script-src '" + cspHash(pageScript) +
+	pageCSP = "default-src 'none'; style-src '" + cspHash(pageStyle) + "'; script-src '" + cspHash(pageScript) +
 		"'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
 
@@ -101,7 +101,7 @@ type nodeView struct {
 	Rows        []metaRow       `json:"-"`
 	Description json.RawMessage `json:"description"` // pipefs array --json
 	Children    []crumb         `json:"children,omitempty"`
-	ChildLinks  []crumb         `json:"-"` // the children the page's listing does not hold
+	ChildLinks  []crumb         `json:"-"`                    // the children the page's listing does not hold
 	Preview     string          `json:"preview,omitempty"`    // the preview's URL
 	PreviewNote string          `json:"-"`                    // what the preview shows
 	NoPreview   string          `json:"no_preview,omitempty"` // why there is none
