@@ -105,6 +105,8 @@ type nodeView struct {
 	Preview     string          `json:"preview,omitempty"`    // the preview's URL
 	PreviewNote string          `json:"-"`                    // what the preview shows
 	NoPreview   string          `json:"no_preview,omitempty"` // why there is none
+	Range       *rangeView      `json:"range,omitempty"`      // of the values previewed or listed
+	Values      *valuesView     `json:"values,omitempty"`     // of a 1-D or scalar array
 }
 
 // A metaRow is one line of a node's description.
@@ -182,6 +184,9 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request, t *target) e
 		if t.node != nil {
 			nv, err := h.nodeView(ctx, t)
 			if err != nil {
+				return err
+			}
+			if err := h.addValues(ctx, t, nv); err != nil {
 				return err
 			}
 			p.Node, p.Kind = nv, "group"
