@@ -165,9 +165,9 @@ func formatElement(d array.DType, b []byte) string {
 // A valuesView is what the page of a 1-D or scalar array lists of its
 // values: the first maxValues, with their range.
 type valuesView struct {
-	List  []string   `json:"list"`           // the values, first to last
-	Total int64      `json:"total"`          // the array's number of elements
-	Range *rangeView `json:"-"`              // of the values read, for numbers
+	List  []string   `json:"list"`  // the values, first to last
+	Total int64      `json:"total"` // the array's number of elements
+	Range *rangeView `json:"-"`     // of the values read, for numbers
 	Text  string     `json:"-"`
 	Note  string     `json:"-"`
 }
