@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipefs/pipefs/adapters/array"
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/roots/memroot"
 )
@@ -226,4 +227,42 @@ func TestServeValuesTruncated(t *testing.T) {
 	if html := body(t, fetch(t, s, "/plane/")); !strings.Contains(html, "Minimum <b>-2</b>, maximum <b>inf</b> of the previewed plane (6 values, 2 NaN).") {
 		t.Errorf("the page of plane lacks its range:\n%s", html)
 	}
+}
+
+// FuzzValueRange: the range and the text of elements of any numeric type
+// from any bytes never panic, and the range holds every element that is
+// not NaN.
+func FuzzValueRange(f *testing.F) {
+	f.Add(byte('f'), 4, []byte{0, 0, 0xc0, 0x7f, 0, 0, 0x80, 0x3f})
+	f.Add(byte('i'), 8, []byte{1, 2, 3, 4, 5, 6, 7, 0x80})
+	f.Add(byte('u'), 2, []byte{0xff, 0xff, 0, 0})
+	f.Add(byte('b'), 1, []byte{0, 2})
+	f.Add(byte('f'), 2, []byte{0, 0x7c, 0, 0xfc, 1, 0x7c})
+	f.Fuzz(func(t *testing.T, kind byte, size int, data []byte) {
+		d := array.DType{Kind: kind, Size: size}
+		if !previewable(d) {
+			return
+		}
+		r := &valueRange{d: d}
+		r.addAll(data)
+		v := r.view("fuzz")
+		if v.Count != int64(len(data)/size) {
+			t.Fatalf("%d values counted of %d bytes of %d", v.Count, len(data), size)
+		}
+		for off := 0; off+size <= len(data); off += size {
+			s := formatElement(d, data[off:off+size])
+			if kind == 'b' || s == "nan" {
+				continue
+			}
+			x, err := strconv.ParseFloat(s, 64)
+			lo, err1 := strconv.ParseFloat(v.Min, 64)
+			hi, err2 := strconv.ParseFloat(v.Max, 64)
+			if err != nil || err1 != nil || err2 != nil {
+				t.Fatalf("%q, %q, %q: %v %v %v", s, v.Min, v.Max, err, err1, err2)
+			}
+			if x < lo || x > hi {
+				t.Fatalf("%s outside the range %s to %s", s, v.Min, v.Max)
+			}
+		}
+	})
 }
