@@ -47,8 +47,8 @@
 // not numbers; the page gives the range of the plane's values (minimum,
 // maximum, and the number of NaNs, which the range leaves out), read once
 // for the page and its preview. A scalar shows its value, and a 1-D array
-// of numbers or strings its first 100 values, with the range of as many
-// leading values as a preview may read. The scales of a precomputed
+// of numbers or strings its first 100 values, with, for numbers, the
+// range of as many leading values as a preview may read. The scales of a precomputed
 // volume are its children: ?child=KEY shows one. At a store's root,
 // ?versions lists its versions, and an Icechunk repository's branches and
 // tags.
