@@ -8,16 +8,21 @@ import (
 	"fmt"
 	"image/png"
 	"io/fs"
+	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/pipefs/pipefs/fstest"
+	"github.com/pipefs/pipefs/internal/listfmt"
 	"github.com/pipefs/pipefs/roots/memroot"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -81,7 +86,20 @@ func TestServeBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(serverAt(t, "memory:nest/", o))
+	fsys, err := vfs.OpenFS(t.Context(), "memory:nest/", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logged := new(lockedBuffer)
+	h := New(fsys, &Options{VFS: o, LoopbackOnly: true, Logger: slog.New(slog.NewTextHandler(logged, nil))})
+	t.Cleanup(func() { h.Close(); fsys.Close() })
+	var favicons atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/favicon.ico" {
+			favicons.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	}))
 	defer ts.Close()
 	root := "memory:nest"
 	ctx := browser(t)
@@ -147,7 +165,26 @@ func TestServeBrowser(t *testing.T) {
 		return w
 	}
 
+	// noSelfLink checks that no link of the page leads to the page
+	// itself, which a crawler would read as an entry.
+	noSelfLink := func() {
+		t.Helper()
+		if got := eval(`[...document.querySelectorAll("a")].filter(a => a.href === location.href).map(a => a.outerHTML).join(" ")`); got != "" {
+			t.Errorf("%s links itself: %s", eval("location.pathname"), got)
+		}
+	}
+
 	run("opening /", chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.ID("listing")))
+	noSelfLink()
+	// Sizes as ls -h writes them, the exact bytes on hover.
+	zipInfo, err := os.Stat(filepath.Join(dir, "outer.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell := `document.querySelector('#listing a[href="/outer.zip/"]').closest("tr").querySelector("td.size")`
+	if got, title := eval(cell+".textContent"), eval(cell+".title"); got != listfmt.HumanSize(zipInfo.Size()) || title != fmt.Sprintf("%d bytes", zipInfo.Size()) || !strings.HasSuffix(got, "K") {
+		t.Errorf("outer.zip's size shows %q, title %q; want %q, \"%d bytes\"", got, title, listfmt.HumanSize(zipInfo.Size()), zipInfo.Size())
+	}
 	if got := text("#pipeline"); got != root+"/" {
 		t.Errorf("/ shows the pipeline %q", got)
 	}
@@ -170,11 +207,26 @@ func TestServeBrowser(t *testing.T) {
 		}
 	}
 	screenshot(t, ctx, "directory")
+	noSelfLink()
 
 	click("/outer.zip/inner.tar.gz/")
 	click("/outer.zip/inner.tar.gz/data.zarr/")
 	if got := text("#metadata"); !strings.Contains(got, "test nest") || !strings.Contains(got, "zarr3") {
 		t.Errorf("the group's metadata %q lacks its format or attributes", got)
+	}
+	// Each child is listed once: in the listing, with its kind.
+	noSelfLink()
+	for _, c := range []string{"grad", "names", "many", "big"} {
+		href := "/outer.zip/inner.tar.gz/data.zarr/" + c + "/"
+		if n := eval(fmt.Sprintf(`String(document.querySelectorAll('a[href=%q]').length)`, href)); n != "1" {
+			t.Errorf("the group page links %s %s times, want once", c, n)
+		}
+		if n := eval(fmt.Sprintf(`String(document.body.textContent.split(%q).length - 1)`, c+"/")); n != "1" {
+			t.Errorf("the group page names %s/ %s times, want once", c, n)
+		}
+	}
+	if got := eval(`String(document.getElementById("children") !== null) + " " + document.getElementById("metadata").textContent.includes("children")`); got != "false false" {
+		t.Errorf("the group page lists its children apart from its listing (children list, metadata row: %s)", got)
 	}
 	click("/outer.zip/inner.tar.gz/data.zarr/grad/")
 	if got, want := text("#pipeline"), root+"/outer.zip|zip:inner.tar.gz|gzip:|pipefs.tar:data.zarr/grad/"; got != want {
@@ -189,6 +241,11 @@ func TestServeBrowser(t *testing.T) {
 	if w := previewWidth(); w != nestCols {
 		t.Errorf("the preview is %d pixels wide, want %d", w, nestCols)
 	}
+	// grad holds 100*y + x: 0 to 100*39 + 69.
+	if got, want := text("#range"), fmt.Sprintf("Minimum 0, maximum %d of the previewed plane (%d values).", 100*(nestRows-1)+nestCols-1, nestRows*nestCols); got != want {
+		t.Errorf("the array's range reads %q, want %q", got, want)
+	}
+	noSelfLink()
 	screenshot(t, ctx, "array")
 	run("copying the pipeline", chromedp.Click(chromedp.ID("copy")))
 	c, cancel := fstest.WaitContext(t, ctx)
@@ -207,7 +264,14 @@ func TestServeBrowser(t *testing.T) {
 	}
 	screenshot(t, ctx, "image")
 
+	// A 1-D array lists its values.
+	run("opening a 1-D array", chromedp.Navigate(ts.URL+"/outer.zip/inner.tar.gz/data.zarr/names/"), chromedp.WaitVisible(chromedp.ID("values")))
+	if got := text("#values"); got != `["", ""]` {
+		t.Errorf("the values of names read %q", got)
+	}
+
 	run("opening the versions", chromedp.Navigate(ts.URL+"/db.ocdbt/"), chromedp.WaitVisible(chromedp.ID("listing")))
+	noSelfLink()
 	click("?versions")
 	if got := text("#versions"); !strings.Contains(got, "v200") || !strings.Contains(got, "2025-01-30T21:32:59.931662761Z") {
 		t.Errorf("the versions table lacks v200 or the time of v1:\n%.300s", got)
@@ -224,6 +288,14 @@ func TestServeBrowser(t *testing.T) {
 	run("opening a missing page", chromedp.Navigate(ts.URL+"/outer.zip/nope/"), chromedp.WaitVisible(chromedp.ID("message")))
 	if got := text("h1"); got != "404 Not Found" {
 		t.Errorf("the error page's heading is %q", got)
+	}
+	// The one failure logged is that page: browsers ask for /favicon.ico,
+	// which is pipefs's icon.
+	if got := logged.String(); strings.Count(got, "status=") != 1 || !strings.Contains(got, "path=/outer.zip/nope/ status=404") {
+		t.Errorf("the visits logged:\n%s", got)
+	}
+	if favicons.Load() == 0 {
+		t.Errorf("chromium asked for no /favicon.ico")
 	}
 	screenshot(t, ctx, "error")
 
@@ -277,4 +349,23 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	if old.Bounds() != img.Bounds() {
 		t.Errorf("screenshot %s is %v, the kept one %v", name, img.Bounds(), old.Bounds())
 	}
+}
+
+// A lockedBuffer is a bytes.Buffer safe for concurrent writes: a
+// handler's log.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -32,26 +32,48 @@
 //
 // # Pages
 //
-// A directory page lists name, size, modification time (UTC) and kind:
-// the format detection finds in a file's first bytes ("zip", "gzip|tar",
-// "png"), or the array, group or store a directory holds. The kinds of a
-// listing's entries are detected concurrently, each reading one head.
+// A directory page lists name, size (as "ls -h" writes it, 1.5K, with
+// the exact bytes on hover), modification time (UTC) and kind: the format
+// detection finds in a file's first bytes ("zip", "gzip|tar", "png"), or
+// the array, group or store a directory holds. The kinds of a listing's
+// entries are detected concurrently, each reading one head.
 // An array or group (Zarr v2 or v3, N5, neuroglancer precomputed, HDF5,
 // an image) shows what "pipefs array" shows: shape, data type, chunks,
-// codecs, attributes. A 2-D plane of a numeric array (index 0 of its
-// leading axes) or an image has a PNG preview, ?preview=png, at most 512
-// pixels a side, refused (422) when it would decode more than 256 chunks
-// or 256 MiB, and 501 for elements that are not numbers. The scales of a
-// precomputed volume are its children: ?child=KEY shows one. At a store's
-// root, ?versions lists its versions, and an Icechunk repository's
-// branches and tags.
+// codecs, attributes. A group read from a directory names each child
+// once, in its listing with the child's kind. A 2-D plane of a numeric
+// array (index 0 of its leading axes) or an image has a PNG preview,
+// ?preview=png, at most 512 pixels a side, refused (422) when it would
+// decode more than 256 chunks or 256 MiB, and 501 for elements that are
+// not numbers; the page gives the range of the plane's values (minimum,
+// maximum, and the number of NaNs, which the range leaves out), read once
+// for the page and its preview. A scalar shows its value, and a 1-D array
+// of numbers or strings its first 100 values, with, for numbers, the
+// range of as many leading values as a preview may read. The scales of a precomputed
+// volume are its children: ?child=KEY shows one. At a store's root,
+// ?versions lists its versions, and an Icechunk repository's branches and
+// tags.
+//
+// A listing reads, to a crawler, as Python's http.server's listing of the
+// same files: fsspec's HTTPFileSystem finds the same names through both.
+// The links to a listing's entries are the only links of a page with a
+// quoted href, each name escaped as http.server escapes it (every byte but
+// letters, digits and "_.-~" percent-encoded): a container file, an image
+// or a dataset is linked as the file, and the link to its page (the
+// folder that holds what it contains) is written with an unquoted href,
+// as are the links of the path, to the parent, to children, to versions
+// and to queries. The path does not link the page itself.
+//
+// /favicon.ico is pipefs's icon (SVG) unless the served location has a
+// favicon.ico of its own, so that a browser's visit logs no 404.
 //
 // Every page shows its canonical pipeline, and ?format=json gives the
 // page's data as JSON: an object whose "kind" is "directory", "array",
 // "group", "versions" or "error", with "path", "pipeline", "crumbs" and
-// one of "directory" (its "entries": name, href, raw, dir, size,
+// one of "directory" (its "entries": name, href, raw, dir, size in bytes,
 // modified, kind), "node" (the JSON of "pipefs array --json" as
-// "description", and the preview's URL), "versions" or "error" (status,
+// "description", its "children", the preview's URL, the "range" of the
+// values previewed or listed: of, count, min, max, nan, and a 1-D or
+// scalar array's "values": list, total), "versions" or "error" (status,
 // message).
 //
 // # Errors

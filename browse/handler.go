@@ -211,6 +211,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		t.release()
 	}
 	defer t.release()
+	if err != nil && r.URL.Path == "/favicon.ico" && errorStatus(err) == http.StatusNotFound {
+		serveFavicon(w, r)
+		return
+	}
 	if err == nil && !t.page {
 		h.serveRaw(w, r, t)
 		return

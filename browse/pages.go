@@ -38,8 +38,10 @@ var (
 	//go:embed web/app.js
 	pageScript string
 
-	pageTemplate = template.Must(template.New("page").Parse(pageHTML))
-	pageCSP      = "default-src 'none'; style-src '" + cspHash(pageStyle) + "'; script-src '" + cspHash(pageScript) +
+	pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
+		"last": func(i int, s []crumb) bool { return i == len(s)-1 },
+	}).Parse(pageHTML))
+	pageCSP = "default-src 'none'; style-src '" + cspHash(pageStyle) + "'; script-src '" + cspHash(pageScript) +
 		"'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
 
@@ -88,7 +90,8 @@ type entryView struct {
 	Time     string `json:"modified,omitempty"`
 	Kind     string `json:"kind"`
 	Label    string `json:"-"`
-	SizeText string `json:"-"`
+	SizeText string `json:"-"` // the size as "ls -h" writes it
+	Bytes    string `json:"-"` // the exact size, shown on hover
 }
 
 // A nodeView is what "pipefs array" shows of an array or group.
@@ -98,9 +101,12 @@ type nodeView struct {
 	Rows        []metaRow       `json:"-"`
 	Description json.RawMessage `json:"description"` // pipefs array --json
 	Children    []crumb         `json:"children,omitempty"`
+	ChildLinks  []crumb         `json:"-"`                    // the children the page's listing does not hold
 	Preview     string          `json:"preview,omitempty"`    // the preview's URL
 	PreviewNote string          `json:"-"`                    // what the preview shows
 	NoPreview   string          `json:"no_preview,omitempty"` // why there is none
+	Range       *rangeView      `json:"range,omitempty"`      // of the values previewed or listed
+	Values      *valuesView     `json:"values,omitempty"`     // of a 1-D or scalar array
 }
 
 // A metaRow is one line of a node's description.
@@ -180,6 +186,9 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request, t *target) e
 			if err != nil {
 				return err
 			}
+			if err := h.addValues(ctx, t, nv); err != nil {
+				return err
+			}
 			p.Node, p.Kind = nv, "group"
 			if t.node.IsArray {
 				p.Kind = "array"
@@ -194,6 +203,9 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request, t *target) e
 			if p.Kind == "" {
 				p.Kind = "directory"
 			}
+		}
+		if p.Node != nil {
+			listChildrenOnce(p.Node, p.Dir)
 		}
 	}
 	h.render(w, r, http.StatusOK, p)
@@ -351,15 +363,18 @@ func listingVersion(infos []fs.FileInfo, more int) string {
 func (h *Handler) entry(ctx context.Context, t *target, info fs.FileInfo, detect bool) entryView {
 	name := info.Name()
 	child := path.Join(t.name, name)
-	e := entryView{Name: name, Label: name, Href: t.href + url.PathEscape(name), Size: info.Size(), Kind: "file"}
-	e.SizeText = fmt.Sprint(e.Size)
+	e := entryView{Name: name, Label: name, Href: t.href + hrefEscape(name), Size: info.Size(), Kind: "file"}
+	e.SizeText, e.Bytes = listfmt.HumanSize(e.Size), fmt.Sprintf("%d bytes", e.Size)
+	if e.Size == 1 {
+		e.Bytes = "1 byte"
+	}
 	if mt := info.ModTime(); !mt.IsZero() {
 		e.Time = mt.UTC().Format(timeLayoutUTC)
 	}
 	fsys := t.l.fsys.WithContext(ctx)
 	switch {
 	case info.IsDir():
-		e.Dir, e.Size, e.SizeText, e.Kind = true, -1, "", "directory"
+		e.Dir, e.Size, e.SizeText, e.Bytes, e.Kind = true, -1, "", "", "directory"
 		e.Href += "/"
 		e.Label += "/"
 		if detect {
@@ -471,7 +486,7 @@ func (h *Handler) child(ctx context.Context, t *target, key string) error {
 func escapePath(name string) string {
 	segs := strings.Split(name, "/")
 	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
+		segs[i] = hrefEscape(s)
 	}
 	return strings.Join(segs, "/")
 }

@@ -117,7 +117,7 @@ func (h *Handler) servePreview(w http.ResponseWriter, r *http.Request, t *target
 	if err != nil {
 		return err
 	}
-	b, err := remember(t.l, "preview\x00"+t.name+"\x00"+t.child, "", func(b []byte) int { return len(b) }, func() ([]byte, error) { return renderPreview(r.Context(), t.node.Array, plan) })
+	p, err := h.preview(r.Context(), t, plan)
 	if err != nil {
 		return err
 	}
@@ -126,16 +126,38 @@ func (h *Handler) servePreview(w http.ResponseWriter, r *http.Request, t *target
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Content-Security-Policy", "sandbox")
 	hdr.Set("Cache-Control", "no-cache")
-	w.Write(b)
+	w.Write(p.png)
 	return nil
 }
 
+// A previewed plane is the preview of an array and the range of the
+// values it was drawn from.
+type previewed struct {
+	png []byte
+	rng *rangeView
+}
+
+// preview draws the preview of the array of t, by plan, or returns the
+// one kept with the layer.
+func (h *Handler) preview(ctx context.Context, t *target, plan *previewPlan) (*previewed, error) {
+	return remember(t.l, "preview\x00"+t.name+"\x00"+t.child, "", func(p *previewed) int { return len(p.png) + 256 }, func() (*previewed, error) {
+		return renderPreview(ctx, t.node.Array, plan)
+	})
+}
+
 // renderPreview reads the box of plan and draws it as a PNG, keeping every
-// step-th pixel so that neither side exceeds previewSide.
-func renderPreview(ctx context.Context, a *array.Array, plan *previewPlan) ([]byte, error) {
+// step-th pixel so that neither side exceeds previewSide, with the range of
+// every value of the box.
+func renderPreview(ctx context.Context, a *array.Array, plan *previewPlan) (*previewed, error) {
 	data, err := a.ReadBox(ctx, plan.start, plan.stop, maxPreviewBytes)
 	if err != nil {
 		return nil, err
+	}
+	rng := &valueRange{d: a.DType}
+	rng.addAll(data)
+	of := "the previewed plane"
+	if plan.channels > 0 {
+		of = "the image's samples"
 	}
 	step := max((max(plan.h, plan.w)+previewSide-1)/previewSide, 1)
 	oh, ow := int((plan.h+step-1)/step), int((plan.w+step-1)/step)
@@ -197,7 +219,7 @@ func renderPreview(ctx context.Context, a *array.Array, plan *previewPlan) ([]by
 	if err := enc.Encode(&b, img); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	return &previewed{png: b.Bytes(), rng: rng.view(of)}, nil
 }
 
 // element returns one little-endian element of type d as a float64.

@@ -75,7 +75,11 @@ func (t *target) resolve(ctx context.Context, segs []string, dir bool) error {
 	t.info = nil
 	for i, seg := range segs {
 		last := i == len(segs)-1
-		t.crumbs = append(t.crumbs, crumb{Name: seg, Href: t.href + url.PathEscape(seg) + "/"})
+		esc := hrefEscape(seg)
+		if strings.HasPrefix(seg, "@") {
+			esc = url.PathEscape(seg) // a version, linked as the versions page links it
+		}
+		t.crumbs = append(t.crumbs, crumb{Name: seg, Href: t.href + esc + "/"})
 		if t.l.fsys == nil {
 			return &fs.PathError{Op: "open", Path: seg, Err: vfs.ErrNotDir}
 		}
@@ -98,7 +102,7 @@ func (t *target) resolve(ctx context.Context, segs []string, dir bool) error {
 			t.name, t.info = name, info
 			return nil
 		}
-		t.href += url.PathEscape(seg) + "/"
+		t.href += esc + "/"
 		if info.IsDir() {
 			t.name = name
 			l, err := h.openStore(ctx, t.l, name)

@@ -1,7 +1,7 @@
 // Package listfmt formats what a listing shows of an entry beyond its
-// name, size and time, the same way in "pipefs ls" and "pipefs stat" as
-// in the pages of package browse: its mode as ls writes it, and the
-// target of a symbolic link.
+// name and time, the same way in "pipefs ls" and "pipefs stat" as in the
+// pages of package browse: its mode as ls writes it, the target of a
+// symbolic link, and its size as "ls -h" writes it (HumanSize).
 package listfmt
 
 import (
