@@ -56,7 +56,7 @@ const (
 // fletcher32, n-bit, scale-offset, lzf, blosc, bzip2, lz4 and zstd. A read
 // of a dataset with any other filter (szip, lzo, ...) may fail with
 // errors.ErrUnsupported instead, naming the filter.
-var h5Decoded = map[uint16]bool{1: true, 2: true, 3: true, 5: true, 6: true, 32000: true, 32001: true, 307: true, 32004: true, 32015: true}
+var h5Decoded = map[uint16]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true, 305: true, 32000: true, 32001: true, 307: true, 32004: true, 32015: true}
 
 // h5File is what scripts/h5pydump.py prints for one file.
 type h5File struct {
