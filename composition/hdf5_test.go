@@ -53,9 +53,9 @@ const (
 )
 
 // h5Decoded are the filters pipefs must decode: deflate, shuffle,
-// fletcher32, n-bit, scale-offset, lzf, blosc, bzip2, lz4 and zstd. A read
-// of a dataset with any other filter (szip, lzo, ...) may fail with
-// errors.ErrUnsupported instead, naming the filter.
+// fletcher32, szip, n-bit, scale-offset, lzo, lzf, blosc, bzip2, lz4 and
+// zstd. A read of a dataset with any other filter (zfp, sz, ...) may fail
+// with errors.ErrUnsupported instead, naming the filter.
 var h5Decoded = map[uint16]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true, 305: true, 32000: true, 32001: true, 307: true, 32004: true, 32015: true}
 
 // h5File is what scripts/h5pydump.py prints for one file.
