@@ -18,7 +18,8 @@ type vdsState struct {
 	heap  uint64
 	index uint32
 
-	once sync.Once
+	mu   sync.Mutex
+	done bool
 	maps []*vdsMap
 	err  error
 }
@@ -72,21 +73,33 @@ const maxVDSBlocks = 1 << 20
 // unlimited is H5S_UNLIMITED.
 const unlimited = ^uint64(0)
 
-// mappings reads the virtual dataset's mappings from the global heap,
-// once (H5Olayout.c, the global heap block of the virtual layout).
+// mappings reads the virtual dataset's mappings from the global heap
+// (H5Olayout.c, the global heap block of the virtual layout), once: only
+// a read that was cancelled is tried again.
 func (d *dsInfo) mappings(ctx context.Context) ([]*vdsMap, error) {
 	v := d.vds
-	v.once.Do(func() {
-		b, err := d.f.globalObject(ctx, v.heap, v.index)
-		if err != nil {
-			v.err = err
-			return
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.done {
+		return v.maps, v.err
+	}
+	if v.heap == undef { // no mapping: every element is the fill value
+		v.done = true
+		return nil, nil
+	}
+	b, err := d.f.globalObject(ctx, v.heap, v.index)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
 		}
-		v.maps, v.err = d.f.parseVDS(b, len(d.dims))
-		if v.err != nil && !errors.Is(v.err, errors.ErrUnsupported) {
-			v.err = fmt.Errorf("virtual dataset mappings: %w", v.err)
-		}
-	})
+		v.done, v.err = true, err
+		return nil, err
+	}
+	v.maps, v.err = d.f.parseVDS(b, len(d.dims))
+	if v.err != nil && !errors.Is(v.err, errors.ErrUnsupported) {
+		v.err = fmt.Errorf("virtual dataset mappings: %w", v.err)
+	}
+	v.done = true
 	return v.maps, v.err
 }
 
