@@ -28,8 +28,8 @@ type Dataset struct {
 	// DType is the element type.
 	DType DType `json:"dtype"`
 	// Layout is "compact", "contiguous", "chunked" or "virtual" (a
-	// virtual dataset, whose elements map other datasets: it is described
-	// but not read).
+	// virtual dataset, whose elements are read from the source datasets
+	// it maps).
 	Layout string `json:"layout"`
 	// ChunkShape is the chunk shape of a chunked dataset, nil otherwise.
 	ChunkShape []int64 `json:"chunk_shape,omitempty"`
@@ -172,6 +172,8 @@ type dsInfo struct {
 	ixMu sync.Mutex
 	ix   chunkIndex
 	null bool
+
+	vds *vdsState // a virtual dataset's mappings
 }
 
 type eaParams struct {
@@ -464,9 +466,9 @@ func (d *dsInfo) parseLayout(b []byte) error {
 				d.single.size = undef // unfiltered: the chunk's bytes
 			}
 		case layoutVirtual:
-			// Listed and described (shape, type, fill value), not read.
-			d.bad = fmt.Errorf("%w: virtual dataset (layout class 3): its elements are mapped from other datasets, read those instead", errors.ErrUnsupported)
-			return nil
+			// The mappings are read at the first read (vds.go).
+			d.vds = &vdsState{heap: c.addr(), index: c.u32()}
+			return c.err
 		default:
 			return driver.Corruptf("layout class %d", d.layout)
 		}

@@ -1,8 +1,7 @@
 // Package hdf5adapter implements the hdf5: adapter: an HDF5 file as a tree
 // whose directories are its groups and whose files are its datasets, read
 // through the input's ReadAt without reading more of the file than a
-// listing or a read needs. It is pure Go (the filters it decodes are in
-// filters.go).
+// listing or a read needs. It is pure Go.
 //
 //	file:/d/x.h5|hdf5:              the root group (also what file:/d/x.h5 opens as)
 //	file:/d/x.h5|hdf5:/grp/dset     one dataset
@@ -74,6 +73,48 @@
 // as the fill value. Through package array (Dataset.ArrayNode, "pipefs
 // array") a dataset reads chunk by chunk in little-endian order.
 //
+// # Filters
+//
+// Chunks are decoded through their filter pipeline, every checksum a
+// filter carries verified before the bytes are returned:
+//
+//	id     name         as written by
+//	1      deflate      libhdf5 (zlib stream)
+//	2      shuffle      libhdf5 (byte shuffle)
+//	3      fletcher32   libhdf5 (checksum verified; the pre-1.6.3 form too)
+//	4      szip         libhdf5 with libaec or szip: CCSDS 121.0-B (internal/aec)
+//	5      nbit         libhdf5
+//	6      scaleoffset  libhdf5
+//	305    lzo          PyTables (LZO1X, internal/lzo; Adler-32 verified when present)
+//	307    bzip2        PyTables, hdf5plugin
+//	32000  lzf          h5py
+//	32001  blosc        hdf5-blosc
+//	32004  lz4          HDF5 lz4 plugin
+//	32008  bitshuffle   bitshuffle (none, lz4, zstd)
+//	32015  zstd         HDF5 zstd plugin
+//
+// Any other filter is refused when the dataset is read, with an error
+// matching errors.ErrUnsupported that names its id and name (the
+// registered name, or the one the file stores); the dataset is still
+// listed and described.
+//
+// # Virtual datasets
+//
+// A virtual dataset (layout class 3) reads from its sources: each
+// mapping pairs the elements of a source selection with those of a
+// virtual selection, both in C order; elements no mapping covers, and the
+// mappings whose source file or dataset does not exist, read as the fill
+// value, as libhdf5 reads them. Selections may be "all" or hyperslabs
+// (regular, or lists of blocks); point selections, unlimited selections
+// (a dataset that grows with printf-named sources) and sources of another
+// type than the dataset (other than the byte order of a number) are
+// refused with errors.ErrUnsupported. Sources are read in the same file
+// (".") or in the file of that relative name beside it, opened through
+// the same pipeline (Env.URL resolved as a relative pipeline, with the
+// same options); other files (an absolute name, a file opened outside a
+// pipeline) are refused naming the file. Virtual datasets nest at most 8
+// deep.
+//
 // Variable-length data and references are listed and described, but
 // their bytes are pointers into the file's heaps: reading them fails with
 // an error matching errors.ErrUnsupported. Variable-length strings read
@@ -84,17 +125,22 @@
 //
 // Bytes that are wrong (a bad checksum, a structure past the end of the
 // file, a B-tree or heap that points back at itself) give errors matching
-// driver.ErrCorrupt; what this package does not read (the elements of
-// virtual datasets, external storage, files split by the family or multi
-// drivers, VAX floats, filters this package does not decode) errors
+// driver.ErrCorrupt; what this package does not read (external storage,
+// files split by the family or multi drivers, VAX floats, filters this
+// package does not decode, the virtual dataset mappings above) errors
 // matching errors.ErrUnsupported, when the dataset is read (it is still
-// listed and described: a virtual dataset with Layout "virtual", its
-// shape, type and fill value). Sizes read from the file are checked
-// against vfs.Limits before anything is allocated from them: MaxDocument
+// listed and described: its shape, type, filters and fill value). Sizes
+// read from the file are checked against vfs.Limits before anything is
+// allocated from them: MaxDocument
 // bounds one metadata structure and the variable-length data of one
 // attribute, MaxChunk one chunk, MaxEntries the messages of an object,
 // the links of a group, the attributes of an object and the records of a
 // B-tree, MaxNameLength one name; errors past them match driver.ErrLimit.
+// A filter never decodes to more than its chunk (plus the bytes the
+// filters still to undo add); szip's padded scanlines take at most
+// pixels-per-block times the chunk while they are decoded. The mappings
+// of a virtual dataset are bounded by MaxEntries, and the runs of
+// elements one mapping expands to by 2^20.
 //
 // The tree is safe for concurrent use.
 package hdf5adapter

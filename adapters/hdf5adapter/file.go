@@ -38,6 +38,8 @@ type file struct {
 	lim        vfs.Limits
 	cache      *vfs.Cache
 	key        string // env.Key, "" when nothing is cached across opens
+	url        string // env.URL: where the sources of virtual datasets beside the file are
+	opts       *vfs.Options
 
 	mu     sync.Mutex
 	objs   map[uint64]*object // parsed object headers

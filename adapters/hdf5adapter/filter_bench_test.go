@@ -31,3 +31,32 @@ func BenchmarkDecodeChunkShuffleDeflate(b *testing.B) {
 		}
 	}
 }
+
+// benchCase decodes every chunk of a case of the libhdf5 test data.
+func benchCase(b *testing.B, name string) {
+	var tc filterCase
+	for _, c := range loadFilterCases(b) {
+		if c.Name == name {
+			tc = c
+		}
+	}
+	if tc.Name == "" {
+		b.Fatalf("no case %s", name)
+	}
+	b.SetBytes(tc.ChunkBytes * int64(len(tc.Chunks)))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, ch := range tc.Chunks {
+			if _, err := decodeChunk(tc.Pipeline, ch.Mask, ch.Raw, tc.ElemSize, tc.ChunkBytes); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkDecodeChunkSzip decodes a 64 KiB chunk of uint16 written by
+// libhdf5 with libaec (nn, 8 pixels per block).
+func BenchmarkDecodeChunkSzip(b *testing.B) { benchCase(b, "szip_nn8_zero_runs_u2") }
+
+// BenchmarkDecodeChunkLZO decodes PyTables' LZO chunks of a table.
+func BenchmarkDecodeChunkLZO(b *testing.B) { benchCase(b, "lzo_table_large") }

@@ -58,6 +58,12 @@ func TestDecodeChunkErrors(t *testing.T) {
 	lz4Huge = binary.BigEndian.AppendUint32(lz4Huge, 1<<20)
 	nbitHuge := []Filter{{ID: filterNbit, Values: []uint32{8, 0, 1 << 30, 1, 4, 0, 8, 0}}}
 	so := filterTestCase(t, "scaleoffset_int4_lei2")
+	sz := filterTestCase(t, "szip_nn8_u1")
+	szipPipe := []Filter{{ID: filterSzip, Values: []uint32{169, 8, 8, 64}}}
+	lz := filterTestCase(t, "lzo_table_small")
+	lzSum := filterTestCase(t, "lzo_adler32")
+	badAdler := bytes.Clone(lzSum.Chunks[0].Raw)
+	badAdler[len(badAdler)-1] ^= 1
 	nbitCompound := filterTestCase(t, "nbit_compound")
 	deep := []uint32{0, 0, 1, nbitArray, 4}
 	for i := 0; i < 1000; i++ {
@@ -96,8 +102,19 @@ func TestDecodeChunkErrors(t *testing.T) {
 		{name: "bitshuffle truncated", pipeline: []Filter{{ID: filterBitshuffle, Values: []uint32{0, 4, 4, 0, 2}}}, src: append(binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(nil, 64), 64), 0, 0, 0, 9, 1), chunkBytes: 64, want: driver.ErrCorrupt},
 		{name: "blosc garbage", pipeline: []Filter{{ID: filterBlosc}}, src: []byte("garbage"), chunkBytes: 8, want: driver.ErrCorrupt},
 		{name: "too many filters", pipeline: make([]Filter, 33), chunkBytes: 8, want: driver.ErrCorrupt},
-		{name: "szip", pipeline: []Filter{{ID: 4, Name: "szip"}}, src: []byte{1}, chunkBytes: 1, want: errors.ErrUnsupported, wantText: "HDF5 filter 4 (szip) is not supported"},
-		{name: "lzo", pipeline: []Filter{{ID: filterDeflate}, {ID: 305}}, src: []byte{1}, chunkBytes: 1, want: errors.ErrUnsupported, wantText: "HDF5 filter 305 (lzo) is not supported"},
+		{name: "szip no values", pipeline: []Filter{{ID: filterSzip}}, src: []byte{1, 0, 0, 0, 0}, chunkBytes: 1, want: driver.ErrCorrupt, wantText: "client data values"},
+		{name: "szip huge size", pipeline: szipPipe, src: []byte{0xff, 0xff, 0xff, 0x7f, 0}, chunkBytes: 4096, want: driver.ErrCorrupt, wantText: "header claims", maxAlloc: 1 << 16},
+		{name: "szip truncated", pipeline: sz.Pipeline, src: sz.Chunks[0].Raw[:len(sz.Chunks[0].Raw)/2], chunkBytes: sz.ChunkBytes, want: driver.ErrCorrupt, wantText: "stream ends"},
+		{name: "szip bad block size", pipeline: []Filter{{ID: filterSzip, Values: []uint32{169, 12, 8, 64}}}, src: sz.Chunks[0].Raw, chunkBytes: sz.ChunkBytes, want: driver.ErrCorrupt, wantText: "block size 12"},
+		{name: "szip bad bits", pipeline: []Filter{{ID: filterSzip, Values: []uint32{169, 8, 40, 64}}}, src: sz.Chunks[0].Raw, chunkBytes: sz.ChunkBytes, want: driver.ErrCorrupt, wantText: "40 bits per pixel"},
+		{name: "lzo truncated", pipeline: lz.Pipeline, src: lz.Chunks[0].Raw[:len(lz.Chunks[0].Raw)-10], chunkBytes: lz.ChunkBytes, want: driver.ErrCorrupt, wantText: "truncated"},
+		{name: "lzo bad checksum", pipeline: lzSum.Pipeline, src: badAdler, chunkBytes: lzSum.ChunkBytes, want: driver.ErrCorrupt, wantText: "Adler-32"},
+		{name: "lzo trailing bytes", pipeline: lz.Pipeline, src: append(bytes.Clone(lz.Chunks[0].Raw), 1, 2), chunkBytes: lz.ChunkBytes, want: driver.ErrCorrupt, wantText: "2 bytes after the end"},
+		{name: "lzo too long", pipeline: lz.Pipeline, src: lz.Chunks[0].Raw, chunkBytes: lz.ChunkBytes - 8, want: driver.ErrLimit, wantText: "more than"},
+		{name: "lzo before start", pipeline: []Filter{{ID: filterLZO}}, src: []byte{0x12, 'a', 0x40, 0x08, 0x11, 0, 0}, chunkBytes: 16, want: driver.ErrCorrupt, wantText: "match"},
+		{name: "lzo long run bomb", pipeline: []Filter{{ID: filterLZO}}, src: append(make([]byte, 1<<12), 1, 0, 0), chunkBytes: 64, want: driver.ErrLimit, maxAlloc: 1 << 16},
+		{name: "zfp", pipeline: []Filter{{ID: 32013, Name: "zfp"}}, src: []byte{1}, chunkBytes: 1, want: errors.ErrUnsupported, wantText: "HDF5 filter 32013 (zfp) is not supported"},
+		{name: "sz after deflate", pipeline: []Filter{{ID: filterDeflate}, {ID: 32017}}, src: []byte{1}, chunkBytes: 1, want: errors.ErrUnsupported, wantText: "HDF5 filter 32017 (sz) is not supported"},
 		{name: "unregistered", pipeline: []Filter{{ID: 40000, Name: "mine"}}, src: []byte{1}, chunkBytes: 1, want: errors.ErrUnsupported, wantText: `HDF5 filter 40000 ("mine")`},
 	}
 	for _, tc := range tests {
@@ -126,7 +143,7 @@ func filterErrText(err error) string {
 // An unsupported optional filter that a chunk's mask skips does not stop
 // the chunk from decoding.
 func TestDecodeChunkMaskedUnsupported(t *testing.T) {
-	pipeline := []Filter{{ID: filterDeflate}, {ID: 4, Name: "szip", Flags: 1}}
+	pipeline := []Filter{{ID: filterDeflate}, {ID: 32013, Name: "zfp", Flags: 1}}
 	got, err := decodeChunk(pipeline, 0b10, filterZlib(t, []byte("hello")), 1, 5)
 	if err != nil || string(got) != "hello" {
 		t.Fatalf("decodeChunk = %q, %v, want hello", got, err)

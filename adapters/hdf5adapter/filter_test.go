@@ -11,7 +11,8 @@ import (
 )
 
 // filterCase is one dataset of testdata/filters/cases.json, written by
-// scripts/hdf5filters.py: its pipeline and, for each stored chunk, the raw
+// scripts/hdf5filters.py, or of testdata/filters/szip_lzo.json, written
+// by scripts/hdf5szlzo.py: its pipeline and, for each stored chunk, the raw
 // bytes and what libhdf5 decodes them to.
 type filterCase struct {
 	Name       string   `json:"name"`
@@ -31,20 +32,24 @@ type filterCase struct {
 
 func loadFilterCases(tb testing.TB) []filterCase {
 	tb.Helper()
-	b, err := os.ReadFile("testdata/filters/cases.json")
-	if err != nil {
-		tb.Fatal(err)
+	var cases []filterCase
+	for _, name := range []string{"testdata/filters/cases.json", "testdata/filters/szip_lzo.json"} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var doc struct {
+			Cases []filterCase `json:"cases"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			tb.Fatal(err)
+		}
+		if len(doc.Cases) == 0 {
+			tb.Fatalf("no cases in %s", name)
+		}
+		cases = append(cases, doc.Cases...)
 	}
-	var doc struct {
-		Cases []filterCase `json:"cases"`
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		tb.Fatal(err)
-	}
-	if len(doc.Cases) == 0 {
-		tb.Fatal("no cases in testdata/filters/cases.json")
-	}
-	return doc.Cases
+	return cases
 }
 
 // TestDecodeChunkLibhdf5 decodes every chunk libhdf5 wrote and compares
@@ -75,7 +80,7 @@ func TestDecodeChunkLibhdf5(t *testing.T) {
 			}
 		})
 	}
-	for _, id := range []uint16{1, 2, 3, 4, 5, 6, 307, 32000, 32001, 32004, 32008, 32015} {
+	for _, id := range []uint16{1, 2, 3, 4, 5, 6, 305, 307, 32000, 32001, 32004, 32008, 32015} {
 		if !seen[id] {
 			t.Errorf("no test case uses filter %d (%s)", id, filterName(id))
 		}

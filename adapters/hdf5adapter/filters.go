@@ -29,8 +29,10 @@ const (
 	filterDeflate     = 1
 	filterShuffle     = 2
 	filterFletcher32  = 3
+	filterSzip        = 4
 	filterNbit        = 5
 	filterScaleOffset = 6
+	filterLZO         = 305
 	filterBzip2       = 307
 	filterLZF         = 32000
 	filterBlosc       = 32001
@@ -54,8 +56,10 @@ var filterDecoders = map[uint16]filterFunc{
 	filterDeflate:     decodeDeflate,
 	filterShuffle:     decodeShuffle,
 	filterFletcher32:  decodeFletcher32,
+	filterSzip:        decodeSzip,
 	filterNbit:        decodeNbit,
 	filterScaleOffset: decodeScaleOffset,
+	filterLZO:         decodeLZO,
 	filterBzip2:       decodeBzip2,
 	filterLZF:         decodeLZF,
 	filterBlosc:       decodeBlosc,
@@ -159,7 +163,7 @@ func checkFilters(pipeline []Filter) error {
 
 func unsupportedFilter(f Filter) error {
 	return fmt.Errorf("HDF5 filter %d (%s) is not supported: pipefs decodes deflate, shuffle, "+
-		"fletcher32, n-bit, scale-offset, lzf, blosc, bzip2, lz4, bitshuffle and zstd: %w",
+		"fletcher32, szip, n-bit, scale-offset, lzo, lzf, blosc, bzip2, lz4, bitshuffle and zstd: %w",
 		f.ID, filterLabel(f), errors.ErrUnsupported)
 }
 

@@ -195,6 +195,8 @@ func (d *dsInfo) readStored(ctx context.Context, p []byte, off int64) (int, erro
 		n, err = readFull(ctx, d.f.blob, p, int64(d.f.base+d.contigAddr)+off)
 	case layoutChunked:
 		n, err = d.readChunked(ctx, p, off)
+	case layoutVirtual:
+		n, err = d.readVirtual(ctx, p, off)
 	}
 	if err == nil && n < want {
 		err = io.EOF

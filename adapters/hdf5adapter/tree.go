@@ -62,6 +62,9 @@ func Open(ctx context.Context, b driver.Blob, env *vfs.Env) (driver.Tree, error)
 	if err != nil {
 		return nil, err
 	}
+	if env != nil {
+		f.url, f.opts = env.URL, env.Options
+	}
 	return &tree{f: f}, nil
 }
 
