@@ -41,7 +41,9 @@ little-endian elements (U as UTF-32LE, S raw, bool as 0/1; variable-length
 strings are refused), missing chunks filled with the fill value; --box
 writes a box of it, given as start:stop per dimension; --chunk writes one
 decoded chunk, given by its grid coordinates. --limit bounds the bytes
-written (an error past it, before anything is written). --read and --box
+written (an error past it, before anything is written). Elements are
+not written to a terminal, where they would garble the screen: redirect
+them to a file or a pipe. --read and --box
 fetch and decode up to --concurrency chunks at once (default 64), fewer
 when chunks are large (at most 64 MiB of chunks in flight); the output
 is the same whatever their number.
@@ -77,11 +79,16 @@ bounds the bytes decoded.`,
 			if strs {
 				modes = 1
 			}
+			ctx, w := cmd.Context(), cmd.OutOrStdout()
+			if modes > 0 && !strs && isTerminal(w) {
+				// Raw elements would garble the terminal; asked before
+				// anything is opened, which may cost requests.
+				return fmt.Errorf("array: standard output is a terminal, and the elements are binary: redirect them (pipefs array --read URL > a.bin, or | od -An -tu1), print strings with --strings, or describe the array without --read, --box or --chunk")
+			}
 			pipeline, err := g.pipeline(args[0])
 			if err != nil {
 				return err
 			}
-			ctx, w := cmd.Context(), cmd.OutOrStdout()
 			if modes == 0 {
 				n, fsys, err := array.OpenNode(ctx, pipeline, g.options())
 				if err != nil {

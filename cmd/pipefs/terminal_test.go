@@ -30,3 +30,21 @@ func TestTerminalQuoting(t *testing.T) {
 		t.Errorf("the escape sequence in a name reached the terminal:\n%q", styled)
 	}
 }
+
+// TestTerminalBinary runs array --read on an image with a real terminal,
+// a tmux pane, as standard output: it refuses, with exit 1 and a line
+// that says how to redirect, and no pixel reaches the screen; the same
+// command into a pipe writes the elements.
+func TestTerminalBinary(t *testing.T) {
+	img := testImagePath(t, "png-gray8.png")
+	term := newTerminal(t, 160, 50)
+	term.start(t, cliLine(t, "array", "--read", img)+"; echo exit=$?")
+	screen := term.wait(t)
+	if !strings.Contains(screen, "exit=1") || !strings.Contains(screen, "standard output is a terminal") || !strings.Contains(screen, "> a.bin") {
+		t.Errorf("array --read to a terminal shows:\n%s\nwant a refusal that says how to redirect, and exit 1", screen)
+	}
+	r := runCLI(t, "array", "--read", img)
+	if r.code != 0 || len(r.stdout) == 0 {
+		t.Errorf("array --read into a pipe: exit %d, %d bytes; stderr %q", r.code, len(r.stdout), r.stderr)
+	}
+}
