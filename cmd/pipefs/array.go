@@ -16,7 +16,7 @@ import (
 func newArrayCmd(g *globals) *cobra.Command {
 	var (
 		asJSON      bool
-		read        bool
+		read, force bool
 		strs        bool
 		box, chunk  string
 		scale       string
@@ -43,7 +43,7 @@ writes a box of it, given as start:stop per dimension; --chunk writes one
 decoded chunk, given by its grid coordinates. --limit bounds the bytes
 written (an error past it, before anything is written). Elements are
 not written to a terminal, where they would garble the screen: redirect
-them to a file or a pipe. --read and --box
+them to a file or a pipe, or pass --force. --read and --box
 fetch and decode up to --concurrency chunks at once (default 64), fewer
 when chunks are large (at most 64 MiB of chunks in flight); the output
 is the same whatever their number.
@@ -80,10 +80,10 @@ bounds the bytes decoded.`,
 				modes = 1
 			}
 			ctx, w := cmd.Context(), cmd.OutOrStdout()
-			if modes > 0 && !strs && isTerminal(w) {
+			if modes > 0 && !strs && !force && isTerminal(w) {
 				// Raw elements would garble the terminal; asked before
 				// anything is opened, which may cost requests.
-				return fmt.Errorf("array: standard output is a terminal, and the elements are binary: redirect them (pipefs array --read URL > a.bin, or | od -An -tu1), print strings with --strings, or describe the array without --read, --box or --chunk")
+				return fmt.Errorf("array: standard output is a terminal, and the elements are binary: redirect them (pipefs array --read URL > a.bin, or | od -An -tu1), print strings with --strings, describe the array without --read, --box or --chunk, or pass --force")
 			}
 			pipeline, err := g.pipeline(args[0])
 			if err != nil {
@@ -155,6 +155,7 @@ bounds the bytes decoded.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "describe as JSON")
 	cmd.Flags().BoolVar(&read, "read", false, "write the whole array's elements")
+	cmd.Flags().BoolVarP(&force, "force", "f", false, "write binary elements to a terminal too")
 	cmd.Flags().BoolVar(&strs, "strings", false, "print a string array's elements as a JSON array")
 	cmd.Flags().StringVar(&box, "box", "", "write the elements of `BOX`, start:stop per dimension (0:2,1:3)")
 	cmd.Flags().StringVar(&chunk, "chunk", "", "write one decoded chunk at grid coordinates `COORD` (0,1)")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pipefs/pipefs/adapters/array"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -18,7 +19,7 @@ import (
 const holdBack = 16 << 20
 
 func newCatCmd(g *globals) *cobra.Command {
-	var verify bool
+	var verify, force bool
 	cmd := &cobra.Command{
 		Use:   "cat URL...",
 		Short: "Copy file locations to standard output",
@@ -42,7 +43,11 @@ corrupt data) writes nothing. A larger file read as one stream (a .gz
 file, a zip member) that fails later, at the check at its end, has
 written what decoded before the failure, and exits 1. --verify decodes
 such a file once to check it before writing any of it: nothing is
-written unless every check passes, at the cost of a second decode.`,
+written unless every check passes, at the cost of a second decode.
+
+The elements of a dataset or an image (an HDF5 dataset, 'x.png|png:')
+are binary: cat does not write them to a terminal, where they would
+garble the screen, unless --force says to; redirect them instead.`,
 		Example: `  pipefs cat 'testdata/demo.zip|zip:README.txt'
   pipefs cat 'file:/data/a.zip|zip:README.txt'
   pipefs cat 'file:/data/a.zip|zip:data/inner.zip|zip:deep.zip|zip:hello.txt'
@@ -55,7 +60,7 @@ written unless every check passes, at the cost of a second decode.`,
 				if err := cmd.Context().Err(); err != nil {
 					return err
 				}
-				if err := g.cat(cmd, arg, cmd.OutOrStdout(), verify); err != nil {
+				if err := g.cat(cmd, arg, cmd.OutOrStdout(), verify, force); err != nil {
 					report(cmd, err)
 					failed = true
 				}
@@ -67,13 +72,14 @@ written unless every check passes, at the cost of a second decode.`,
 		},
 	}
 	cmd.Flags().BoolVar(&verify, "verify", false, "check a decompressed file whole before writing any of it (decodes it twice)")
+	cmd.Flags().BoolVarP(&force, "force", "f", false, "write a dataset's or an image's binary elements to a terminal too")
 	return cmd
 }
 
 // cat copies the file location that the argument arg names to w. With
 // verify, a decompressed file is first read to its end and dropped, which
 // runs every check its format carries, and only then copied.
-func (g *globals) cat(cmd *cobra.Command, arg string, w io.Writer, verify bool) error {
+func (g *globals) cat(cmd *cobra.Command, arg string, w io.Writer, verify, force bool) error {
 	ctx := cmd.Context()
 	f, err := g.openFile(ctx, arg)
 	if errors.Is(err, vfs.ErrIsDir) {
@@ -83,6 +89,11 @@ func (g *globals) cat(cmd *cobra.Command, arg string, w io.Writer, verify bool) 
 		return err
 	}
 	defer f.Close()
+	if !force && isTerminal(w) {
+		if info, err := f.Stat(); err == nil && array.NodeOf(info) != nil {
+			return fmt.Errorf("%s: standard output is a terminal, and a dataset's elements are binary: redirect them (> a.bin, or | od), or pass --force", f.URL())
+		}
+	}
 	hw := &holdWriter{ctx: ctx, w: w}
 	var c driver.Compressed
 	if f.As(&c) {

@@ -43,6 +43,20 @@ func TestTerminalBinary(t *testing.T) {
 	if !strings.Contains(screen, "exit=1") || !strings.Contains(screen, "standard output is a terminal") || !strings.Contains(screen, "> a.bin") {
 		t.Errorf("array --read to a terminal shows:\n%s\nwant a refusal that says how to redirect, and exit 1", screen)
 	}
+	// cat of the image's pixels: refused the same way, written with
+	// --force.
+	term.start(t, cliLine(t, "cat", "file:"+img+"|png:")+"; echo exit=$?")
+	if screen := term.wait(t); !strings.Contains(screen, "exit=1") || !strings.Contains(screen, "--force") {
+		t.Errorf("cat of pixels to a terminal shows:\n%s\nwant a refusal that names --force, and exit 1", screen)
+	}
+	term.start(t, cliLine(t, "array", "--read", "--force", img)+"; echo; echo exit=$?")
+	if screen := term.wait(t); !strings.Contains(screen, "exit=0") {
+		t.Errorf("array --read --force shows:\n%s", screen)
+	}
+	term.start(t, cliLine(t, "cat", "--force", "file:"+img+"|png:")+"; echo; echo exit=$?")
+	if screen := term.wait(t); !strings.Contains(screen, "exit=0") {
+		t.Errorf("cat --force shows:\n%s", screen)
+	}
 	r := runCLI(t, "array", "--read", img)
 	if r.code != 0 || len(r.stdout) == 0 {
 		t.Errorf("array --read into a pipe: exit %d, %d bytes; stderr %q", r.code, len(r.stdout), r.stderr)
