@@ -87,7 +87,6 @@ func sameValue(got string, want json.RawMessage, bits int) bool {
 // valuesKnownWrong are the datasets whose elements the HDF5 adapter reads
 // wrong, by file:path, with why: a fault of the adapter, not of the page.
 var valuesKnownWrong = map[string]string{
-	"types_latest.h5:/enum/i2_be": "the HDF5 adapter does not swap the bytes of an enum of a big-endian base type (pipefs array --read gives fed4 for -300)",
 }
 
 // TestServeValues compares the values and ranges that the pages of 1-D

@@ -126,6 +126,9 @@ func swapUnit(t *DType) int {
 	switch {
 	case t.BigEndian:
 		return t.Size
+	case t.Class == "enum" && t.Base != nil && t.Base.BigEndian:
+		// An enum's byte order is its base type's.
+		return t.Size
 	case t.Class == "compound" && strings.HasPrefix(t.NumPy, ">c"):
 		return t.Size / 2
 	}
