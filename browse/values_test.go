@@ -86,8 +86,7 @@ func sameValue(got string, want json.RawMessage, bits int) bool {
 
 // valuesKnownWrong are the datasets whose elements the HDF5 adapter reads
 // wrong, by file:path, with why: a fault of the adapter, not of the page.
-var valuesKnownWrong = map[string]string{
-}
+var valuesKnownWrong = map[string]string{}
 
 // TestServeValues compares the values and ranges that the pages of 1-D
 // and scalar HDF5 datasets show with those h5py reads
