@@ -192,20 +192,21 @@ func (f *Reader) fill() {
 }
 
 // copyMatch copies as much of the pending match as the window has room
-// for. The source byte is read before the destination is written, so a
-// distance of exactly 64 KiB reads the slot it then overwrites.
+// for, in runs of at most the distance (so that a run never reads bytes it
+// writes) that stay inside the ring. A distance of exactly 64 KiB copies
+// each slot onto itself.
 func (f *Reader) copyMatch() {
 	n := min(f.copyLen, windowSize-f.unread)
-	src := (f.wpos - f.copyDst) & windowMask
-	for range n {
-		c := f.hist[src]
-		f.hist[f.wpos] = c
-		f.wpos = (f.wpos + 1) & windowMask
-		src = (src + 1) & windowMask
-	}
 	f.unread += n
 	f.total += int64(n)
 	f.copyLen -= n
+	for n > 0 {
+		src := (f.wpos - f.copyDst) & windowMask
+		k := min(n, f.copyDst, windowSize-src, windowSize-f.wpos)
+		copy(f.hist[f.wpos:f.wpos+k], f.hist[src:src+k])
+		f.wpos = (f.wpos + k) & windowMask
+		n -= k
+	}
 }
 
 // header reads a block header.
