@@ -198,9 +198,12 @@ func (a *Archive) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, erro
 }
 
 // OpenBlob opens the named member for random access. A STORED member is a
-// section of the archive's blob, read with no copy; a DEFLATE member is
-// decompressed as it is read, and the blob returned implements io.Closer
-// to give its decompressor back.
+// section of the archive's blob, read with no copy; a compressed member
+// is decompressed as it is read (DEFLATE from checkpoints, the other
+// methods forward), and the blob returned implements io.Closer to give
+// its decompressor back. A member that pipefs does not decode (PPMd,
+// encrypted) gives an error matching errors.ErrUnsupported that names the
+// method.
 func (a *Archive) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}

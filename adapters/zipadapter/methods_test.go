@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/pipefs/pipefs/vfs/driver"
 
 	pfstest "github.com/pipefs/pipefs/fstest"
@@ -356,4 +358,66 @@ func FuzzMethods(f *testing.F) {
 			checkFuzzErr(t, err)
 		}
 	})
+}
+
+// rawZip returns a zip of one member with the given compressed data and
+// header fields.
+func rawZip(t *testing.T, method uint16, data []byte, usize uint64, crc uint32) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	fw, err := w.CreateRaw(&zip.FileHeader{Name: "m", Method: method, CRC32: crc,
+		CompressedSize64: uint64(len(data)), UncompressedSize64: usize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw.Write(data)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestMethodsRatio reads 8 MiB of zeros that Zstandard codes in a few
+// hundred bytes: within the default RatioFloor it reads; with the ratio
+// applied from the first byte, opening fails with ErrLimit. A header
+// that declares less than the data decodes to is corrupt, and so is one
+// that declares more.
+func TestMethodsRatio(t *testing.T) {
+	ctx := context.Background()
+	zeros := make([]byte, 8<<20)
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := enc.EncodeAll(zeros, nil)
+	crc := crc32.ChecksumIEEE(zeros)
+	open := func(usize uint64, lim vfs.Limits) (driver.Blob, error) {
+		a, err := Open(ctx, driver.BytesBlob(rawZip(t, methodZstd, data, usize, crc), nil), &vfs.Options{Limits: lim})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.OpenBlob(ctx, "m")
+	}
+	b, err := open(uint64(len(zeros)), vfs.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(io.NewSectionReader(driver.ReaderAt(ctx, b), 0, b.Stat().Size()))
+	if err != nil || !bytes.Equal(got, zeros) {
+		t.Fatalf("read %d bytes, %v", len(got), err)
+	}
+	if _, err := open(uint64(len(zeros)), vfs.Limits{RatioFloor: 1}); !errors.Is(err, driver.ErrLimit) || !strings.Contains(err.Error(), "MaxRatio") {
+		t.Errorf("with RatioFloor 1: %v, want ErrLimit naming MaxRatio", err)
+	}
+	for _, usize := range []uint64{1 << 20, 9 << 20} {
+		b, err := open(usize, vfs.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := make([]byte, 4096)
+		if n, err := b.ReadAt(ctx, p, 0); !errors.Is(err, driver.ErrCorrupt) || n != 0 {
+			t.Errorf("declared %d: ReadAt = %d, %v, want 0 and ErrCorrupt", usize, n, err)
+		}
+	}
 }
