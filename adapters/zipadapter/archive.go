@@ -304,6 +304,9 @@ func (a *Archive) openData(ctx context.Context, name string, e *entry, fi *fileI
 		}
 		return &checkedBlob{Blob: b, size: int64(usize), want: h.crc}, nil
 	}
+	if h.method == methodDeflate64 {
+		return a.newDeflate64(&h, off, fi), nil
+	}
 	if coded {
 		return a.newCoded(ctx, c, &h, off, fi)
 	}

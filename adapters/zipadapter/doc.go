@@ -76,24 +76,37 @@
 //
 // # Other compression methods
 //
-// Members compressed with Deflate64 (method 9, decoded by
-// internal/deflate64), bzip2 (12, compress/bzip2), LZMA (14, with the
+// A Deflate64 member (method 9, decoded by internal/deflate64, the
+// project's own decoder: DEFLATE with a 64 KiB window, lengths to 65538
+// and distances to 65536) has checkpoints as DEFLATE has: the first full
+// pass, the first ReadAt or a stream from offset 0, checks the member's
+// size and CRC-32 and records the decoder's state at a block boundary
+// about every MiB of output (more sparsely past 128 MiB: at most 128
+// checkpoints of 64 KiB a member); later reads resume at the nearest one.
+// A ReadAt returns its bytes only once that pass has checked the whole
+// member (the first such read runs it, and concurrent reads wait for it).
+// The checkpoints belong to the open blob: unlike DEFLATE's, they are
+// not shared through vfs.Cache.
+//
+// Members compressed with bzip2 (12, compress/bzip2), LZMA (14, with the
 // zip LZMA header and with or without the end marker that flag bit 1
 // announces; github.com/ulikunitz/xz/lzma), Zstandard (93, and 20, the id
 // older writers use; github.com/klauspost/compress/zstd) and XZ (95,
 // github.com/ulikunitz/xz) are decoded forward (internal/streamblob): a
 // read at or after where the last one stopped continues its decoder, an
-// earlier one starts over from the member's start, and the blob is a
-// [driver.Streamer], so io.Copy of the member, and a format detected
-// inside it, decode it once. These members have no checkpoints: a
-// random read inside one decodes from its start, so an archive stored in
-// such a member is read correctly but slowly. The output must be the
-// declared size and its CRC-32 must match the central directory's
-// (unless 0): the read that reaches the end reads on to the decoder's
-// end and checks both, and a ReadAt that stops short of the end returns
-// its bytes only once a pass has decoded the whole member and passed
-// those checks (the first such read runs that pass), so no byte of a bad
-// member reaches the caller but those a stream delivered before the end.
+// earlier one starts over from the member's start. These members have no
+// checkpoints: a random read inside one decodes from its start, so an
+// archive stored in such a member is read correctly but slowly. The
+// output must be the declared size and its CRC-32 must match the central
+// directory's (unless 0): the read that reaches the end reads on to the
+// decoder's end and checks both, and a ReadAt that stops short of the end
+// returns its bytes only once a pass has decoded the whole member and
+// passed those checks (the first such read runs that pass).
+//
+// Every such member's blob is a [driver.Streamer], so io.Copy of the
+// member, and a format detected inside it, decode it once; a stream
+// delivers bytes as it decodes, but withholds the last ones of a member
+// whose end does not check out. No byte of a bad member reaches a ReadAt.
 // Errors match [driver.ErrCorrupt], and every later read returns them.
 //
 // PPMd (98) is not decoded: no Go implementation of its variant I rev. 1

@@ -73,6 +73,56 @@ type Reader struct {
 	clen    huffman // the code length code of a dynamic header
 	copyLen int     // bytes left of a match being copied
 	copyDst int     // its distance
+
+	spacing int64            // between checkpoints; 0 for none
+	nextCP  int64            // output offset of the next checkpoint wanted
+	record  func(Checkpoint) // takes the checkpoints
+}
+
+// A Checkpoint is the state of a Reader at a block boundary: enough to
+// resume decoding there, with [Resume], without the data before it.
+type Checkpoint struct {
+	In     int64  // compressed bytes consumed before this point
+	Bits   uint64 // bits of those bytes not consumed yet, the next in the low bits
+	NBits  uint8  // how many (fewer than 64)
+	Out    int64  // output bytes before this point
+	Window []byte // the last min(Out, 64 KiB) bytes of output
+}
+
+// Checkpoints asks f to call record with a checkpoint at the first block
+// boundary at least spacing bytes of output past the previous one (or past
+// the start). Each costs a copy of the 64 KiB window.
+func (f *Reader) Checkpoints(spacing int64, record func(Checkpoint)) {
+	f.spacing, f.record = max(spacing, 1), record
+	f.nextCP = f.total + f.spacing
+}
+
+// Resume returns a reader that decodes from the checkpoint cp, reading the
+// compressed data from offset cp.In on with r. If r is not an
+// io.ByteReader, it is buffered.
+func Resume(r io.Reader, cp Checkpoint) *Reader {
+	f := NewReader(r)
+	f.in = cp.In
+	f.bits, f.nbits = cp.Bits, uint(cp.NBits)
+	f.total = cp.Out
+	w := cp.Window[max(len(cp.Window)-windowSize, 0):]
+	copy(f.hist[:], w)
+	f.wpos = len(w) & windowMask
+	return f
+}
+
+// checkpoint records a checkpoint if one is due.
+func (f *Reader) checkpoint() {
+	if f.record == nil || f.total < f.nextCP {
+		return
+	}
+	n := int(min(f.total, windowSize))
+	w := make([]byte, n)
+	start := (f.wpos - n) & windowMask
+	k := copy(w, f.hist[start:])
+	copy(w[k:], f.hist[:n-k])
+	f.record(Checkpoint{In: f.in, Bits: f.bits, NBits: uint8(f.nbits), Out: f.total, Window: w})
+	f.nextCP = f.total + f.spacing
 }
 
 // NewReader returns a reader of the Deflate64 data in r. If r is not an
@@ -180,6 +230,9 @@ func (f *Reader) fill() {
 		}
 		switch f.state {
 		case stateHeader:
+			if !f.final {
+				f.checkpoint()
+			}
 			f.header()
 		case stateStored:
 			f.copyStored()

@@ -90,12 +90,7 @@ func readIn(r io.Reader, size int) ([]byte, error) {
 // shorter than 258 bytes within 32 KiB (text of random words).
 func TestDeflateSubset(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	words := strings.Fields("the quick brown fox jumps over a lazy dog while pipefs reads zip members")
-	var text bytes.Buffer
-	for text.Len() < 300_000 {
-		text.WriteString(words[rng.IntN(len(words))])
-		text.WriteByte(" \n"[rng.IntN(2)])
-	}
+	text := bytes.NewBuffer(words(300_000))
 	random := make([]byte, 100_000)
 	for i := range random {
 		random[i] = byte(rng.Uint32())
@@ -120,6 +115,20 @@ func TestDeflateSubset(t *testing.T) {
 			t.Errorf("%s: %d bytes, %v; want %d", tc.name, len(got), err, len(tc.data))
 		}
 	}
+}
+
+// words returns n bytes of random words: its matches are short and near,
+// so DEFLATE codes it with no length of 258 (whose code Deflate64 reads
+// otherwise).
+func words(n int) []byte {
+	rng := rand.New(rand.NewPCG(3, 4))
+	list := strings.Fields("the quick brown fox jumps over a lazy dog while pipefs reads zip members")
+	var text bytes.Buffer
+	for text.Len() < n {
+		text.WriteString(list[rng.IntN(len(list))])
+		text.WriteByte(" \n"[rng.IntN(2)])
+	}
+	return text.Bytes()[:n]
 }
 
 // TestCorrupt checks the errors of malformed and truncated data.
@@ -200,4 +209,50 @@ func FuzzReader(f *testing.F) {
 			t.Fatalf("error %v is neither corrupt input nor truncation", err)
 		}
 	})
+}
+
+// TestCheckpoints records checkpoints while decoding 7z's data, and
+// resumes at each: the output from there is the source's from its offset.
+func TestCheckpoints(t *testing.T) {
+	for name, raw := range rawMembers(t) {
+		want, err := os.ReadFile(filepath.Join(methodsDir, "src", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := checkResume(t, raw, want)
+		if name == "dir/rep.bin" && n < 2 {
+			t.Errorf("%s: %d checkpoints", name, n)
+		}
+	}
+	// DEFLATE's subset, in many blocks of each kind.
+	text := words(700_000)
+	for _, level := range []int{flate.NoCompression, flate.HuffmanOnly, flate.BestSpeed} {
+		var z bytes.Buffer
+		w, _ := flate.NewWriter(&z, level)
+		w.Write(text)
+		w.Close()
+		if n := checkResume(t, z.Bytes(), text); n < 3 {
+			t.Errorf("level %d: %d checkpoints", level, n)
+		}
+	}
+}
+
+// checkResume decodes raw recording a checkpoint at every block, resumes
+// at each and compares the output with want's from there; it returns
+// the number of checkpoints.
+func checkResume(t *testing.T, raw, want []byte) int {
+	t.Helper()
+	var cps []Checkpoint
+	r := NewReader(bytes.NewReader(raw))
+	r.Checkpoints(1, func(cp Checkpoint) { cps = append(cps, cp) })
+	if got, err := io.ReadAll(r); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("%d bytes, %v", len(got), err)
+	}
+	for _, cp := range cps {
+		got, err := io.ReadAll(Resume(bytes.NewReader(raw[cp.In:]), cp))
+		if err != nil || !bytes.Equal(got, want[cp.Out:]) {
+			t.Errorf("resumed at %d (input %d): %d bytes, %v; want %d", cp.Out, cp.In, len(got), err, len(want)-int(cp.Out))
+		}
+	}
+	return len(cps)
 }
