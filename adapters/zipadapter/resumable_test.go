@@ -35,7 +35,7 @@ func TestDeflate64RandomAccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := blob.(*d64Blob)
+	b := blob.(*resumableBlob)
 	b.spacing = 16 << 10
 	src := &countingBlob{Blob: b.src}
 	b.src = src
@@ -49,12 +49,12 @@ func TestDeflate64RandomAccess(t *testing.T) {
 	b.cur = nil
 	src.n.Store(0)
 	last := b.points[len(b.points)-1]
-	off := last.Out + 10
+	off := last.out + 10
 	if n, err := b.ReadAt(ctx, p[:10], off); n != 10 || (err != nil && err != io.EOF) || !bytes.Equal(p[:10], want[off:off+10]) {
 		t.Fatalf("ReadAt(%d) = %d, %v", off, n, err)
 	}
-	if n := src.n.Load(); n >= b.csize-last.In+64<<10 || n == 0 {
-		t.Errorf("a read past the last checkpoint read %d compressed bytes; from it there are %d", n, b.csize-last.In)
+	if n := src.n.Load(); n >= b.csize-last.in+64<<10 || n == 0 {
+		t.Errorf("a read past the last checkpoint read %d compressed bytes; from it there are %d", n, b.csize-last.in)
 	}
 	var wg sync.WaitGroup
 	for g := range 8 {
@@ -92,7 +92,7 @@ func TestDeflate64StreamChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := blob.(*d64Blob)
+	b := blob.(*resumableBlob)
 	b.spacing = 16 << 10
 	rc, err := b.Stream(ctx, 0)
 	if err != nil {
