@@ -304,8 +304,8 @@ func (a *Archive) openData(ctx context.Context, name string, e *entry, fi *fileI
 		}
 		return &checkedBlob{Blob: b, size: int64(usize), want: h.crc}, nil
 	}
-	if h.method == methodDeflate64 {
-		return a.newResumable(deflate64Resumer{}, "Deflate64", &h, off, fi), nil
+	if coded && c.resume != nil {
+		return a.newResumable(c.resume(a.lim), c.name, &h, off, fi), nil
 	}
 	if coded {
 		return a.newCoded(ctx, c, &h, off, fi)

@@ -76,22 +76,29 @@
 //
 // # Other compression methods
 //
-// A Deflate64 member (method 9, decoded by internal/deflate64, the
-// project's own decoder: DEFLATE with a 64 KiB window, lengths to 65538
-// and distances to 65536) has checkpoints as DEFLATE has: the first full
-// pass, the first ReadAt or a stream from offset 0, checks the member's
-// size and CRC-32 and records the decoder's state at a block boundary
-// about every MiB of output (more sparsely past 128 MiB: at most 128
-// checkpoints of 64 KiB a member); later reads resume at the nearest one.
-// A ReadAt returns its bytes only once that pass has checked the whole
-// member (the first such read runs it, and concurrent reads wait for it).
-// The checkpoints belong to the open blob: unlike DEFLATE's, they are
-// not shared through vfs.Cache.
+// Two more methods resume inside a member. A Deflate64 member (method 9,
+// decoded by internal/deflate64, the project's own decoder: DEFLATE with a
+// 64 KiB window, lengths to 65538 and distances to 65536) resumes at
+// checkpoints as DEFLATE does: the decoder's state at a block boundary
+// (input bit offset and 64 KiB window). A Zstandard member (method 93,
+// and 20, the id older writers use; github.com/klauspost/compress/zstd,
+// with windows of at most Limits.MaxWindow) is decoded one frame at a
+// time, each frame's compressed length read from its header and block
+// headers, and resumes at a frame's start: a member written in frames
+// (seekable Zstandard, or a writer that flushes frames) is read at random
+// at the cost of a frame; a member of one frame decodes from its start.
+// For both, the first full pass, the first ReadAt or a stream from
+// offset 0, checks the member's size and CRC-32 and records a point about
+// every MiB of output (more sparsely past 128 MiB: at most 128 points a
+// member, 64 KiB each for Deflate64); later reads resume at the nearest
+// point before them. A ReadAt returns its bytes only once that pass has
+// checked the whole member (the first such read runs it, and concurrent
+// reads wait for it). The points belong to the open blob: unlike
+// DEFLATE's checkpoints, they are not shared through vfs.Cache.
 //
 // Members compressed with bzip2 (12, compress/bzip2), LZMA (14, with the
 // zip LZMA header and with or without the end marker that flag bit 1
-// announces; github.com/ulikunitz/xz/lzma), Zstandard (93, and 20, the id
-// older writers use; github.com/klauspost/compress/zstd) and XZ (95,
+// announces; github.com/ulikunitz/xz/lzma) and XZ (95,
 // github.com/ulikunitz/xz) are decoded forward (internal/streamblob): a
 // read at or after where the last one stopped continues its decoder, an
 // earlier one starts over from the member's start. These members have no

@@ -10,13 +10,11 @@ import (
 	"hash/crc32"
 	"io"
 
-	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
 	"github.com/ulikunitz/xz/lzma"
 
 	"github.com/pipefs/pipefs/vfs/driver"
 
-	"github.com/pipefs/pipefs/internal/deflate64"
 	"github.com/pipefs/pipefs/internal/streamblob"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -33,9 +31,12 @@ const (
 	methodAES       = 99
 )
 
-// A codec decodes one compression method.
+// A codec decodes one compression method: with resume, when decoding can
+// resume at points inside a member (resumableBlob); else with newReader,
+// forward only (internal/streamblob).
 type codec struct {
-	name string
+	name   string
+	resume func(lim vfs.Limits) resumer
 	// newReader returns the decoder of the member of h whose compressed
 	// bytes r reads. It checks what it must before it allocates (an
 	// LZMA dictionary against Limits.MaxWindow).
@@ -45,49 +46,22 @@ type codec struct {
 // codecs are the compression methods that are neither STORED nor DEFLATE
 // and that pipefs decodes.
 var codecs = map[uint16]codec{
-	methodDeflate64: {"Deflate64", func(r *bufio.Reader, _ *header, _ vfs.Limits) (io.Reader, error) {
-		return deflate64.NewReader(r), nil
-	}},
-	methodBzip2: {"bzip2", func(r *bufio.Reader, _ *header, _ vfs.Limits) (io.Reader, error) {
+	methodDeflate64: {name: "Deflate64", resume: func(vfs.Limits) resumer { return deflate64Resumer{} }},
+	methodBzip2: {name: "bzip2", newReader: func(r *bufio.Reader, _ *header, _ vfs.Limits) (io.Reader, error) {
 		// compress/bzip2 holds one block of at most 900 kB.
 		return bzip2.NewReader(r), nil
 	}},
-	methodLZMA:    {"LZMA", newLZMA},
-	methodZstdOld: {"Zstandard", newZstd},
-	methodZstd:    {"Zstandard", newZstd},
+	methodLZMA:    {name: "LZMA", newReader: newLZMA},
+	methodZstdOld: {name: "Zstandard", resume: newZstdResumer},
+	methodZstd:    {name: "Zstandard", resume: newZstdResumer},
 	// The dictionaries an XZ member asks for are checked when it is
 	// opened (xzDicts): the decoder allocates each block's.
-	methodXZ: {"XZ", func(r *bufio.Reader, _ *header, _ vfs.Limits) (io.Reader, error) {
+	methodXZ: {name: "XZ", newReader: func(r *bufio.Reader, _ *header, _ vfs.Limits) (io.Reader, error) {
 		return xz.ReaderConfig{DictCap: lzma.MinDictCap}.NewReader(r)
 	}},
 }
 
-// newZstd decodes Zstandard frames with a window of at most
-// Limits.MaxWindow.
-func newZstd(r *bufio.Reader, _ *header, lim vfs.Limits) (io.Reader, error) {
-	d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
-		zstd.WithDecoderMaxWindow(uint64(min(lim.MaxWindow, zstd.MaxWindowSize))),
-		zstd.WithDecoderMaxMemory(1<<62))
-	if err != nil {
-		return nil, err
-	}
-	return &zstdReader{d: d, window: lim.MaxWindow}, nil
-}
-
-// A zstdReader reports a frame whose window is over Limits.MaxWindow as an
-// error matching driver.ErrLimit.
-type zstdReader struct {
-	d      *zstd.Decoder
-	window int64
-}
-
-func (z *zstdReader) Read(p []byte) (int, error) {
-	n, err := z.d.Read(p)
-	if errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) {
-		err = driver.Limitf("Zstandard member: a frame's window is over Limits.MaxWindow (%d bytes): %v", z.window, err)
-	}
-	return n, err
-}
+func newZstdResumer(lim vfs.Limits) resumer { return zstdResumer{lim} }
 
 // lzmaHeaderLen is the length of the header of an LZMA member: the LZMA SDK
 // version (2 bytes), the size of the properties (2 bytes, 5), and the

@@ -64,9 +64,9 @@ type resumableBlob struct {
 	name    string
 
 	mu      sync.Mutex
-	checked bool       // a pass decoded the whole member and it checked out
-	points  []point    // from the checked pass, by output offset
-	bad     error      // sticky corruption
+	checked bool    // a pass decoded the whole member and it checked out
+	points  []point // from the checked pass, by output offset
+	bad     error   // sticky corruption
 	cur     *cursor // idle, for reads that continue it
 }
 

@@ -23,28 +23,43 @@ func (c *countingBlob) ReadAt(ctx context.Context, p []byte, off int64) (int, er
 	return n, err
 }
 
-// TestDeflate64RandomAccess reads 7z's Deflate64 member at random: the
-// first read checks the whole member and records checkpoints; later reads
-// resume at one, reading a part of the compressed data only, and every
-// read, concurrent ones included, returns the source's bytes.
-func TestDeflate64RandomAccess(t *testing.T) {
+// TestRandomAccess reads 7z's Deflate64 member and a Zstandard member
+// in frames at random: the first read checks the whole member and
+// records points; later reads resume at one, reading a part of the
+// compressed data only, and every read, concurrent ones included, returns
+// the source's bytes.
+func TestRandomAccess(t *testing.T) {
+	for _, tc := range []struct {
+		zip, member string
+		spacing     int64
+		points      int
+	}{
+		{"7z-deflate64.zip", "dir/rep.bin", 16 << 10, 2},
+		{"go-zstd-frames.zip", "seq.txt", 1, 4},
+	} {
+		t.Run(tc.zip, func(t *testing.T) { testRandomAccess(t, tc.zip, tc.member, tc.spacing, tc.points) })
+	}
+}
+
+func testRandomAccess(t *testing.T, zip, member string, spacing int64, points int) {
 	ctx := context.Background()
-	want := methodSrc(t, "dir/rep.bin")
-	a, _ := openMethods(t, "7z-deflate64.zip", nil)
-	blob, err := a.OpenBlob(ctx, "dir/rep.bin")
+	want := methodSrc(t, member)
+	a, _ := openMethods(t, zip, nil)
+	blob, err := a.OpenBlob(ctx, member)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := blob.(*resumableBlob)
-	b.spacing = 16 << 10
+	b.spacing = spacing
 	src := &countingBlob{Blob: b.src}
 	b.src = src
 	p := make([]byte, 1000)
-	if n, err := b.ReadAt(ctx, p, 50_000); n != len(p) || err != nil || !bytes.Equal(p, want[50_000:51_000]) {
-		t.Fatalf("ReadAt(50000) = %d, %v", n, err)
+	mid := int64(len(want) / 2)
+	if n, err := b.ReadAt(ctx, p, mid); n != len(p) || err != nil || !bytes.Equal(p, want[mid:mid+1000]) {
+		t.Fatalf("ReadAt(%d) = %d, %v", mid, n, err)
 	}
-	if len(b.points) < 2 {
-		t.Fatalf("%d checkpoints, want 2 or more", len(b.points))
+	if len(b.points) < points {
+		t.Fatalf("%d points, want %d or more", len(b.points), points)
 	}
 	b.cur = nil
 	src.n.Store(0)
@@ -53,7 +68,7 @@ func TestDeflate64RandomAccess(t *testing.T) {
 	if n, err := b.ReadAt(ctx, p[:10], off); n != 10 || (err != nil && err != io.EOF) || !bytes.Equal(p[:10], want[off:off+10]) {
 		t.Fatalf("ReadAt(%d) = %d, %v", off, n, err)
 	}
-	if n := src.n.Load(); n >= b.csize-last.in+64<<10 || n == 0 {
+	if n := src.n.Load(); n > b.csize-last.in+64<<10 || n == 0 || n >= b.csize {
 		t.Errorf("a read past the last checkpoint read %d compressed bytes; from it there are %d", n, b.csize-last.in)
 	}
 	var wg sync.WaitGroup
@@ -70,14 +85,14 @@ func TestDeflate64RandomAccess(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	// A stream from the middle starts at a checkpoint too.
-	rc, err := b.Stream(ctx, 70_000)
+	// A stream from the middle starts at a point too.
+	rc, err := b.Stream(ctx, mid+100)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, err := io.ReadAll(rc)
-	if err != nil || !bytes.Equal(got, want[70_000:]) {
-		t.Errorf("Stream(70000): %d bytes, %v", len(got), err)
+	if err != nil || !bytes.Equal(got, want[mid+100:]) {
+		t.Errorf("Stream(%d): %d bytes, %v", mid+100, len(got), err)
 	}
 }
 
