@@ -198,9 +198,12 @@ func (a *Archive) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, erro
 }
 
 // OpenBlob opens the named member for random access. A STORED member is a
-// section of the archive's blob, read with no copy; a DEFLATE member is
-// decompressed as it is read, and the blob returned implements io.Closer
-// to give its decompressor back.
+// section of the archive's blob, read with no copy; a compressed member
+// is decompressed as it is read (DEFLATE from checkpoints, the other
+// methods forward), and the blob returned implements io.Closer to give
+// its decompressor back. A member that pipefs does not decode (PPMd,
+// encrypted) gives an error matching errors.ErrUnsupported that names the
+// method.
 func (a *Archive) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
@@ -221,8 +224,10 @@ func (a *Archive) OpenBlob(ctx context.Context, name string) (driver.Blob, error
 
 // Method names, for messages.
 var methodNames = map[uint16]string{
-	1: "Shrink", 6: "Implode", 9: "Deflate64", 12: "bzip2", 14: "LZMA",
-	19: "LZ77", 93: "Zstandard", 95: "XZ", 96: "JPEG", 97: "WavPack", 98: "PPMd", 99: "AES",
+	0: "STORED", 1: "Shrink", 2: "Reduce", 3: "Reduce", 4: "Reduce", 5: "Reduce", 6: "Implode",
+	8: "DEFLATE", 9: "Deflate64", 10: "IBM TERSE", 12: "bzip2", 14: "LZMA", 16: "IBM z/OS CMPSC",
+	18: "IBM TERSE", 19: "LZ77", 20: "Zstandard", 93: "Zstandard", 94: "MP3", 95: "XZ", 96: "JPEG",
+	97: "WavPack", 98: "PPMd", 99: "AES",
 }
 
 func (a *Archive) openEntry(ctx context.Context, name string, e *entry) (driver.Blob, error) {
@@ -241,31 +246,38 @@ func (a *Archive) openEntry(ctx context.Context, name string, e *entry) (driver.
 func (a *Archive) openData(ctx context.Context, name string, e *entry, fi *fileInfo) (driver.Blob, error) {
 	h := a.header(e.rec)
 	if h.flags&1 != 0 {
-		return nil, fmt.Errorf("member is encrypted: %w", errors.ErrUnsupported)
+		return nil, encrypted(&h)
 	}
 	usize, csize := h.usize, h.csize
 	if usize > uint64(a.lim.MaxFileSize) {
 		return nil, driver.Limitf("declared size %d is over the limit of %d bytes (raise Options.Limits.MaxFileSize)", usize, a.lim.MaxFileSize)
 	}
-	switch h.method {
-	case zip.Store:
+	c, coded := codecs[h.method]
+	switch {
+	case h.method == zip.Store:
 		if csize != usize {
 			return nil, driver.Corruptf("stored member has compressed size %d and size %d", csize, usize)
 		}
 		if usize == 0 && h.crc != 0 {
 			return nil, driver.Corruptf("empty stored member: the directory says CRC-32 %08x", h.crc)
 		}
-	case zip.Deflate:
+	case h.method == zip.Deflate:
 		if r := uint64(a.lim.MaxRatio); csize <= (1<<64-1)/r && usize > csize*r {
 			return nil, driver.Limitf("declared size %d from %d compressed bytes is a ratio over the limit of %d:1 (raise Options.Limits.MaxRatio)",
 				usize, csize, a.lim.MaxRatio)
 		}
-	default:
-		m := methodNames[h.method]
-		if m != "" {
-			m = " (" + m + ")"
+	case coded:
+		// These compress long runs far beyond DEFLATE's 1032:1 (Deflate64
+		// too, with its 65538-byte matches): the ratio applies past
+		// Limits.RatioFloor, as for a .bz2, .xz or .zst file.
+		if usize > uint64(a.lim.MaxOutputSlack(int64(csize))) {
+			return nil, a.lim.RatioError(fmt.Sprintf("%s member, whose header declares %d bytes,", c.name, usize), int64(csize))
 		}
-		return nil, fmt.Errorf("compression method %d%s: %w", h.method, m, errors.ErrUnsupported)
+		if usize == 0 && h.crc != 0 {
+			return nil, driver.Corruptf("empty %s member: the directory says CRC-32 %08x", c.name, h.crc)
+		}
+	default:
+		return nil, refuse(&h)
 	}
 	rec := &a.recs[e.rec]
 	// A stored member opened to look at its first bytes (a deep
@@ -291,6 +303,12 @@ func (a *Archive) openData(ctx context.Context, name string, e *entry, fi *fileI
 			return b, nil
 		}
 		return &checkedBlob{Blob: b, size: int64(usize), want: h.crc}, nil
+	}
+	if coded && c.resume != nil {
+		return a.newResumable(c.resume(a.lim), c.name, &h, off, fi), nil
+	}
+	if coded {
+		return a.newCoded(ctx, c, &h, off, fi)
 	}
 	return a.newDeflated(name, &h, rec, off, fi), nil
 }

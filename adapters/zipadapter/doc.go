@@ -72,9 +72,59 @@
 // internal/inflate): a longer or shorter stream, a bad CRC-32 or
 // malformed deflate data is an
 // error matching [driver.ErrCorrupt], returned instead of the data, and every
-// later read of that blob returns it too. Other compression methods and
-// encrypted members give an error matching [errors.ErrUnsupported] that
-// names the method.
+// later read of that blob returns it too.
+//
+// # Other compression methods
+//
+// Two more methods resume inside a member. A Deflate64 member (method 9,
+// decoded by internal/deflate64, the project's own decoder: DEFLATE with a
+// 64 KiB window, lengths to 65538 and distances to 65536) resumes at
+// checkpoints as DEFLATE does: the decoder's state at a block boundary
+// (input bit offset and 64 KiB window). A Zstandard member (method 93,
+// and 20, the id older writers use; github.com/klauspost/compress/zstd,
+// with windows of at most Limits.MaxWindow) is decoded one frame at a
+// time, each frame's compressed length read from its header and block
+// headers, and resumes at a frame's start: a member written in frames
+// (seekable Zstandard, or a writer that flushes frames) is read at random
+// at the cost of a frame; a member of one frame decodes from its start.
+// For both, the first full pass, the first ReadAt or a stream from
+// offset 0, checks the member's size and CRC-32 and records a point about
+// every MiB of output (more sparsely past 128 MiB: at most 128 points a
+// member, 64 KiB each for Deflate64); later reads resume at the nearest
+// point before them. A ReadAt returns its bytes only once that pass has
+// checked the whole member (the first such read runs it, and concurrent
+// reads wait for it). The points belong to the open blob: unlike
+// DEFLATE's checkpoints, they are not shared through vfs.Cache.
+//
+// Members compressed with bzip2 (12, compress/bzip2), LZMA (14, with the
+// zip LZMA header and with or without the end marker that flag bit 1
+// announces; github.com/ulikunitz/xz/lzma) and XZ (95,
+// github.com/ulikunitz/xz) are decoded forward (internal/streamblob): a
+// read at or after where the last one stopped continues its decoder, an
+// earlier one starts over from the member's start. These members have no
+// checkpoints: a random read inside one decodes from its start, so an
+// archive stored in such a member is read correctly but slowly. The
+// output must be the declared size and its CRC-32 must match the central
+// directory's (unless 0): the read that reaches the end reads on to the
+// decoder's end and checks both, and a ReadAt that stops short of the end
+// returns its bytes only once a pass has decoded the whole member and
+// passed those checks (the first such read runs that pass).
+//
+// Every such member's blob is a [driver.Streamer], so io.Copy of the
+// member, and a format detected inside it, decode it once; a stream
+// delivers bytes as it decodes, but withholds the last ones of a member
+// whose end does not check out. No byte of a bad member reaches a ReadAt.
+// Errors match [driver.ErrCorrupt], and every later read returns them.
+//
+// PPMd (98) is not decoded: no Go implementation of its variant I rev. 1
+// exists. Other methods (Shrink, Reduce, Implode, ...) are not decoded
+// either. Opening such a member gives an error matching
+// [errors.ErrUnsupported] that names the method by number and name and
+// says which tools extract it (7z, bsdtar). Encrypted members
+// (traditional ZipCrypto, WinZip AES, method 99, whose error names the key
+// size and the method under it, and PKWARE strong encryption) are refused
+// the same way on open: pipefs does not decrypt. Such members are still
+// listed, and Stat describes them, with the *zip.FileHeader in Sys.
 //
 // # Concurrency and ownership
 //
@@ -136,10 +186,21 @@
 //   - MaxFileSize: the declared uncompressed size of a member. Opening
 //     that member fails; the rest of the archive stays readable.
 //   - MaxRatio: the declared uncompressed size over the compressed size of
-//     a DEFLATE member. Opening that member fails.
+//     a DEFLATE member. Opening that member fails. For the other methods,
+//     which code long runs far beyond DEFLATE's 1032:1, the declared size
+//     must be within MaxRatio times the compressed size only past
+//     RatioFloor, as for a .bz2, .xz or .zst file.
+//   - MaxWindow: the dictionary an LZMA member asks for (at most its
+//     size: the output never reaches further back), the LZMA2 dictionary
+//     of every block of an XZ member (read from the member's index and
+//     block headers when it is opened; MaxWindow plus the member's size,
+//     as the xz adapter allows), and the window of every Zstandard frame.
+//     Opening the member, or reading a frame over it, fails.
 //
-// A DEFLATE member never yields more than its declared size, so the two
-// last limits bound the work of every read.
+// No member yields more than its declared size, so these limits bound
+// the work and the memory of every read: Deflate64 decodes in about 450
+// KiB, bzip2 in about 4 MB, and LZMA, XZ and Zstandard in their
+// dictionary or window.
 //
 // Entries whose bytes overlap (from local header to the end of the
 // compressed data, as the central directory declares them), or overlap the

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
@@ -28,12 +29,20 @@ func FuzzZip(f *testing.F) {
 		}
 		f.Add(b)
 	}
+	// The other compression methods, each decoder a path of its own.
+	methods, _ := filepath.Glob(filepath.Join("testdata", "methods", "*.zip"))
+	for _, name := range methods {
+		if b, err := os.ReadFile(name); err == nil && len(b) < 20<<10 {
+			f.Add(b)
+		}
+	}
 	f.Add(overlapping(f, 3))
 	o := &vfs.Options{Limits: vfs.Limits{
 		MaxEntries:    1000,
 		MaxNameLength: 256,
 		MaxFileSize:   1 << 20,
 		MaxRatio:      1100,
+		MaxWindow:     1 << 20, // LZMA, XZ and Zstandard allocate up to this
 	}}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		// A hang is a failure too: dump every goroutine and crash, so

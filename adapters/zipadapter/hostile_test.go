@@ -283,8 +283,18 @@ func TestHostile(t *testing.T) {
 		},
 		{
 			name: "unsupported method",
+			zip:  patch(two(), func(b []byte, l layout) { le.PutUint16(b[l.records[0]+10:], 98) }),
+			want: errors.ErrUnsupported, msg: "method 98 (PPMd",
+		},
+		{
+			name: "unknown method",
+			zip:  patch(two(), func(b []byte, l layout) { le.PutUint16(b[l.records[0]+10:], 77) }),
+			want: errors.ErrUnsupported, msg: "method 77 is not decoded",
+		},
+		{
+			name: "deflate data as bzip2",
 			zip:  patch(two(), func(b []byte, l layout) { le.PutUint16(b[l.records[0]+10:], 12) }),
-			want: errors.ErrUnsupported, msg: "method 12 (bzip2)",
+			want: driver.ErrCorrupt, msg: "bzip2",
 		},
 		{
 			name: "encrypted",
