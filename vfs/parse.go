@@ -273,11 +273,11 @@ func checkChars(s, extra string) string {
 		case isPathByte(c) || strings.IndexByte(extra, c) >= 0:
 		case c >= utf8.RuneSelf:
 			r, _ := utf8.DecodeRuneInString(s[i:])
-			return fmt.Sprintf("character %q must be percent-encoded", r)
+			return fmt.Sprintf("character %q must be percent-encoded (vfs.FromPath encodes a local path, SubURL.Join a member name)", r)
 		case c == '[' || c == ']':
 			return `"[" and "]" are allowed only around an IPv6 literal host and in a vendor authority; write %5B and %5D`
 		default:
-			return fmt.Sprintf("character %q must be percent-encoded (write %%%02X)", c, c)
+			return fmt.Sprintf("character %q must be percent-encoded (write %%%02X; vfs.FromPath encodes a local path, SubURL.Join a member name)", c, c)
 		}
 	}
 	return ""

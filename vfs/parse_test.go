@@ -683,3 +683,23 @@ func TestParse(t *testing.T) {
 		})
 	}
 }
+
+// TestParseNamesFromPath: a raw space or non-ASCII character in a
+// pipeline fails with an error that names the library's way to build one
+// from a path or a member name.
+func TestParseNamesFromPath(t *testing.T) {
+	for _, s := range []string{"file:/d/a b.zip", "file:/d/é.zip", "file:/d/a.zip|zip:x y.txt"} {
+		_, err := Parse(s)
+		if err == nil || !strings.Contains(err.Error(), "vfs.FromPath") || !strings.Contains(err.Error(), "SubURL.Join") {
+			t.Errorf("Parse(%q) = %v, want an error that names vfs.FromPath and SubURL.Join", s, err)
+		}
+	}
+	// What it names works.
+	p, err := FromPath("/d/a b.zip")
+	if err != nil || p.String() != "file:/d/a%20b.zip" {
+		t.Errorf("FromPath = %v, %v", p, err)
+	}
+	if u := (SubURL{Scheme: "zip"}).Join("x y.txt"); u.String() != "zip:x%20y.txt" {
+		t.Errorf("Join = %s", u)
+	}
+}

@@ -115,13 +115,14 @@ the archive and the entry's offset; the listing itself succeeds.`,
 	cmd.Flags().BoolVarP(&o.recursive, "recursive", "R", false, "list every path below URL")
 	cmd.Flags().BoolVarP(&o.zero, "zero", "0", false, "end each line with NUL, not newline, and write names unquoted")
 	cmd.Flags().BoolVar(&o.urls, "url", false, "write each entry's canonical pipeline instead of its name")
+	cmd.Flags().BoolVar(&o.human, "human-readable", false, "with -l, print sizes as ls -h does (1.5K, 234M, 2.0G: powers of 1024)")
 	o.deep.add(cmd)
 	return cmd
 }
 
 // lsOptions are the flags of ls.
 type lsOptions struct {
-	long, recursive, zero, urls bool
+	long, recursive, zero, urls, human bool
 	deep                        deepFlags
 }
 
@@ -143,7 +144,7 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	l := &lister{cmd: cmd, out: w, long: o.long, zero: o.zero, urls: o.urls, tty: isTerminal(w), deep: deep}
+	l := &lister{cmd: cmd, out: w, long: o.long, zero: o.zero, urls: o.urls, human: o.human, tty: isTerminal(w), deep: deep}
 	var files, dirs []lsArg
 	for _, arg := range args {
 		if err := ctx.Err(); err != nil {
@@ -276,6 +277,7 @@ type lister struct {
 	long   bool
 	zero   bool // NUL-terminated lines, names unquoted
 	urls   bool // canonical pipelines instead of names
+	human  bool // sizes as ls -h writes them
 	tty    bool // writing to a terminal
 	deep   *deepener
 	failed bool        // an error was reported
@@ -420,7 +422,7 @@ func (l *lister) addNest(name string, info fs.FileInfo, n *nest) {
 		return
 	}
 	l.rows = append(l.rows, [4]string{
-		strconv.FormatInt(info.Size(), 10),
+		l.bytes(info.Size()),
 		listfmt.Mode(fs.ModeDir | info.Mode().Perm()),
 		timeOf(info),
 		shown + "  [" + n.format + "]",
@@ -472,7 +474,7 @@ func (l *lister) add(fsys *vfs.FS, entry, name string, info fs.FileInfo) {
 		name += " -> " + displayName(t, l.tty && !l.zero)
 	}
 	l.rows = append(l.rows, [4]string{
-		sizeOf(info),
+		l.size(info),
 		listfmt.Mode(info.Mode()),
 		timeOf(info),
 		name,
@@ -505,12 +507,20 @@ func (l *lister) flush(w io.Writer) {
 	l.rows = l.rows[:0]
 }
 
-// sizeOf is the size column of info: its size, "-" for a directory.
-func sizeOf(info fs.FileInfo) string {
+// size is the size column of info: its size, "-" for a directory.
+func (l *lister) size(info fs.FileInfo) string {
 	if info.IsDir() {
 		return "-"
 	}
-	return strconv.FormatInt(info.Size(), 10)
+	return l.bytes(info.Size())
+}
+
+// bytes writes n bytes in bytes, or as ls -h does with --human-readable.
+func (l *lister) bytes(n int64) string {
+	if l.human {
+		return listfmt.HumanSize(n)
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 // reportOmitted reports on stderr, once each, the entries that the

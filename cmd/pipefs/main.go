@@ -353,6 +353,8 @@ G, T, P or E suffix (powers of 1024), or -1 (also "none") for no limit. SIGINT s
 		newArcpCmd(g),
 	)
 	setupCompletion(root)
+	root.Version = version()
+	root.SetVersionTemplate("pipefs {{.Version}}\n")
 	return root, g
 }
 
