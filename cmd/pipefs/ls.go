@@ -123,7 +123,7 @@ the archive and the entry's offset; the listing itself succeeds.`,
 // lsOptions are the flags of ls.
 type lsOptions struct {
 	long, recursive, zero, urls, human bool
-	deep                        deepFlags
+	deep                               deepFlags
 }
 
 // An lsArg is an argument of ls, opened, or a symbolic link that does not
