@@ -34,19 +34,15 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// TestServeCommand runs the serve command on a loopback port, fetches a
-// member and stops it the way SIGINT does: by canceling its context.
-func TestServeCommand(t *testing.T) {
-	zipURL := site(t, "cli/servecmd")
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	var stdout io.Writer = io.Discard
-	stderr := new(syncBuffer)
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", zipURL}, stdout, stderr) }()
-
+// startServe runs pipefs serve on arg, on a loopback port, until ctx is
+// canceled, and returns its address once it has logged it, the channel
+// that gets its exit status, and its stderr.
+func startServe(t *testing.T, ctx context.Context, arg string) (base string, done chan int, stderr *syncBuffer) {
+	t.Helper()
+	stderr = new(syncBuffer)
+	done = make(chan int, 1)
+	go func() { done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", arg}, io.Discard, stderr) }()
 	addr := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/)`)
-	var base string
 	waitUntil(t, "serve to log its address", func() bool {
 		if m := addr.FindStringSubmatch(stderr.String()); m != nil {
 			base = m[1]
@@ -59,6 +55,16 @@ func TestServeCommand(t *testing.T) {
 		}
 		return false
 	}, func() string { return "it logged: " + stderr.String() })
+	return base, done, stderr
+}
+
+// TestServeCommand runs the serve command on a loopback port, fetches a
+// member and stops it the way SIGINT does: by canceling its context.
+func TestServeCommand(t *testing.T) {
+	zipURL := site(t, "cli/servecmd")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	base, done, stderr := startServe(t, ctx, zipURL)
 	if !strings.Contains(stderr.String(), "serving "+zipURL+"|zip: on ") {
 		t.Errorf("log = %q, want the resolved pipeline", stderr.String())
 	}
@@ -107,23 +113,7 @@ func TestServeCompressed(t *testing.T) {
 		t.Run(filepath.Base(tc.arg), func(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
-			stderr := new(syncBuffer)
-			done := make(chan int, 1)
-			go func() { done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", tc.arg}, io.Discard, stderr) }()
-			addr := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/)`)
-			var base string
-			waitUntil(t, "serve to log its address", func() bool {
-				if m := addr.FindStringSubmatch(stderr.String()); m != nil {
-					base = m[1]
-					return true
-				}
-				select {
-				case code := <-done:
-					t.Fatalf("serve exited %d early: %s", code, stderr.String())
-				default:
-				}
-				return false
-			}, func() string { return "it logged: " + stderr.String() })
+			base, done, stderr := startServe(t, ctx, tc.arg)
 			req, _ := http.NewRequest("GET", base+tc.member, nil)
 			req.Header.Set("Range", "bytes=16-31")
 			resp, err := http.DefaultClient.Do(req)
