@@ -37,10 +37,13 @@ for each layer (sub-URL) of the pipeline it opened:
   REQUESTS, FETCHED, HITS, MISSES
             what opening it cost: requests to a remote root, bytes
             fetched, blocks found in the cache and blocks fetched. They
-            are counted by the remote root, which makes the requests, and
+            are counted by the root, which makes the requests, and
             reported on the layer whose open asked for them (a zip layer
             over http: costs the request that reads the zip's directory).
-            "-" when no layer counts (local files and memory:).
+            For a local file (file:) or memory:, a request is a read call
+            and the bytes fetched are the bytes read; they go through no
+            block cache, so their hits and misses are 0. "-" when no
+            layer counts.
   FORMAT    what the scheme is, such as "zip archive"
 
 A "total" row follows. With --read, the file is then read to its end (or
