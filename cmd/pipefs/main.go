@@ -62,7 +62,11 @@
 // write) another machine reads them there: see vfs.SidecarMode.
 //
 // Errors are printed as "pipefs: message", where the message names the
-// sub-URL that failed. The exit status is 0 on success, 1 when something
+// sub-URL that failed. Names are shown as people type them, with the
+// escapes of spaces and non-ASCII characters decoded ("zip:odd names"),
+// and a pipeline so shown is followed by its canonical form:
+// "open file:/d/a.zip|zip:odd names/x (canonical
+// file:/d/a.zip|zip:odd%20names/x): ...". The exit status is 0 on success, 1 when something
 // failed, 2 for a usage error (a bad flag or a wrong number of
 // arguments), and 130 when SIGINT stopped the command (143 for SIGTERM).
 // The first signal cancels what is under way and nothing more is started;
