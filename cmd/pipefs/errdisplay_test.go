@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,5 +45,11 @@ func TestErrorDisplayNames(t *testing.T) {
 	r := runCLI(t, "cat", "file:"+filepath.ToSlash(filepath.Join(dir, "none.zip"))+"|zip:a.txt")
 	if strings.Contains(r.stderr, "canonical") || !strings.Contains(r.stderr, `sub-URL 0 "file:`) {
 		t.Errorf("cat of a missing plain name: stderr %q", r.stderr)
+	}
+	// The path of a name in a tree is shown as it is, even when it
+	// parses as a pipeline.
+	pe := &fs.PathError{Op: "open", Path: "c:a%20b", Err: fs.ErrNotExist}
+	if got := message(pe); got != pe.Error() {
+		t.Errorf("message of %q = %q", pe, got)
 	}
 }
