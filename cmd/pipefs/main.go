@@ -198,7 +198,7 @@ func (g *globals) printStats(w io.Writer) {
 	defer g.mu.Unlock()
 	for _, c := range g.counted {
 		for _, s := range c.Stats() {
-			fmt.Fprintf(w, "pipefs: stats: sub-URL %d %q: %v\n", s.Index, s.URL, s.Counts)
+			fmt.Fprintf(w, "pipefs: stats: sub-URL %d %q: %v\n", s.Index, vfs.DisplayText(s.URL), s.Counts)
 		}
 	}
 }
