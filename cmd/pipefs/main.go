@@ -318,7 +318,7 @@ G, T, P or E suffix (powers of 1024), or -1 (also "none") for no limit. SIGINT s
 		},
 	}
 	root.PersistentFlags().BoolVar(&g.stats, "stats", false,
-		"print to stderr what each remote stage cost: requests, bytes fetched, cache hits and misses")
+		"print to stderr what each root stage cost: requests (read calls for file: and memory:), bytes fetched, cache hits and misses")
 	root.PersistentFlags().BoolVar(&g.noDetect, "no-detect", false,
 		"do not detect container formats: a file where a directory is wanted is an error")
 	g.limitFlags = limitFields()
