@@ -122,7 +122,7 @@ func checkErrors(t *testing.T, k *kit) {
 // checkMissing checks the error of op on a missing name: a *fs.PathError
 // with the op and the name, matching fs.ErrNotExist, whose cause is a
 // *vfs.StageError naming the innermost sub-URL joined with the name; the
-// error text names that sub-URL too.
+// error text names that sub-URL too, in its display form (vfs.DisplayText).
 func checkMissing(t *testing.T, fsys *vfs.FS, o fsOp, name string) {
 	t.Helper()
 	call := callName(o.op, name)
@@ -145,8 +145,8 @@ func checkMissing(t *testing.T, fsys *vfs.FS, o fsOp, name string) {
 	if se.URL != want || se.Index != len(p)-1 {
 		t.Errorf("%s StageError = {Index: %d, URL: %q}, want {Index: %d, URL: %q}", call, se.Index, se.URL, len(p)-1, want)
 	}
-	if !strings.Contains(err.Error(), want) {
-		t.Errorf("%s error text %q does not name the sub-URL %q", call, err.Error(), want)
+	if shown := vfs.DisplayText(want); !strings.Contains(err.Error(), shown) {
+		t.Errorf("%s error text %q does not name the sub-URL %q (canonical %q)", call, err.Error(), shown, want)
 	}
 	if !strings.Contains(err.Error(), name) {
 		t.Errorf("%s error text %q does not name %q", call, err.Error(), name)

@@ -139,6 +139,13 @@
 // [ErrUnknownFormat], [ErrModified], [ErrLimit], [ErrUnsafePath],
 // [ErrCorrupt], [ErrIsDir], [ErrNotDir].
 //
+// A PathError's Path is the canonical pipeline; a StageError's message
+// shows its sub-URL in the display form ([SubURL.Display]), with the
+// escapes of spaces and non-ASCII characters decoded, as people type
+// names ("zip:odd names" for "zip:odd%20names"), and its URL field holds
+// the canonical text. Escapes that the grammar needs ("%7C" for "|",
+// "%23", "%3F", "%25") stay escaped in both.
+//
 // # Format detection
 //
 // When a location is not of the kind wanted (OpenFS given a file), the

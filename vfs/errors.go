@@ -57,11 +57,16 @@ type StageError struct {
 // Error returns the message, naming the sub-URL by its index and text,
 // and for a detected one the pipeline that holds it:
 // `sub-URL 2 "gzip:" (detected, in file:/d/a.zip|zip:b.gz|gzip:): ...`.
+// The message shows the texts in their display form (see
+// [SubURL.Display]), as people type them: `sub-URL 1 "zip:odd names"`
+// where URL holds the canonical "zip:odd%20names". URL and Pipeline stay
+// canonical, and the *fs.PathError that Open and OpenFS wrap a StageError
+// in names the canonical pipeline.
 func (e *StageError) Error() string {
 	if e.Detected {
-		return fmt.Sprintf("sub-URL %d %q (detected, in %s): %v", e.Index, e.URL, e.Pipeline, e.Err)
+		return fmt.Sprintf("sub-URL %d %q (detected, in %s): %v", e.Index, DisplayText(e.URL), DisplayText(e.Pipeline), e.Err)
 	}
-	return fmt.Sprintf("sub-URL %d %q: %v", e.Index, e.URL, e.Err)
+	return fmt.Sprintf("sub-URL %d %q: %v", e.Index, DisplayText(e.URL), e.Err)
 }
 
 // markDetected marks the StageError in err as detected when it names a

@@ -42,7 +42,8 @@ type Stage struct {
 	// on the adapter whose open made them.
 	OpenCost driver.Counts
 	// Counting reports whether the sub-URL's own tree or blob counts what
-	// its reads cost (a remote root). Counts is then what it has counted
+	// its reads cost (a root: file: and memory: count read calls as
+	// requests). Counts is then what it has counted
 	// so far, opening and later reads included, as Stats reports it.
 	Counting bool
 	Counts   driver.Counts

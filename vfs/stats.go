@@ -48,8 +48,9 @@ func (r *resources) counts() []StageCounts {
 }
 
 // Stats returns what each stage of the FS's pipeline has cost so far, for
-// the stages that count (remote roots): requests, bytes fetched, cache
-// hits and misses. Sub and WithContext copies share the counts.
+// the stages that count (the roots: a remote root counts its requests and
+// bytes fetched, file: and memory: their read calls and bytes read):
+// requests, bytes fetched, cache hits and misses. Sub and WithContext copies share the counts.
 func (f *FS) Stats() []StageCounts { return f.res.counts() }
 
 // Stats returns what each stage of the file's pipeline has cost so far, for

@@ -1,11 +1,7 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"strconv"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,7 +20,7 @@ through its detected format, else the file itself), and prints one row
 for each layer (sub-URL) of the pipeline it opened:
 
   #         the index of the sub-URL
-  SUB-URL   the sub-URL, canonical
+  SUB-URL   the sub-URL
   SCHEME    its scheme
   ORIGIN    "written" when URL holds it, "detected" when format detection
             appended it ("file:/d/a.zip" opens as "file:/d/a.zip|zip:")
@@ -37,10 +33,13 @@ for each layer (sub-URL) of the pipeline it opened:
   REQUESTS, FETCHED, HITS, MISSES
             what opening it cost: requests to a remote root, bytes
             fetched, blocks found in the cache and blocks fetched. They
-            are counted by the remote root, which makes the requests, and
+            are counted by the root, which makes the requests, and
             reported on the layer whose open asked for them (a zip layer
             over http: costs the request that reads the zip's directory).
-            "-" when no layer counts (local files and memory:).
+            For a local file (file:) or memory:, a request is a read call
+            and the bytes fetched are the bytes read; they go through no
+            block cache, so their hits and misses are 0. "-" when no
+            layer counts.
   FORMAT    what the scheme is, such as "zip archive"
 
 A "total" row follows. With --read, the file is then read to its end (or
@@ -49,15 +48,26 @@ with what was read; the total includes it. The counts are exactly the
 requests and bytes a server sees from this command. A second run may find
 blocks and indexes in the caches and cost less.
 
-On a terminal the rows are aligned as a table; otherwise the fields are
-separated by tabs, one row a line, for cut and awk. --json writes one
-JSON object instead: "pipeline" (as opened, detected layers written out),
-"kind", "counted" (false when no layer counts), "stages" (one object per
-layer: index, sub_url, scheme, detected, kind, size (null when unknown),
-format, and "open", its cost), then "open", "read" (with --read: its cost
-and "bytes_read" or "entries") and "total". A cost is an object of
-"seconds" (a float), "requests", "bytes_fetched", "cache_hits" and
-"cache_misses".
+When the output is not a terminal, the rows above are written as they
+are, fields separated by tabs, one row a line, for cut and awk: sub-URLs
+canonical (percent-encoded), sizes and bytes in bytes, the total row
+holding the whole pipeline.
+
+On a terminal the output is for reading and fits 100 columns: a first
+line gives the pipeline opened and its kind, then a table whose sub-URLs
+are shown as typed (escapes of spaces and non-ASCII characters decoded),
+a detected one marked "(detected)", without the SCHEME and ORIGIN
+columns; KIND is "file" or "dir", SIZE and BYTES (FETCHED) are written as
+ls -h writes sizes (1.5K, 234M), REQUESTS is REQS and MISSES MISS. A
+FORMAT, then a SUB-URL, that does not fit is shortened with "…".
+
+--json writes one JSON object instead: "pipeline" (as opened, canonical,
+detected layers written out), "kind", "counted" (false when no layer
+counts), "stages" (one object per layer: index, sub_url, scheme,
+detected, kind, size (null when unknown), format, and "open", its cost),
+then "open", "read" (with --read: its cost and "bytes_read" or
+"entries") and "total". A cost is an object of "seconds" (a float),
+"requests", "bytes_fetched", "cache_hits" and "cache_misses".
 
 --no-detect opens a file location as it is, as cat does, without looking
 for a format in it.`,
@@ -75,8 +85,7 @@ for a format in it.`,
 			if asJSON {
 				return printJSON(out, rep)
 			}
-			rep.print(out, isTerminal(out))
-			return nil
+			return rep.print(out, isTerminal(out))
 		},
 	}
 	cmd.Flags().BoolVar(&read, "read", false, "also read the file to its end, or list the directory, and report what that cost")
@@ -229,75 +238,4 @@ func (g *globals) explain(cmd *cobra.Command, arg string, read bool) (*explainRe
 		rep.Total = rep.Total.plus(r.explainCost)
 	}
 	return rep, nil
-}
-
-// print writes the report as a table: aligned on a terminal (tty), with
-// fields separated by tabs otherwise.
-func (rep *explainReport) print(w io.Writer, tty bool) {
-	out := w
-	var tw *tabwriter.Writer
-	if tty {
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		out = tw
-	}
-	row := func(fields ...string) {
-		if tty {
-			// No padding after the last cell that holds something.
-			for len(fields) > 1 && fields[len(fields)-1] == "" {
-				fields = fields[:len(fields)-1]
-			}
-		}
-		fmt.Fprintln(out, strings.Join(fields, "\t"))
-	}
-	cost := func(c explainCost) []string {
-		if !rep.Counted {
-			return []string{formatSeconds(c.Seconds), "-", "-", "-", "-"}
-		}
-		return []string{formatSeconds(c.Seconds), itoa(c.Requests), itoa(c.BytesFetched), itoa(c.CacheHits), itoa(c.CacheMisses)}
-	}
-	row("#", "SUB-URL", "SCHEME", "ORIGIN", "KIND", "SIZE", "TIME", "REQUESTS", "FETCHED", "HITS", "MISSES", "FORMAT")
-	for _, s := range rep.Stages {
-		origin := "written"
-		if s.Detected {
-			origin = "detected"
-		}
-		size := "-"
-		if s.Size != nil {
-			size = itoa(*s.Size)
-		}
-		// A canonical sub-URL holds no control character; displayName
-		// guards the terminal all the same.
-		fields := []string{strconv.Itoa(s.Index), displayName(s.SubURL, false), s.Scheme, origin, s.Kind, size}
-		row(append(append(fields, cost(s.Open)...), s.Format)...)
-	}
-	if r := rep.Read; r != nil {
-		what, kind, size := "", "", ""
-		switch {
-		case r.BytesRead != nil:
-			what, kind, size = "read to the end", "file", itoa(*r.BytesRead)
-		case r.Entries != nil:
-			what, kind, size = "listed 1 entry", "directory", "-"
-			if *r.Entries != 1 {
-				what = fmt.Sprintf("listed %d entries", *r.Entries)
-			}
-		}
-		row(append([]string{"read", what, "", "", kind, size}, append(cost(r.explainCost), "")...)...)
-	}
-	row(append([]string{"total", rep.Pipeline, "", "", rep.Kind, ""}, append(cost(rep.Total), "")...)...)
-	if tw != nil {
-		tw.Flush()
-	}
-}
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-// formatSeconds formats a duration in seconds for people, to three
-// significant digits or to the microsecond: "1.23ms", "15µs", "2.5s".
-func formatSeconds(s float64) string {
-	d := time.Duration(s * float64(time.Second))
-	r := time.Microsecond
-	for r < time.Second && d >= 1000*r {
-		r *= 10
-	}
-	return d.Round(r).String()
 }

@@ -8,8 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/pipefs/pipefs/fstest"
+	"github.com/pipefs/pipefs/internal/listfmt"
+	"github.com/pipefs/pipefs/vfs"
 )
 
 // explainJSON runs explain --json with args and decodes its report.
@@ -230,7 +233,8 @@ func TestExplainJSONTypes(t *testing.T) {
 }
 
 // TestExplainLocal explains a local zip in the plain form: tab-separated
-// fields, a row per layer, "-" for counts that no layer keeps.
+// fields, a row per layer; a local file counts its reads as requests and
+// the bytes they read as fetched.
 func TestExplainLocal(t *testing.T) {
 	data := fstest.ZipBytes(map[string][]byte{"a.txt": []byte("hello"), "b.txt": []byte("bee")}, 0)
 	name := filepath.Join(t.TempDir(), "a b.zip")
@@ -245,10 +249,10 @@ func TestExplainLocal(t *testing.T) {
 	root := "file:" + strings.ReplaceAll(filepath.ToSlash(name), " ", "%20")
 	want := [][]string{
 		{"#", "SUB-URL", "SCHEME", "ORIGIN", "KIND", "SIZE", "TIME", "REQUESTS", "FETCHED", "HITS", "MISSES", "FORMAT"},
-		{"0", root, "file", "written", "file", strconv.Itoa(len(data)), "*", "-", "-", "-", "-", "local file or directory"},
-		{"1", "zip:", "zip", "detected", "directory", "-", "*", "-", "-", "-", "-", "zip archive"},
-		{"read", "listed 2 entries", "", "", "directory", "-", "*", "-", "-", "-", "-", ""},
-		{"total", root + "|zip:", "", "", "directory", "", "*", "-", "-", "-", "-", ""},
+		{"0", root, "file", "written", "file", strconv.Itoa(len(data)), "*", "0", "0", "0", "0", "local file or directory"},
+		{"1", "zip:", "zip", "detected", "directory", "-", "*", "n", "n", "0", "0", "zip archive"},
+		{"read", "listed 2 entries", "", "", "directory", "-", "*", "0", "0", "0", "0", ""},
+		{"total", root + "|zip:", "", "", "directory", "", "*", "n", "n", "0", "0", ""},
 	}
 	if len(rows) != len(want) {
 		t.Fatalf("explain printed %d rows, want %d:\n%s", len(rows), len(want), out)
@@ -259,6 +263,12 @@ func TestExplainLocal(t *testing.T) {
 			continue
 		}
 		for j := range want[i] {
+			if want[i][j] == "n" { // the reads of the zip's directory
+				if n, err := strconv.Atoi(rows[i][j]); err != nil || n <= 0 || n > 4*len(data) {
+					t.Errorf("row %d, %s = %q, want a count of reads or bytes", i, want[0][j], rows[i][j])
+				}
+				continue
+			}
 			if want[i][j] == "*" {
 				if !strings.HasSuffix(rows[i][j], "s") {
 					t.Errorf("row %d, %s = %q, want a duration", i, want[0][j], rows[i][j])
@@ -278,46 +288,125 @@ func TestExplainLocal(t *testing.T) {
 	}
 	rep := explainJSON(t, "--read", text)
 	checkLayers(t, rep, []wantRow{{"file:" + filepath.ToSlash(text), false, "file"}})
-	if rep.Counted || rep.Read == nil || rep.Read.BytesRead == nil || *rep.Read.BytesRead != 5 {
+	if !rep.Counted || rep.Read == nil || rep.Read.BytesRead == nil || *rep.Read.BytesRead != 5 ||
+		rep.Read.Requests == 0 || rep.Read.BytesFetched != 5 {
 		t.Errorf("explain of a local text file: counted %v, read %+v", rep.Counted, rep.Read)
 	}
 }
 
-// TestExplainTerminalTable runs explain on a real terminal, a tmux pane,
-// and reads the screen back: the rows are aligned, with no tabs and no
-// trailing spaces.
-func TestExplainTerminalTable(t *testing.T) {
-	term := newTerminal(t, 200, 20)
-	srv := fstest.NewHTTPServer(t, map[string][]byte{
-		"site.zip": fstest.ZipBytes(map[string][]byte{"a.txt": []byte("hello")}, 0),
-	})
-	term.start(t, cliLine(t, "explain", "--read", srv.URL()+"/site.zip"))
-	screen := term.wait(t)
-
-	var table []string
-	for _, l := range strings.Split(screen, "\n") {
-		if strings.HasPrefix(l, "#") && strings.Contains(l, "SUB-URL") || len(table) > 0 {
-			table = append(table, strings.TrimRight(l, " ")) // the pane pads lines
+// explainScreen runs explain --read arg on a real terminal, a tmux pane
+// 100 columns wide, and returns the line above the table and the table's
+// lines (the header, the rows to "total"), trailing padding removed.
+func explainScreen(t *testing.T, arg string) (first string, table []string) {
+	t.Helper()
+	term := newTerminal(t, 100, 20)
+	term.start(t, cliLine(t, "explain", "--read", arg))
+	screen := term.wait(t) // wrapped lines joined: a line wider than the pane shows whole
+	lines := strings.Split(screen, "\n")
+	for i, l := range lines {
+		l = strings.TrimRight(l, " ") // the pane pads lines
+		if strings.HasPrefix(l, "#  ") && strings.Contains(l, "SUB-URL") || len(table) > 0 {
+			if len(table) == 0 && i > 0 {
+				first = strings.TrimRight(lines[i-1], " ")
+			}
+			table = append(table, l)
 		}
 		if strings.HasPrefix(l, "total") {
 			break
 		}
 	}
+	for _, l := range append([]string{first}, table...) {
+		if n := utf8.RuneCountInString(l); n > 100 {
+			t.Errorf("a line of %d columns, wider than 100:\n%s", n, l)
+		}
+		if strings.ContainsAny(l, "\t") {
+			t.Errorf("a tab on the terminal: %q", l)
+		}
+	}
+	return first, table
+}
+
+// TestExplainTerminalTable runs explain on a real terminal, a tmux pane,
+// and reads the screen back: the pipeline on a line of its own, then rows
+// aligned in columns, with no tabs and no trailing spaces, sizes as ls -h
+// writes them, within 100 columns.
+func TestExplainTerminalTable(t *testing.T) {
+	zip := fstest.ZipBytes(map[string][]byte{"a.txt": []byte("hello"), "pad.bin": make([]byte, 3000)}, 0)
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"site.zip": zip})
+	first, table := explainScreen(t, srv.URL()+"/site.zip")
+	if want := srv.URL() + "/site.zip|zip:, a directory"; first != want {
+		t.Errorf("the line above the table = %q, want %q", first, want)
+	}
 	if len(table) != 5 || !strings.HasPrefix(table[4], "total ") {
 		t.Fatalf("the terminal shows %d rows, want a header, 2 layers, read and total:\n%s", len(table), strings.Join(table, "\n"))
 	}
-	for _, col := range []string{"SUB-URL", "ORIGIN", "REQUESTS", "MISSES"} {
+	if want := "#      SUB-URL"; !strings.HasPrefix(table[0], want) || !strings.HasSuffix(table[0], "  REQS  BYTES  HITS  MISS  FORMAT") {
+		t.Errorf("header %q", table[0])
+	}
+	// Left-aligned columns start where their header does, right-aligned
+	// ones end there.
+	for _, col := range []string{"SUB-URL", "KIND", "FORMAT"} {
 		at := strings.Index(table[0], col) // the header is ASCII
-		for _, l := range table[1:] {
+		for _, l := range table[1:3] {
 			r := []rune(l)
-			if len(r) <= at || r[at-1] != ' ' || r[at-2] != ' ' {
+			if len(r) <= at || r[at-1] != ' ' || r[at-2] != ' ' || r[at] == ' ' {
 				t.Errorf("column %s does not start at %d in every row:\n%s", col, at, strings.Join(table, "\n"))
 				break
 			}
 		}
 	}
-	if !strings.Contains(table[2], " detected ") || !strings.Contains(table[3], "listed 1 entry") {
+	for _, col := range []string{"SIZE", "TIME", "REQS", "BYTES", "MISS"} {
+		end := strings.Index(table[0], col) + len(col) - 1
+		for i, l := range table[1:] {
+			if col == "SIZE" && i == 3 {
+				continue // the total has none
+			}
+			r := []rune(l)
+			if len(r) <= end || r[end] == ' ' || len(r) > end+1 && r[end+1] != ' ' {
+				t.Errorf("column %s does not end at %d in every row:\n%s", col, end, strings.Join(table, "\n"))
+				break
+			}
+		}
+	}
+	size := listfmt.HumanSize(int64(len(zip)))
+	if f := strings.Fields(table[1]); len(f) < 9 || f[1] != srv.URL()+"/site.zip" || f[2] != "file" || f[3] != size || f[9] != "file" {
+		t.Errorf("row of the root %q, want its URL, kind file, size %s and format", table[1], size)
+	}
+	if !strings.Contains(table[2], " zip: (detected) ") || !strings.Contains(table[2], " dir ") || !strings.Contains(table[3], "listed 2 entries") {
 		t.Errorf("table:\n%s", strings.Join(table, "\n"))
+	}
+}
+
+// TestExplainTerminalNames explains a local zip whose path is long and
+// holds a space and non-ASCII characters: on a terminal its name shows as
+// typed, shortened in the middle to fit 100 columns, keeping the file's
+// name; the tab-separated form keeps the canonical text whole.
+func TestExplainTerminalNames(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), strings.Repeat("a-long-directory-name-", 4))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir, "résumé b.zip")
+	if err := os.WriteFile(name, fstest.ZipBytes(map[string][]byte{"a.txt": []byte("hello")}, 0), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first, table := explainScreen(t, name)
+	if !strings.HasPrefix(first, "file:/") || !strings.Contains(first, "…") || !strings.HasSuffix(first, "/résumé b.zip|zip:, a directory") ||
+		utf8.RuneCountInString(first) != 100 {
+		t.Errorf("the line above the table = %q, want the pipeline, typed, shortened in the middle to 100 columns", first)
+	}
+	if len(table) != 5 {
+		t.Fatalf("the terminal shows %d rows:\n%s", len(table), strings.Join(table, "\n"))
+	}
+	if !strings.HasPrefix(table[1], "0      file:/") || !strings.Contains(table[1], "…") || !strings.Contains(table[1], "/résumé b.zip  file ") {
+		t.Errorf("row of the root %q, want the path shortened in the middle, its name kept", table[1])
+	}
+	p, err := vfs.FromPath(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Split(mustRun(t, "explain", name), "\n")[1], "0\t"+p.String()+"\t"; !strings.HasPrefix(got, want) {
+		t.Errorf("tab-separated row %q, want it to start with %q", got, want)
 	}
 }
 

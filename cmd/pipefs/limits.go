@@ -185,10 +185,11 @@ func fieldNames(flags []*limitFlag) string {
 // such as "Limits.MaxRatio" or "Options.Limits.MaxEntries".
 var limitField = regexp.MustCompile(`Limits\.(Max[A-Za-z]+)`)
 
-// message is the text the CLI prints for err: a limit error also says how
-// to lift the limit it names.
+// message is the text the CLI prints for err: the pipeline it names shown
+// as people type it (displayPipeline), and for a limit error how to lift
+// the limit it names.
 func message(err error) string {
-	s := err.Error()
+	s := displayPipeline(err, err.Error())
 	if !errors.Is(err, vfs.ErrLimit) {
 		return s
 	}

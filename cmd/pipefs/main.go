@@ -62,7 +62,11 @@
 // write) another machine reads them there: see vfs.SidecarMode.
 //
 // Errors are printed as "pipefs: message", where the message names the
-// sub-URL that failed. The exit status is 0 on success, 1 when something
+// sub-URL that failed. Names are shown as people type them, with the
+// escapes of spaces and non-ASCII characters decoded ("zip:odd names"),
+// and a pipeline so shown is followed by its canonical form:
+// "open file:/d/a.zip|zip:odd names/x (canonical
+// file:/d/a.zip|zip:odd%20names/x): ...". The exit status is 0 on success, 1 when something
 // failed, 2 for a usage error (a bad flag or a wrong number of
 // arguments), and 130 when SIGINT stopped the command (143 for SIGTERM).
 // The first signal cancels what is under way and nothing more is started;
@@ -194,7 +198,7 @@ func (g *globals) printStats(w io.Writer) {
 	defer g.mu.Unlock()
 	for _, c := range g.counted {
 		for _, s := range c.Stats() {
-			fmt.Fprintf(w, "pipefs: stats: sub-URL %d %q: %v\n", s.Index, s.URL, s.Counts)
+			fmt.Fprintf(w, "pipefs: stats: sub-URL %d %q: %v\n", s.Index, vfs.DisplayText(s.URL), s.Counts)
 		}
 	}
 }
@@ -314,7 +318,7 @@ G, T, P or E suffix (powers of 1024), or -1 (also "none") for no limit. SIGINT s
 		},
 	}
 	root.PersistentFlags().BoolVar(&g.stats, "stats", false,
-		"print to stderr what each remote stage cost: requests, bytes fetched, cache hits and misses")
+		"print to stderr what each root stage cost: requests (read calls for file: and memory:), bytes fetched, cache hits and misses")
 	root.PersistentFlags().BoolVar(&g.noDetect, "no-detect", false,
 		"do not detect container formats: a file where a directory is wanted is an error")
 	g.limitFlags = limitFields()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pipefs/pipefs/roots/memroot"
+	"github.com/pipefs/pipefs/vfs"
 )
 
 func TestMain(m *testing.M) {
@@ -603,7 +604,9 @@ func TestRelativeArgs(t *testing.T) {
 		t.Errorf("tree . =\n%s", out)
 	}
 	r := runCLI(t, "cat", "nope.zip|zip:a")
-	if r.code != 1 || !strings.Contains(r.stderr, `sub-URL 0 "`+abs+`/nope.zip"`) {
+	// The sub-URL is named as typed: "a b%7Cc", with "|" escaped.
+	if r.code != 1 || !strings.Contains(r.stderr, `sub-URL 0 "`+vfs.DisplayText(abs)+`/nope.zip"`) ||
+		!strings.Contains(r.stderr, "a b%7Cc/nope.zip") || !strings.Contains(r.stderr, "(canonical "+abs+"/nope.zip|zip:a)") {
 		t.Errorf("cat of a missing relative file: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

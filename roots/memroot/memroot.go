@@ -13,6 +13,12 @@
 // Directories are implicit (every parent of a key is one) or made with
 // MkdirAll. A file is a snapshot: readers keep the bytes they opened even if
 // the key is written again. The store is safe for concurrent use.
+//
+// The tree of each "memory:" stage is a driver.Counter: it counts the
+// reads (ReadAt calls, reported as driver.Counts.Requests) of the blobs
+// opened through it and the bytes they returned (Counts.Bytes), so that
+// vfs.FS.Stages and "pipefs explain" say what reading it cost. A Store
+// used as a tree directly counts nothing.
 package memroot
 
 import (
@@ -27,6 +33,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pipefs/pipefs/cache"
 	"github.com/pipefs/pipefs/vfs/driver"
 
 	"github.com/pipefs/pipefs/vfs"
@@ -37,7 +44,7 @@ func init() {
 		if err := ctx.Err(); err != nil {
 			return driver.Location{}, err
 		}
-		return driver.Location{Tree: For(env.Cache), Path: u.Key()}, nil
+		return driver.Location{Tree: &counted{Store: For(env.Cache), stats: new(cache.Stats)}, Path: u.Key()}, nil
 	}})
 }
 
@@ -246,13 +253,19 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error)
 // was opened; its driver.Fingerprinter names that write, so that what
 // adapters cache about one write is not used for another.
 func (s *Store) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
+	return s.openBlob(ctx, name, nil)
+}
+
+// openBlob is OpenBlob, with the blob's reads counted in stats (nil
+// counts nothing).
+func (s *Store) openBlob(ctx context.Context, name string, stats *cache.Stats) (driver.Blob, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if e, ok := s.files[name]; ok {
-		return &blob{driver.BytesBlob(e.data, fileInfo(name, e)), "memory write " + strconv.FormatUint(e.seq, 10)}, nil
+		return &blob{driver.BytesBlob(e.data, fileInfo(name, e)), "memory write " + strconv.FormatUint(e.seq, 10), stats}, nil
 	}
 	if s.isDirLocked(name) {
 		return nil, driver.ErrIsDir
@@ -264,7 +277,44 @@ func (s *Store) OpenBlob(ctx context.Context, name string) (driver.Blob, error) 
 type blob struct {
 	driver.Blob
 	version string
+	stats   *cache.Stats // nil: not counted
+}
+
+// ReadAt reads as the bytes' blob does, counting the read.
+func (b *blob) ReadAt(ctx context.Context, p []byte, off int64) (int, error) {
+	n, err := b.Blob.ReadAt(ctx, p, off)
+	if b.stats != nil {
+		b.stats.AddRequest()
+		b.stats.AddBytes(int64(n))
+	}
+	return n, err
 }
 
 // Fingerprint names the write of the store whose bytes b reads.
 func (b *blob) Fingerprint() string { return b.version }
+
+// counted is the tree of one "memory:" stage: the store, with the reads of
+// the blobs opened through it counted.
+type counted struct {
+	*Store
+	stats *cache.Stats
+}
+
+var _ driver.Counter = (*counted)(nil)
+
+func (c *counted) OpenBlob(ctx context.Context, name string) (driver.Blob, error) {
+	return c.openBlob(ctx, name, c.stats)
+}
+
+// As sets *target to the store when target is a **Store.
+func (c *counted) As(target any) bool {
+	if p, ok := target.(**Store); ok {
+		*p = c.Store
+		return true
+	}
+	return false
+}
+
+// Stats returns the reads (as Requests) and bytes read of the blobs opened
+// through the tree so far.
+func (c *counted) Stats() driver.Counts { return c.stats.Snapshot() }
