@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	_ "github.com/pipefs/pipefs/all"
 	"github.com/pipefs/pipefs/fstest"
@@ -274,5 +275,41 @@ func TestWalkDirCancel(t *testing.T) {
 	})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("WalkDir = %v, want context.Canceled", err)
+	}
+}
+
+// Options.Concurrency bounds the containers opened at once: a jar of 12
+// jars, each with a stored member larger than a block so that each open
+// costs requests of its own, over a server that answers after 20 ms,
+// keeps more than one request and at most Concurrency in flight, and
+// the walk costs no more requests than one that opens them one by one.
+func TestWalkDirConcurrency(t *testing.T) {
+	files := map[string][]byte{}
+	pad := bytes.Repeat([]byte("x"), 300<<10)
+	for i := range 12 {
+		files[fmt.Sprintf("lib/l%02d.jar", i)] = fstest.ZipBytes(map[string][]byte{"pad.bin": pad, "C.class": []byte(strings.Repeat("c", i+1))}, zip.Store)
+	}
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"fat.jar": fstest.ZipBytes(files, zip.Store)})
+	srv.SetLatency(20 * time.Millisecond)
+	requests := map[int]int64{}
+	for _, c := range []int{1, 3} {
+		fsys, err := vfs.OpenFS(context.Background(), srv.URL()+"/fat.jar", &vfs.Options{Cache: vfs.NewCache(0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Reset()
+		got := rows(t, fsys, &deep.Options{Concurrency: c})
+		fsys.Close()
+		if want := 2 + 3*12; len(got) != want {
+			t.Errorf("Concurrency %d: %d rows, want %d:\n%s", c, len(got), want, strings.Join(got, "\n"))
+		}
+		if p := srv.Peak(); p > int64(c) || (c > 1 && p < 2) {
+			t.Errorf("Concurrency %d: %d requests in flight at most", c, p)
+		}
+		requests[c] = srv.Requests()
+		t.Logf("Concurrency %d: %d requests, %d in flight at most", c, requests[c], srv.Peak())
+	}
+	if requests[3] > requests[1] {
+		t.Errorf("the concurrent walk made %d requests, the sequential one %d", requests[3], requests[1])
 	}
 }
