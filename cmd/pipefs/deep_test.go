@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/pipefs/pipefs/fstest"
+	"github.com/pipefs/pipefs/vfs/deep"
 )
 
 // A dnode is one entry of a deep listing as the tests expect it: a file,
@@ -487,7 +488,7 @@ func TestDeepLookalikes(t *testing.T) {
 }
 
 // A deep listing opens the containers of a directory concurrently, at
-// most deepAhead at once, and its rows are those of the listing that
+// most deep.DefaultConcurrency at once, and its rows are those of the listing that
 // opens them one by one: ls -R --deep and tree --deep of a jar holding 24
 // jars, each with a stored member larger than a block, so that each
 // costs a request of its own, over a server that answers after 30 ms keep
@@ -518,8 +519,8 @@ func TestDeepConcurrent(t *testing.T) {
 	if out := mustRun(t, "--cache-dir", "off", "ls", "-R", "--deep", url); out != want.lsR("") {
 		t.Errorf("ls -R --deep:\n%s\nwant:\n%s", out, want.lsR(""))
 	}
-	if p := srv.Peak(); p < 2 || p > deepAhead {
-		t.Errorf("ls -R --deep: %d requests in flight at most, want 2 to %d", p, deepAhead)
+	if p := srv.Peak(); p < 2 || p > deep.DefaultConcurrency {
+		t.Errorf("ls -R --deep: %d requests in flight at most, want 2 to %d", p, deep.DefaultConcurrency)
 	}
 	var dirs, files int
 	body := want.tree("", &dirs, &files)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pipefs/pipefs/internal/listfmt"
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/deep"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
 
@@ -139,12 +140,12 @@ type lsArg struct {
 // directory.
 func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 	ctx := cmd.Context()
-	deep, err := g.deepener(ctx, o.deep)
+	walk, err := g.deepOptions(o.deep)
 	if err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	l := &lister{cmd: cmd, out: w, long: o.long, zero: o.zero, urls: o.urls, human: o.human, tty: isTerminal(w), deep: deep}
+	l := &lister{cmd: cmd, out: w, long: o.long, zero: o.zero, urls: o.urls, human: o.human, tty: isTerminal(w), deep: walk, count: g.count}
 	var files, dirs []lsArg
 	for _, arg := range args {
 		if err := ctx.Err(); err != nil {
@@ -224,11 +225,7 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 			io.WriteString(w, name+":"+l.end())
 		}
 		fsys := d.loc.fsys.WithContext(ctx)
-		if o.recursive {
-			l.walk(fsys, ".", "", 0, false)
-		} else {
-			l.list(fsys)
-		}
+		l.walk(fsys, o.recursive)
 		l.flush(w)
 		if reportOmitted(cmd, fsys) {
 			l.failed = true
@@ -275,14 +272,15 @@ func (g *globals) argLink(ctx context.Context, arg string) (fs.FileInfo, string)
 type lister struct {
 	cmd    *cobra.Command
 	long   bool
-	zero   bool // NUL-terminated lines, names unquoted
-	urls   bool // canonical pipelines instead of names
-	human  bool // sizes as ls -h writes them
-	tty    bool // writing to a terminal
-	deep   *deepener
-	failed bool        // an error was reported
-	rows   [][4]string // size, mode, time, name
-	out    io.Writer   // where rows without -l go as they come
+	zero   bool                                         // NUL-terminated lines, names unquoted
+	urls   bool                                         // canonical pipelines instead of names
+	human  bool                                         // sizes as ls -h writes them
+	tty    bool                                         // writing to a terminal
+	deep   *deep.Options                                // the walk's: Depth is negative without --deep
+	count  func(interface{ Stats() []vfs.StageCounts }) // counts a nested FS's requests for --stats
+	failed bool                                         // an error was reported
+	rows   [][4]string                                  // size, mode, time, name
+	out    io.Writer                                    // where rows without -l go as they come
 }
 
 // fail reports err and remembers that the listing failed.
@@ -306,117 +304,71 @@ func (l *lister) end() string {
 	return "\n"
 }
 
-// list adds the entries of the directory fsys.
-func (l *lister) list(fsys *vfs.FS) {
-	ents, err := fsys.ReadDir(".")
-	if err != nil {
-		l.fail(err)
-		return
-	}
-	dataset := l.deep.inDataset(fsys, ".", ents)
-	names, infos, errs := entryInfos(".", ents)
-	op := l.deep.ahead(fsys, names, infos, 0, dataset)
-	defer op.close()
-	for i, e := range ents {
-		if errs[i] != nil {
-			l.fail(errs[i])
-			continue
-		}
-		if n := l.nested(op, i); n != nil {
-			l.addNest(e.Name(), infos[i], n)
-			n.fsys.Close()
-			continue
-		}
-		l.add(fsys, e.Name(), l.name(e.Name(), l.url(fsys, e.Name()), infos[i].IsDir()), infos[i])
-	}
-}
-
-// entryInfos returns the names in their FS of ents, the entries of
-// directory dir, and their FileInfos, or the errors of those that failed.
-func entryInfos(dir string, ents []fs.DirEntry) (names []string, infos []fs.FileInfo, errs []error) {
-	names = make([]string, len(ents))
-	infos = make([]fs.FileInfo, len(ents))
-	errs = make([]error, len(ents))
-	for i, e := range ents {
-		names[i] = e.Name() // a base name: joining it needs no path.Clean
-		if dir != "." {
-			names[i] = dir + "/" + names[i]
-		}
-		infos[i], errs[i] = e.Info()
-	}
-	return names, infos, errs
-}
-
-// walk adds the entries below directory dir of fsys, each named by prefix
-// and its path in fsys, and with --deep those of the containers among
-// them; level is how many containers deep fsys is, and dataset is set
-// below an array or a group (see deepener.inDataset).
-func (l *lister) walk(fsys *vfs.FS, dir, prefix string, level int, dataset bool) {
-	ents, err := fsys.ReadDir(dir)
-	if err != nil {
-		l.fail(err)
-		return
-	}
-	dataset = dataset || l.deep.inDataset(fsys, dir, ents)
-	// The entries' FileInfos are needed for -l and --deep only.
-	var names []string
-	var infos []fs.FileInfo
-	var errs []error
-	if l.long || l.deep != nil {
-		names, infos, errs = entryInfos(dir, ents)
-	}
-	op := l.deep.ahead(fsys, names, infos, level, dataset)
-	defer op.close()
-	for i, e := range ents {
-		if l.cmd.Context().Err() != nil {
-			return
-		}
-		name := e.Name() // a base name: joining it needs no path.Clean
-		if dir != "." {
-			name = dir + "/" + name
-		}
-		var info fs.FileInfo
-		isDir := e.IsDir()
-		if infos != nil {
-			if errs[i] != nil {
-				l.fail(errs[i])
-				continue
+// walk adds the entries of the directory fsys, and with recursive those
+// below them, and with --deep those of the containers among them (see
+// deep.WalkDir), each named by its path from fsys.
+func (l *lister) walk(fsys *vfs.FS, recursive bool) {
+	opt := *l.deep
+	if recursive {
+		opt.BeforeClose = func(_ string, nested *vfs.FS) error {
+			if reportOmitted(l.cmd, nested) {
+				l.failed = true
 			}
-			info = infos[i]
-			isDir = info.IsDir()
-			if n := l.nested(op, i); n != nil {
-				l.addNest(prefix+name, info, n)
-				l.walk(n.fsys, ".", prefix+name+"/", level+1, false)
-				if reportOmitted(l.cmd, n.fsys) {
-					l.failed = true
-				}
-				n.fsys.Close()
-				continue
-			}
-		}
-		l.add(fsys, name, l.name(prefix+name, l.url(fsys, name), isDir), info)
-		if isDir {
-			l.walk(fsys, name, prefix, level, dataset)
+			return nil
 		}
 	}
-}
-
-// nested returns entry i of a directory opened as the container it
-// holds, with --deep (see deepener.open), reporting one that does not
-// open.
-func (l *lister) nested(op *aheadOpener, i int) *nest {
-	n, err := op.get(i)
-	if err != nil {
-		l.fail(err)
+	// The entries' FileInfos are needed for -l and --deep only, and
+	// without -R to tell directories.
+	infos := l.long || opt.Depth >= 0 || !recursive
+	skip := func(dir bool) error {
+		if dir && !recursive {
+			return fs.SkipDir
+		}
 		return nil
 	}
-	return n
+	err := deep.WalkDir(fsys, ".", &opt, func(p string, d *deep.Entry, err error) error {
+		if err != nil {
+			l.fail(err)
+			if d.IsContainer() || d.IsDir() {
+				return nil
+			}
+			if info, ierr := d.Info(); ierr == nil {
+				// A container that did not open: listed as a file.
+				l.add(d.FS, d.Name, l.name(p, l.url(d.FS, d.Name), info.IsDir()), info)
+			}
+			return nil
+		}
+		if p == "." {
+			return nil
+		}
+		if d.IsContainer() {
+			l.count(d.Nested)
+			info, _ := d.Info() // read to choose it as a container
+			l.addNest(p, info, d.Nested, d.Format)
+			return skip(true)
+		}
+		var info fs.FileInfo
+		isDir := d.IsDir()
+		if infos {
+			if info, err = d.Info(); err != nil {
+				l.fail(err)
+				return skip(isDir)
+			}
+			isDir = info.IsDir()
+		}
+		l.add(d.FS, d.Name, l.name(p, l.url(d.FS, d.Name), isDir), info)
+		return skip(isDir)
+	})
+	if err != nil && l.cmd.Context().Err() == nil {
+		l.fail(err)
+	}
 }
 
 // addNest adds the row of the container file name, described by info and
-// opened as n: a directory, with its format after the name under -l.
-func (l *lister) addNest(name string, info fs.FileInfo, n *nest) {
-	shown := l.name(name, n.fsys.Pipeline().String(), true)
+// opened as nested through format: a directory, with its format after
+// the name under -l.
+func (l *lister) addNest(name string, info fs.FileInfo, nested *vfs.FS, format string) {
+	shown := l.name(name, nested.Pipeline().String(), true)
 	if !l.long {
 		l.line(shown)
 		return
@@ -425,7 +377,7 @@ func (l *lister) addNest(name string, info fs.FileInfo, n *nest) {
 		l.bytes(info.Size()),
 		listfmt.Mode(fs.ModeDir | info.Mode().Perm()),
 		timeOf(info),
-		shown + "  [" + n.format + "]",
+		shown + "  [" + format + "]",
 	})
 }
 

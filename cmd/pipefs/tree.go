@@ -5,16 +5,16 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pipefs/pipefs/internal/nodedesc"
 	"github.com/pipefs/pipefs/vfs"
+	"github.com/pipefs/pipefs/vfs/deep"
 )
 
 func newTreeCmd(g *globals) *cobra.Command {
-	var deep deepFlags
+	var df deepFlags
 	cmd := &cobra.Command{
 		Use:   "tree [--deep [--depth N]] URL",
 		Short: "Draw a directory location as a tree",
@@ -58,7 +58,7 @@ and drawn as a file; the exit status is then 1.`,
 		Args:              args(cobra.ExactArgs(1)),
 		ValidArgsFunction: g.completeURLs(1, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := g.deepener(cmd.Context(), deep)
+			opt, err := g.deepOptions(df)
 			if err != nil {
 				return err
 			}
@@ -72,7 +72,7 @@ and drawn as a file; the exit status is then 1.`,
 				fmt.Fprintf(w, "%s (%d)\n\n%s\n", loc.file.URL(), loc.file.Size(), summary(0, 1))
 				return nil
 			}
-			t := &treeWriter{ctx: cmd.Context(), w: w, reg: registry(g.options()), deep: d, report: func(err error) { report(cmd, err) }}
+			t := &treeWriter{ctx: cmd.Context(), w: w, reg: registry(g.options()), walker: deep.NewWalker(opt), count: g.count, report: func(err error) { report(cmd, err) }}
 			fsys := loc.fsys.WithContext(cmd.Context())
 			ents, ok := t.list(fsys, ".")
 			label := t.label(fsys, ".", ents)
@@ -93,7 +93,7 @@ and drawn as a file; the exit status is then 1.`,
 			return nil
 		},
 	}
-	deep.add(cmd)
+	df.add(cmd)
 	return cmd
 }
 
@@ -102,7 +102,8 @@ type treeWriter struct {
 	ctx         context.Context
 	w           io.Writer
 	reg         *vfs.Registry // detects the formats of labels
-	deep        *deepener     // nil without --deep
+	walker      *deep.Walker  // opens no container without --deep
+	count       func(interface{ Stats() []vfs.StageCounts })
 	report      func(error)
 	dirs, files int
 	failed      bool
@@ -143,59 +144,50 @@ func (t *treeWriter) label(fsys *vfs.FS, name string, ents []fs.DirEntry) string
 // or a group, whose files are never opened.
 func (t *treeWriter) dir(fsys *vfs.FS, name string, ents []fs.DirEntry, prefix string, level int, dataset bool) {
 	tty := isTerminal(t.w)
-	var op *aheadOpener
-	if t.deep != nil {
-		names, infos, _ := entryInfos(name, ents)
-		for i, e := range ents {
-			if e.IsDir() {
-				infos[i] = nil
-			}
-		}
-		op = t.deep.ahead(fsys, names, infos, level, dataset)
-		defer op.close()
-	}
-	for i, e := range ents {
+	entries := t.walker.Dir(fsys, name, ents, level, dataset)
+	defer entries.Close()
+	for i := range ents {
 		if t.ctx.Err() != nil {
 			return
 		}
+		e, err := entries.Next()
 		branch, indent := "├── ", "│   "
 		if i == len(ents)-1 {
 			branch, indent = "└── ", "    "
 		}
-		child := path.Join(name, e.Name())
 		if e.IsDir() {
 			t.dirs++
-			sub, ok := t.list(fsys, child)
-			label := t.label(fsys, child, sub)
-			fmt.Fprintf(t.w, "%s%s%s/%s\n", prefix, branch, displayName(e.Name(), tty), label)
+			sub, ok := t.list(fsys, e.Name)
+			label := t.label(fsys, e.Name, sub)
+			fmt.Fprintf(t.w, "%s%s%s/%s\n", prefix, branch, displayName(e.DirEntry.Name(), tty), label)
 			if ok {
-				t.dir(fsys, child, sub, prefix+indent, level, dataset || label != "")
+				t.dir(fsys, e.Name, sub, prefix+indent, level, dataset || label != "")
 			}
 			continue
 		}
-		info, err := e.Info()
-		if err != nil {
+		info, ierr := e.Info()
+		if ierr != nil {
 			t.files++
-			t.fail(err)
+			t.fail(ierr)
 			continue
 		}
-		n, err := op.get(i)
 		if err != nil {
-			t.fail(err)
+			t.fail(err) // a container that did not open: drawn as a file
 		}
-		if n == nil {
+		if !e.IsContainer() {
 			t.files++
-			fmt.Fprintf(t.w, "%s%s%s (%d)\n", prefix, branch, displayName(e.Name(), tty), info.Size())
+			fmt.Fprintf(t.w, "%s%s%s (%d)\n", prefix, branch, displayName(e.DirEntry.Name(), tty), info.Size())
 			continue
 		}
+		t.count(e.Nested)
 		t.dirs++
-		sub, ok := t.list(n.fsys, ".")
-		label := t.label(n.fsys, ".", sub)
-		fmt.Fprintf(t.w, "%s%s%s/  [%s]%s\n", prefix, branch, displayName(e.Name(), tty), n.format, label)
+		sub, ok := t.list(e.Nested, ".")
+		label := t.label(e.Nested, ".", sub)
+		fmt.Fprintf(t.w, "%s%s%s/  [%s]%s\n", prefix, branch, displayName(e.DirEntry.Name(), tty), e.Format, label)
 		if ok {
-			t.dir(n.fsys, ".", sub, prefix+indent, level+1, label != "")
+			t.dir(e.Nested, ".", sub, prefix+indent, level+1, label != "")
 		}
-		n.fsys.Close()
+		e.Nested.Close()
 	}
 }
 
