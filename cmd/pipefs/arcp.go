@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pipefs/pipefs/internal/listfmt"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/arcp"
 )
@@ -84,7 +85,7 @@ func notContainer(arg string, added vfs.Pipeline, err error) error {
 		format += " (" + s + ")"
 	}
 	return &notContainerError{
-		msg: fmt.Sprintf("%s is detected as %s, which is no arcp container: arcp names the members of zip:, pipefs.tar:, ocdbt: and icechunk: containers, such as 'a.zip|zip:dir/f.txt'", shellQuote(arg), format),
+		msg: fmt.Sprintf("%s is detected as %s, which is no arcp container: arcp names the members of zip:, pipefs.tar:, ocdbt: and icechunk: containers, such as 'a.zip|zip:dir/f.txt'", listfmt.ShellQuote(arg), format),
 		err: err,
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pipefs/pipefs/internal/copier"
+	"github.com/pipefs/pipefs/internal/listfmt"
 	"github.com/pipefs/pipefs/internal/progress"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -154,7 +155,7 @@ func (g *globals) cp(cmd *cobra.Command, fl cpFlags, srcs []string, dest string)
 		NoTarget:    fl.noTarget,
 		Concurrency: fl.concurrency,
 		Report:      func(err error) { report(cmd, err) },
-		Quote:       shellQuote,
+		Quote:       listfmt.ShellQuote,
 		Registry:    g.options().Registry,
 	}
 

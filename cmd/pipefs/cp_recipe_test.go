@@ -12,6 +12,7 @@ import (
 
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/internal/copier"
+	"github.com/pipefs/pipefs/internal/listfmt"
 )
 
 // TestCpContinueRecipe runs the README's recipe in a real terminal, a
@@ -98,7 +99,7 @@ func TestCpContinueRecipe(t *testing.T) {
 	// time; the shell then prints "EXIT=status".
 	run := func(t *testing.T) {
 		t.Helper()
-		term.start(t, "cd "+shellQuote(work)+" && "+diskCacheEnv+"=off "+
+		term.start(t, "cd "+listfmt.ShellQuote(work)+" && "+diskCacheEnv+"=off "+
 			cliLine(t, "cp", "-R", "--continue", "--concurrency", "1", src, "run1")+"; echo EXIT=$?")
 	}
 	// check compares the copy with bsdtar's extraction, and finds no

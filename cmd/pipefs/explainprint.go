@@ -45,9 +45,9 @@ func (rep *explainReport) printFields(w io.Writer) {
 		if s.Size != nil {
 			size = itoa(*s.Size)
 		}
-		// A canonical sub-URL holds no control character; displayName
+		// A canonical sub-URL holds no control character; listfmt.Name
 		// guards the output all the same.
-		fields := []string{strconv.Itoa(s.Index), displayName(s.SubURL, false), s.Scheme, origin, s.Kind, size}
+		fields := []string{strconv.Itoa(s.Index), listfmt.Name(s.SubURL, false), s.Scheme, origin, s.Kind, size}
 		row(append(append(fields, cost(s.Open)...), s.Format)...)
 	}
 	if r := rep.Read; r != nil {
@@ -88,7 +88,7 @@ func (rep *explainReport) printTable(w io.Writer) error {
 	}
 	var rows [][]string
 	for _, s := range rep.Stages {
-		name := displayName(vfs.DisplayText(s.SubURL), false)
+		name := listfmt.Name(vfs.DisplayText(s.SubURL), false)
 		if s.Detected {
 			name += " (detected)"
 		}
@@ -107,7 +107,7 @@ func (rep *explainReport) printTable(w io.Writer) error {
 		rows = append(rows, append([]string{"read", what, shortKind(kind), size}, cost(r.explainCost)...))
 	}
 	rows = append(rows, append([]string{"total", "", shortKind(rep.Kind), ""}, cost(rep.Total)...))
-	line := displayName(vfs.DisplayText(rep.Pipeline), false) + ", " + article(rep.Kind)
+	line := listfmt.Name(vfs.DisplayText(rep.Pipeline), false) + ", " + article(rep.Kind)
 	if _, err := fmt.Fprintln(w, texttable.Fit(line, explainWidth)); err != nil {
 		return err
 	}

@@ -195,7 +195,7 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 				continue
 			}
 		}
-		name := displayName(f.arg, l.tty)
+		name := listfmt.Name(f.arg, l.tty)
 		switch {
 		case o.urls && f.link != nil:
 			name = f.link.Sys().(*vfs.Origin).URL
@@ -205,7 +205,7 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 			name = f.arg
 		}
 		if f.target != "" && l.long {
-			name += " -> " + displayName(f.target, l.tty && !l.zero)
+			name += " -> " + listfmt.Name(f.target, l.tty && !l.zero)
 		}
 		l.add(nil, "", name, info)
 	}
@@ -220,7 +220,7 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 			}
 			name := d.arg
 			if !l.zero {
-				name = displayName(name, l.tty)
+				name = listfmt.Name(name, l.tty)
 			}
 			io.WriteString(w, name+":"+l.end())
 		}
@@ -407,8 +407,8 @@ func (l *lister) name(name, url string, dir bool) string {
 	if l.zero {
 		return name + slash
 	}
-	if q := displayName(name, l.tty); q != name {
-		return displayName(name+slash, l.tty) // one word: 'a b/'
+	if q := listfmt.Name(name, l.tty); q != name {
+		return listfmt.Name(name+slash, l.tty) // one word: 'a b/'
 	}
 	return name + slash
 }
@@ -423,7 +423,7 @@ func (l *lister) add(fsys *vfs.FS, entry, name string, info fs.FileInfo) {
 		return
 	}
 	if t := listfmt.LinkTarget(fsys, entry, info); t != "" {
-		name += " -> " + displayName(t, l.tty && !l.zero)
+		name += " -> " + listfmt.Name(t, l.tty && !l.zero)
 	}
 	l.rows = append(l.rows, [4]string{
 		l.size(info),
@@ -505,7 +505,7 @@ func reportOmitted(cmd *cobra.Command, fsys *vfs.FS) (damaged bool) {
 		if om.Offset >= 0 {
 			at = fmt.Sprintf("at offset %d", om.Offset)
 		}
-		fmt.Fprintf(w, "pipefs: warning: %s: entry %s %s left out: %s\n", archive, shellQuote(om.Name), at, om.Reason)
+		fmt.Fprintf(w, "pipefs: warning: %s: entry %s %s left out: %s\n", archive, listfmt.ShellQuote(om.Name), at, om.Reason)
 	}
 	return damaged
 }

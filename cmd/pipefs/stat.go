@@ -55,7 +55,7 @@ out, as are the legacy 32-bit and MS-DOS fields of a zip header.`,
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), s)
 			}
-			return s.WriteText(cmd.OutOrStdout(), isTerminal(cmd.OutOrStdout()), displayName)
+			return s.WriteText(cmd.OutOrStdout(), isTerminal(cmd.OutOrStdout()), listfmt.Name)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON object")

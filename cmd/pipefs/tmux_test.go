@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/pipefs/pipefs/fstest"
+	"github.com/pipefs/pipefs/internal/listfmt"
 )
 
 // tmuxServers numbers the tmux servers of this test process, so that
@@ -105,7 +106,7 @@ func (term *terminal) typeLine(t *testing.T, line string) {
 // waits for it to end.
 func (term *terminal) start(t *testing.T, cmd string) {
 	t.Helper()
-	term.typeLine(t, fmt.Sprintf("clear; %s; %s -L %s wait-for -S done", cmd, shellQuote(term.tmux), term.socket))
+	term.typeLine(t, fmt.Sprintf("clear; %s; %s -L %s wait-for -S done", cmd, listfmt.ShellQuote(term.tmux), term.socket))
 }
 
 // wait waits for the command line that start began to end, and returns
@@ -153,9 +154,9 @@ func cliLine(t *testing.T, args ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	words := []string{runMainEnv + "=1", shellQuote(exe)}
+	words := []string{runMainEnv + "=1", listfmt.ShellQuote(exe)}
 	for _, a := range args {
-		words = append(words, shellQuote(a))
+		words = append(words, listfmt.ShellQuote(a))
 	}
 	return strings.Join(words, " ")
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pipefs/pipefs/internal/listfmt"
 	"github.com/pipefs/pipefs/internal/nodedesc"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/deep"
@@ -159,7 +160,7 @@ func (t *treeWriter) dir(fsys *vfs.FS, name string, ents []fs.DirEntry, prefix s
 			t.dirs++
 			sub, ok := t.list(fsys, e.Name)
 			label := t.label(fsys, e.Name, sub)
-			fmt.Fprintf(t.w, "%s%s%s/%s\n", prefix, branch, displayName(e.DirEntry.Name(), tty), label)
+			fmt.Fprintf(t.w, "%s%s%s/%s\n", prefix, branch, listfmt.Name(e.DirEntry.Name(), tty), label)
 			if ok {
 				t.dir(fsys, e.Name, sub, prefix+indent, level, dataset || label != "")
 			}
@@ -176,14 +177,14 @@ func (t *treeWriter) dir(fsys *vfs.FS, name string, ents []fs.DirEntry, prefix s
 		}
 		if !e.IsContainer() {
 			t.files++
-			fmt.Fprintf(t.w, "%s%s%s (%d)\n", prefix, branch, displayName(e.DirEntry.Name(), tty), info.Size())
+			fmt.Fprintf(t.w, "%s%s%s (%d)\n", prefix, branch, listfmt.Name(e.DirEntry.Name(), tty), info.Size())
 			continue
 		}
 		t.count(e.Nested)
 		t.dirs++
 		sub, ok := t.list(e.Nested, ".")
 		label := t.label(e.Nested, ".", sub)
-		fmt.Fprintf(t.w, "%s%s%s/  [%s]%s\n", prefix, branch, displayName(e.DirEntry.Name(), tty), e.Format, label)
+		fmt.Fprintf(t.w, "%s%s%s/  [%s]%s\n", prefix, branch, listfmt.Name(e.DirEntry.Name(), tty), e.Format, label)
 		if ok {
 			t.dir(e.Nested, ".", sub, prefix+indent, level+1, label != "")
 		}

@@ -1,7 +1,8 @@
-// Package listfmt formats what a listing shows of an entry beyond its
-// name and time, the same way in "pipefs ls" and "pipefs stat" as in the
-// pages of package browse: its mode as ls writes it, the target of a
-// symbolic link, and its size as "ls -h" writes it (HumanSize).
+// Package listfmt formats what a listing shows of an entry, the same way
+// in "pipefs ls", "tree" and "stat" as in the pages of package browse: its
+// name quoted for a terminal as GNU ls quotes it (Name, ShellQuote), its
+// mode as ls writes it, the target of a symbolic link, and its size as
+// "ls -h" writes it (HumanSize).
 package listfmt
 
 import (

@@ -1,4 +1,4 @@
-package main
+package listfmt
 
 import (
 	"os"
@@ -37,25 +37,25 @@ var quoteTests = []struct{ name, tty string }{
 
 func TestShellQuote(t *testing.T) {
 	for _, tc := range quoteTests {
-		if got := displayName(tc.name, true); got != tc.tty {
-			t.Errorf("displayName(%q, tty) = %s, want %s", tc.name, got, tc.tty)
+		if got := Name(tc.name, true); got != tc.tty {
+			t.Errorf("Name(%q, tty) = %s, want %s", tc.name, got, tc.tty)
 		}
 		// Off a terminal, only names with unprintable bytes are quoted.
 		want := tc.name
 		if hasUnprintable(tc.name) {
 			want = tc.tty
 		}
-		if got := displayName(tc.name, false); got != want {
-			t.Errorf("displayName(%q, pipe) = %s, want %s", tc.name, got, want)
+		if got := Name(tc.name, false); got != want {
+			t.Errorf("Name(%q, pipe) = %s, want %s", tc.name, got, want)
 		}
 	}
 	// Deviations from GNU ls, on purpose: format characters are escaped.
-	if got, want := shellQuote("\u202eRLO"), `''$'\342\200\256''RLO'`; got != want {
-		t.Errorf("shellQuote(RLO) = %s, want %s", got, want)
+	if got, want := ShellQuote("\u202eRLO"), `''$'\342\200\256''RLO'`; got != want {
+		t.Errorf("ShellQuote(RLO) = %s, want %s", got, want)
 	}
 }
 
-// TestShellQuoteAgainstGNU compares shellQuote with GNU ls on real files.
+// TestShellQuoteAgainstGNU compares ShellQuote with GNU ls on real files.
 func TestShellQuoteAgainstGNU(t *testing.T) {
 	out, err := exec.Command("ls", "--version").Output()
 	if err != nil || !strings.Contains(string(out), "GNU coreutils") {
@@ -76,8 +76,8 @@ func TestShellQuoteAgainstGNU(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ls %q: %v", tc.name, err)
 		}
-		if got, want := shellQuote(tc.name), strings.TrimSuffix(string(out), "\n"); got != want {
-			t.Errorf("shellQuote(%q) = %s, GNU ls writes %s", tc.name, got, want)
+		if got, want := ShellQuote(tc.name), strings.TrimSuffix(string(out), "\n"); got != want {
+			t.Errorf("ShellQuote(%q) = %s, GNU ls writes %s", tc.name, got, want)
 		}
 	}
 }
@@ -94,7 +94,7 @@ func TestShellQuoteRoundTrip(t *testing.T) {
 		names = append(names, tc.name)
 	}
 	for _, name := range names {
-		q := shellQuote(name)
+		q := ShellQuote(name)
 		out, err := exec.Command(bash, "-c", "printf %s "+q).Output()
 		if err != nil {
 			t.Errorf("bash -c 'printf %%s %s': %v", q, err)
@@ -113,18 +113,18 @@ func FuzzShellQuote(f *testing.F) {
 		f.Add(tc.name)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
-		q := shellQuote(name)
+		q := ShellQuote(name)
 		if hasUnprintable(q) {
-			t.Fatalf("shellQuote(%q) = %q holds unprintable bytes", name, q)
+			t.Fatalf("ShellQuote(%q) = %q holds unprintable bytes", name, q)
 		}
 		if q == name && needsQuote(name) {
-			t.Fatalf("shellQuote(%q) left a name that needs quotes", name)
+			t.Fatalf("ShellQuote(%q) left a name that needs quotes", name)
 		}
 		if !needsQuote(name) && q != name {
-			t.Fatalf("shellQuote(%q) = %q, want it unchanged", name, q)
+			t.Fatalf("ShellQuote(%q) = %q, want it unchanged", name, q)
 		}
-		if d := displayName(name, false); hasUnprintable(d) {
-			t.Fatalf("displayName(%q, pipe) = %q holds unprintable bytes", name, d)
+		if d := Name(name, false); hasUnprintable(d) {
+			t.Fatalf("Name(%q, pipe) = %q holds unprintable bytes", name, d)
 		}
 	})
 }

@@ -1,17 +1,12 @@
-package main
+package listfmt
 
 import (
-	"os"
-
-	"golang.org/x/term"
-
-	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// Names on the terminal. Member names come from the archive, which may be
+// Names on a terminal (Name, ShellQuote). Member names come from the archive, which may be
 // hostile: an escape sequence in a name must not reach a terminal, and a
 // name with a newline must not read as two entries.
 //
@@ -35,26 +30,17 @@ import (
 // printable, and a name that holds both a single quote and an escape is
 // written without the empty '' pair that GNU ls sometimes puts first.
 
-// isTerminal reports whether w is a terminal; /dev/null and other
-// character devices are not.
-func isTerminal(w io.Writer) bool {
-	if o, ok := w.(*output); ok {
-		return o.terminal()
-	}
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// displayName is name as ls, tree and stat print it to a terminal (tty)
-// or elsewhere.
-func displayName(name string, tty bool) string {
+// Name is name as ls, tree and stat print it to a terminal (tty) or
+// elsewhere: quoted on a terminal, as it is elsewhere unless it holds a
+// byte that is not printable (see ShellQuote).
+func Name(name string, tty bool) string {
 	if tty || hasUnprintable(name) {
-		return shellQuote(name)
+		return ShellQuote(name)
 	}
 	return name
 }
 
-// hasUnprintable reports whether s holds a byte that shellQuote escapes.
+// hasUnprintable reports whether s holds a byte that ShellQuote escapes.
 func hasUnprintable(s string) bool {
 	// Printable ASCII first, a byte at a time, as most names are.
 	i := 0
@@ -85,9 +71,9 @@ func printableAt(s string, i int) (int, bool) {
 	return n, unicode.IsGraphic(r)
 }
 
-// shellQuote quotes s in GNU ls's shell-escape style; a name that needs
+// ShellQuote quotes s in GNU ls's shell-escape style; a name that needs
 // no quoting comes back as it is.
-func shellQuote(s string) string {
+func ShellQuote(s string) string {
 	if !needsQuote(s) {
 		return s
 	}
