@@ -1,16 +1,10 @@
 package browse
 
 import (
-	"bytes"
-	"compress/bzip2"
 	"io"
 	"io/fs"
 	"strings"
 
-	"github.com/klauspost/compress/gzip"
-
-	"github.com/pipefs/pipefs/adapters/xzadapter"
-	"github.com/pipefs/pipefs/adapters/zstdadapter"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/driver"
 )
@@ -51,7 +45,7 @@ func (h *Handler) sniff(fsys fs.FS, name string) (kind string, folder bool) {
 			return strings.Join(kinds, "|"), false
 		}
 		kinds = append(kinds, strings.TrimSuffix(fm.Name, " (skippable frame first)"))
-		inner, stream := decodeHead(fm.Name, head, h.reg.HeadLen(), h.opts.EffectiveLimits())
+		inner, stream := h.decodeHead(fm, head, h.reg.HeadLen(), h.opts.EffectiveLimits())
 		if !stream {
 			return strings.Join(kinds, "|"), true
 		}
@@ -60,37 +54,17 @@ func (h *Handler) sniff(fsys fs.FS, name string) (kind string, folder bool) {
 	return strings.Join(kinds, "|"), false
 }
 
-// decodeHead decodes what head, the first bytes of a stream of the
-// format named format, begins with, up to limit bytes; stream is false when
-// format is no compressed stream. A head cut short decodes as far as it
-// goes. A stream that opening would refuse for lim (an xz dictionary or a
-// zstd window over lim.MaxWindow) decodes to nothing; the others decode
-// within a window bounded by limit (and one LZMA2 chunk or zstd block),
-// whatever their header declares (xzadapter.DecodeHead,
-// zstdadapter.DecodeHead), since a listing decodes the head of every file
-// it shows.
-func decodeHead(format string, head []byte, limit int, lim vfs.Limits) (out []byte, stream bool) {
-	r := bytes.NewReader(head)
-	var dec io.Reader
-	switch {
-	case format == "gzip":
-		z, err := gzip.NewReader(r)
-		if err != nil {
-			return nil, true
-		}
-		dec = z
-	case format == "bzip2":
-		dec = bzip2.NewReader(r)
-	case format == "xz":
-		out, _ = xzadapter.DecodeHead(head, limit, lim)
-		return out, true
-	case strings.HasPrefix(format, "zstd"):
-		out, _ = zstdadapter.DecodeHead(head, limit, lim)
-		return out, true
-	default:
+// decodeHead decodes what head, the first bytes of a file of format fm,
+// begins with, up to limit bytes, through its adapter's
+// vfs.Adapter.DecodeHead; stream is false when the adapter has none (fm
+// is no compressed stream). A head cut short decodes as far as it goes,
+// and a stream that opening would refuse for lim decodes to what came
+// before the refusal.
+func (h *Handler) decodeHead(fm *vfs.Format, head []byte, limit int, lim vfs.Limits) (out []byte, stream bool) {
+	a := h.reg.Adapter(strings.TrimSuffix(fm.Adapter, ":"))
+	if a == nil || a.DecodeHead == nil {
 		return nil, false
 	}
-	out = make([]byte, limit)
-	n, _ := io.ReadFull(dec, out)
-	return out[:n], true
+	out, _ = a.DecodeHead(head, limit, lim)
+	return out, true
 }

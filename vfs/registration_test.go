@@ -75,15 +75,16 @@ func TestRegistryDeclarations(t *testing.T) {
 // output than a file.
 func TestRegisterDeclarationsPanic(t *testing.T) {
 	for name, a := range map[string]*vfs.Adapter{
-		"no dot":             {Scheme: "pipefs.x", OpenFile: openFileNothing, Extensions: []string{"zip"}},
-		"upper case":         {Scheme: "pipefs.x", OpenFile: openFileNothing, Extensions: []string{".ZIP"}},
-		"two dots":           {Scheme: "pipefs.x", OpenFile: openFileNothing, Extensions: []string{".tar.gz"}},
-		"dot alone":          {Scheme: "pipefs.x", OpenFile: openFileNothing, Extensions: []string{"."}},
-		"slash":              {Scheme: "pipefs.x", OpenFile: openFileNothing, Extensions: []string{".a/b"}},
-		"stream of a dir":    {Scheme: "pipefs.x", OpenDir: openDirNothing, Stream: true},
-		"stream with a path": {Scheme: "byte-range", OpenFile: openFileNothing, Stream: true},
-		"stream of a tree":   {Scheme: "zip", OpenFile: openFileNothing, Stream: true},
-		"stream of pixels":   {Scheme: "png", OpenFile: openFileNothing, Stream: true},
+		"no dot":               {Scheme: "pipefs.x", OpenFile: openFileNothing, Extensions: []string{"zip"}},
+		"upper case":           {Scheme: "pipefs.x", OpenFile: openFileNothing, Extensions: []string{".ZIP"}},
+		"two dots":             {Scheme: "pipefs.x", OpenFile: openFileNothing, Extensions: []string{".tar.gz"}},
+		"dot alone":            {Scheme: "pipefs.x", OpenFile: openFileNothing, Extensions: []string{"."}},
+		"slash":                {Scheme: "pipefs.x", OpenFile: openFileNothing, Extensions: []string{".a/b"}},
+		"stream of a dir":      {Scheme: "pipefs.x", OpenDir: openDirNothing, Stream: true},
+		"stream with a path":   {Scheme: "byte-range", OpenFile: openFileNothing, Stream: true},
+		"decoder of no stream": {Scheme: "pipefs.x", OpenFile: openFileNothing, DecodeHead: func([]byte, int, vfs.Limits) ([]byte, error) { return nil, nil }},
+		"stream of a tree":     {Scheme: "zip", OpenFile: openFileNothing, Stream: true},
+		"stream of pixels":     {Scheme: "png", OpenFile: openFileNothing, Stream: true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {

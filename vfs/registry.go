@@ -82,6 +82,14 @@ type Adapter struct {
 	// again ("a.tar.gz|" completes to "gzip:|pipefs.tar:"). A Stream
 	// adapter sets OpenFile.
 	Stream bool
+	// DecodeHead, for a Stream, decodes the first bytes of its output
+	// from head, the first bytes of its input: at most n bytes, as far as
+	// head goes. It costs memory bounded by n, whatever the stream's
+	// header declares, and refuses (with what decoded, and an error) a
+	// stream that opening would refuse for lim, such as a window over
+	// lim.MaxWindow. A listing uses it to tell what a compressed file
+	// holds from its head alone ("gzip|tar"). Nil when the adapter cannot.
+	DecodeHead func(head []byte, n int, lim Limits) ([]byte, error)
 	// FollowsLinks says that the trees the adapter yields hold symbolic
 	// links that opening a path follows (a tar archive), as
 	// Root.FollowsLinks says of a root's. An adapter whose trees hold
@@ -181,7 +189,7 @@ type Format struct {
 // What the engine and the pipefs command decide about a scheme, beyond its
 // syntax (the scheme table of the grammar), they read from what its driver
 // registered: a Root's Durable, Local and FollowsLinks, an Adapter's
-// Extensions, Stream and FollowsLinks, a Format's Dataset. What is learnt
+// Extensions, Stream, DecodeHead and FollowsLinks, a Format's Dataset. What is learnt
 // only once a store is open, its versions and their names, a driver's
 // tree declares by the optional interfaces of package driver
 // (driver.Versioned, driver.RefLister). So nothing outside a driver needs
@@ -256,7 +264,8 @@ func (g *Registry) RegisterRoot(r *Root) {
 // one of OpenFile and OpenDir, reads another kind of base than the grammar
 // gives its scheme, has a root scheme, or is already registered; if it is
 // a Stream that reads no file, or whose standard scheme's grammar gives it
-// a path or another output than a file; or if it declares an extension
+// a path or another output than a file; if it sets DecodeHead and is no
+// Stream; or if it declares an extension
 // that is no lower-case ".name", or that another adapter declared.
 func (g *Registry) RegisterAdapter(a *Adapter) {
 	if a == nil || (a.OpenFile == nil) == (a.OpenDir == nil) {
@@ -271,6 +280,9 @@ func (g *Registry) RegisterAdapter(a *Adapter) {
 	}
 	if info, _ := lookupScheme(a.Scheme); a.Stream && (a.OpenFile == nil || info.role != roleVendor && (info.path != pathNone || info.yields != KindFile)) {
 		panic(fmt.Sprintf("vfs: RegisterAdapter %q: a Stream reads a file and yields one, and takes no path", a.Scheme))
+	}
+	if a.DecodeHead != nil && !a.Stream {
+		panic(fmt.Sprintf("vfs: RegisterAdapter %q: DecodeHead without Stream", a.Scheme))
 	}
 	for _, e := range a.Extensions {
 		if len(e) < 2 || e[0] != '.' || e != strings.ToLower(e) || strings.ContainsAny(e[1:], "./") {

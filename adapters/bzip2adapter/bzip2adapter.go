@@ -61,7 +61,7 @@ import (
 const Scheme = "pipefs.bzip2"
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: Scheme, OpenFile: open, Extensions: []string{".bz2"}, Stream: true})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: Scheme, OpenFile: open, Extensions: []string{".bz2"}, Stream: true, DecodeHead: DecodeHead})
 	vfs.RegisterFormat(&vfs.Format{Name: "bzip2", Adapter: Scheme + ":", Input: vfs.KindFile, Magic: "BZh", Head: 10, Match: Match})
 }
 

@@ -34,9 +34,9 @@ func BGZFDecoded(b driver.Blob) int64 {
 	return z.decoded.Load()
 }
 
-// DecodeHead gives tests the header, data offset and size of a head kept
+// DecodeKeptHead gives tests the header, data offset and size of a head kept
 // beside an index.
-func DecodeHead(b []byte, srcSize int64, maxName int) (*gzip.Header, int64, int64, error) {
+func DecodeKeptHead(b []byte, srcSize int64, maxName int) (*gzip.Header, int64, int64, error) {
 	h, data, hd, err := decodeHead(b, srcSize, maxName)
 	return h, data, hd.size, err
 }

@@ -27,7 +27,7 @@ import (
 )
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "gzip", OpenFile: open, Options: (*Options)(nil), Extensions: []string{".gz", ".tgz"}, Stream: true})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "gzip", OpenFile: open, Options: (*Options)(nil), Extensions: []string{".gz", ".tgz"}, Stream: true, DecodeHead: DecodeHead})
 	vfs.RegisterFormat(&vfs.Format{Name: "gzip", Adapter: "gzip:", Input: vfs.KindFile, Magic: "\x1f\x8b\x08"})
 }
 

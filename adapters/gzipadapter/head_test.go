@@ -156,9 +156,9 @@ func TestKeptHeadWrongSize(t *testing.T) {
 	}
 	for _, lie := range []int64{10, int64(len(plain)) + 5} {
 		t.Run(fmt.Sprint(lie), func(t *testing.T) {
-			_, _, size, err := gzipadapter.DecodeHead(data, 1<<30, 4096)
+			_, _, size, err := gzipadapter.DecodeKeptHead(data, 1<<30, 4096)
 			if err != nil || size != int64(len(plain)) {
-				t.Fatalf("DecodeHead: size %d, %v", size, err)
+				t.Fatalf("DecodeKeptHead: size %d, %v", size, err)
 			}
 			if err := os.WriteFile(headFile, disk.Encode(key, gzipadapter.WithHeadSize(data, lie)), 0o600); err != nil {
 				t.Fatal(err)
@@ -183,7 +183,7 @@ func TestKeptHeadWrongSize(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, _, size, err := gzipadapter.DecodeHead(kept, 1<<30, 4096); err != nil || size != int64(len(plain)) {
+			if _, _, size, err := gzipadapter.DecodeKeptHead(kept, 1<<30, 4096); err != nil || size != int64(len(plain)) {
 				t.Errorf("the head kept after the read: size %d, %v", size, err)
 			}
 		})

@@ -74,7 +74,7 @@ const Scheme = "pipefs.xz"
 const magic = "\xfd7zXZ\x00"
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: Scheme, OpenFile: open, Extensions: []string{".xz"}, Stream: true})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: Scheme, OpenFile: open, Extensions: []string{".xz"}, Stream: true, DecodeHead: DecodeHead})
 	vfs.RegisterFormat(&vfs.Format{Name: "xz", Adapter: Scheme + ":", Input: vfs.KindFile, Magic: magic})
 }
 

@@ -99,7 +99,7 @@ import (
 )
 
 func init() {
-	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "zstd", OpenFile: open, Extensions: []string{".zst"}, Stream: true})
+	vfs.RegisterAdapter(&vfs.Adapter{Scheme: "zstd", OpenFile: open, Extensions: []string{".zst"}, Stream: true, DecodeHead: DecodeHead})
 	vfs.RegisterFormat(&vfs.Format{Name: "zstd", Adapter: "zstd:", Input: vfs.KindFile, Magic: "\x28\xb5\x2f\xfd"})
 	vfs.RegisterFormat(&vfs.Format{Name: "zstd (skippable frame first)", Adapter: "zstd:", Input: vfs.KindFile,
 		Magic: "?\x2a\x4d\x18", Head: 4096, Match: skippableThenFrame})
