@@ -1,13 +1,12 @@
 package main
 
 import (
-	"io"
-	"time"
+	"context"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pipefs/pipefs/internal/explain"
 	"github.com/pipefs/pipefs/vfs"
-	"github.com/pipefs/pipefs/vfs/driver"
 )
 
 func newExplainCmd(g *globals) *cobra.Command {
@@ -85,7 +84,7 @@ for a format in it.`,
 			if asJSON {
 				return printJSON(out, rep)
 			}
-			return rep.print(out, isTerminal(out))
+			return rep.Print(out, isTerminal(out))
 		},
 	}
 	cmd.Flags().BoolVar(&read, "read", false, "also read the file to its end, or list the directory, and report what that cost")
@@ -93,149 +92,23 @@ for a format in it.`,
 	return cmd
 }
 
-// explainReport is what explain prints.
-type explainReport struct {
-	Pipeline string         `json:"pipeline"` // as opened, detected layers written out
-	Kind     string         `json:"kind"`     // of the location: "file" or "directory"
-	Counted  bool           `json:"counted"`  // some layer counts its requests
-	Stages   []explainStage `json:"stages"`
-	Open     explainCost    `json:"open"`
-	Read     *explainRead   `json:"read,omitempty"` // with --read
-	Total    explainCost    `json:"total"`
-}
-
-// explainStage is one layer of the pipeline.
-type explainStage struct {
-	Index    int         `json:"index"`
-	SubURL   string      `json:"sub_url"`
-	Scheme   string      `json:"scheme"`
-	Detected bool        `json:"detected"`
-	Kind     string      `json:"kind"`
-	Size     *int64      `json:"size"` // null when unknown
-	Format   string      `json:"format"`
-	Open     explainCost `json:"open"`
-}
-
-// explainCost is what a step cost.
-type explainCost struct {
-	Seconds      float64 `json:"seconds"`
-	Requests     int64   `json:"requests"`
-	BytesFetched int64   `json:"bytes_fetched"`
-	CacheHits    int64   `json:"cache_hits"`
-	CacheMisses  int64   `json:"cache_misses"`
-}
-
-// explainRead is what --read did and cost.
-type explainRead struct {
-	explainCost
-	BytesRead *int64 `json:"bytes_read,omitempty"` // of a file
-	Entries   *int   `json:"entries,omitempty"`    // of a directory
-}
-
-func newCost(d time.Duration, c driver.Counts) explainCost {
-	return explainCost{Seconds: d.Seconds(), Requests: c.Requests, BytesFetched: c.Bytes, CacheHits: c.Hits, CacheMisses: c.Misses}
-}
-
-func (c explainCost) plus(d explainCost) explainCost {
-	return explainCost{
-		Seconds:      c.Seconds + d.Seconds,
-		Requests:     c.Requests + d.Requests,
-		BytesFetched: c.BytesFetched + d.BytesFetched,
-		CacheHits:    c.CacheHits + d.CacheHits,
-		CacheMisses:  c.CacheMisses + d.CacheMisses,
-	}
-}
-
-// counted returns the sum of what the counting stages have counted.
-func counted(stages []vfs.Stage) (total driver.Counts, ok bool) {
-	for _, s := range stages {
-		if s.Counting {
-			total.Requests += s.Counts.Requests
-			total.Bytes += s.Counts.Bytes
-			total.Hits += s.Counts.Hits
-			total.Misses += s.Counts.Misses
-			ok = true
-		}
-	}
-	return total, ok
-}
-
-// explain opens the location arg names, once, and, with read, reads it.
-func (g *globals) explain(cmd *cobra.Command, arg string, read bool) (*explainReport, error) {
+// explain opens the location arg names, once, as ls does, and, with
+// read, reads it; what it opens counts for --stats.
+func (g *globals) explain(cmd *cobra.Command, arg string, read bool) (*explain.Report, error) {
 	pipeline, err := g.pipeline(arg)
 	if err != nil {
 		return nil, err
 	}
-	fsys, file, err := vfs.OpenDetect(cmd.Context(), pipeline, g.options())
-	if err != nil {
-		return nil, err
-	}
-	var stages func() []vfs.Stage
-	rep := &explainReport{}
-	if fsys != nil {
-		defer fsys.Close()
-		g.count(fsys)
-		stages, rep.Pipeline, rep.Kind = fsys.Stages, fsys.Pipeline().String(), vfs.KindDirectory.String()
-	} else {
-		defer file.Close()
-		g.count(file)
-		stages, rep.Pipeline, rep.Kind = file.Stages, file.URL(), vfs.KindFile.String()
-	}
-	opened := stages()
-	before, _ := counted(opened)
-	for _, s := range opened {
-		rep.Open = rep.Open.plus(newCost(s.Open, s.OpenCost))
-	}
-	var r *explainRead
-	if read {
-		r = new(explainRead)
-		start := time.Now()
-		if fsys != nil {
-			ents, err := fsys.ReadDir(".")
-			if err != nil {
-				return nil, err
-			}
-			n := len(ents)
-			r.Entries = &n
-		} else {
-			n, err := io.Copy(io.Discard, file)
-			if err != nil {
-				return nil, err
-			}
-			r.BytesRead = &n
+	open := func(ctx context.Context, pipeline string) (*vfs.FS, *vfs.File, error) {
+		fsys, file, err := vfs.OpenDetect(ctx, pipeline, g.options())
+		switch {
+		case err != nil:
+		case fsys != nil:
+			g.count(fsys)
+		default:
+			g.count(file)
 		}
-		d := time.Since(start)
-		after, _ := counted(stages())
-		r.explainCost = newCost(d, driver.Counts{
-			Requests: after.Requests - before.Requests,
-			Bytes:    after.Bytes - before.Bytes,
-			Hits:     after.Hits - before.Hits,
-			Misses:   after.Misses - before.Misses,
-		})
+		return fsys, file, err
 	}
-	// Sizes as of now: a stream read to its end knows its size.
-	final := stages()
-	_, rep.Counted = counted(final)
-	for i, s := range final {
-		e := explainStage{
-			Index:    s.Index,
-			SubURL:   s.SubURL.String(),
-			Scheme:   s.SubURL.Scheme,
-			Detected: s.Detected,
-			Kind:     s.Kind.String(),
-			Format:   s.Summary,
-			Open:     newCost(opened[i].Open, opened[i].OpenCost),
-		}
-		if s.Size >= 0 {
-			size := s.Size
-			e.Size = &size
-		}
-		rep.Stages = append(rep.Stages, e)
-	}
-	rep.Total = rep.Open
-	if r != nil {
-		rep.Read = r
-		rep.Total = rep.Total.plus(r.explainCost)
-	}
-	return rep, nil
+	return explain.Explain(cmd.Context(), open, pipeline, read)
 }

@@ -11,15 +11,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/pipefs/pipefs/fstest"
+	"github.com/pipefs/pipefs/internal/explain"
 	"github.com/pipefs/pipefs/internal/listfmt"
 	"github.com/pipefs/pipefs/vfs"
 )
 
 // explainJSON runs explain --json with args and decodes its report.
-func explainJSON(t *testing.T, args ...string) *explainReport {
+func explainJSON(t *testing.T, args ...string) *explain.Report {
 	t.Helper()
 	out := mustRun(t, append([]string{"explain", "--json"}, args...)...)
-	var rep explainReport
+	var rep explain.Report
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rep); err != nil {
@@ -37,12 +38,12 @@ type wantRow struct {
 
 // checkLayers checks the layers of rep and that its costs add up: the
 // total is the open plus the read, the open the sum of the layers.
-func checkLayers(t *testing.T, rep *explainReport, want []wantRow) {
+func checkLayers(t *testing.T, rep *explain.Report, want []wantRow) {
 	t.Helper()
 	if len(rep.Stages) != len(want) {
 		t.Fatalf("explain: %d layers %+v, want %d %+v", len(rep.Stages), rep.Stages, len(want), want)
 	}
-	var open explainCost
+	var open explain.Cost
 	for i, s := range rep.Stages {
 		if got := (wantRow{s.SubURL, s.Detected, s.Kind}); got != want[i] || s.Index != i {
 			t.Errorf("layer %d = %d %+v, want %+v", i, s.Index, got, want[i])
@@ -50,7 +51,7 @@ func checkLayers(t *testing.T, rep *explainReport, want []wantRow) {
 		if s.Scheme == "" || !strings.HasPrefix(s.SubURL, s.Scheme+":") || s.Format == "" {
 			t.Errorf("layer %d: scheme %q, format %q", i, s.Scheme, s.Format)
 		}
-		open = open.plus(s.Open)
+		open = open.Plus(s.Open)
 	}
 	open.Seconds, rep.Open.Seconds = 0, 0 // float sums need not be equal
 	if open != rep.Open {
@@ -58,7 +59,7 @@ func checkLayers(t *testing.T, rep *explainReport, want []wantRow) {
 	}
 	total := rep.Open
 	if rep.Read != nil {
-		total = total.plus(rep.Read.explainCost)
+		total = total.Plus(rep.Read.Cost)
 	}
 	total.Seconds, rep.Total.Seconds = 0, 0
 	if total != rep.Total {
@@ -67,7 +68,7 @@ func checkLayers(t *testing.T, rep *explainReport, want []wantRow) {
 }
 
 // checkServer checks that the total explain reports is what srv served.
-func checkServer(t *testing.T, rep *explainReport, srv *fstest.HTTPServer) {
+func checkServer(t *testing.T, rep *explain.Report, srv *fstest.HTTPServer) {
 	t.Helper()
 	if !rep.Counted || rep.Total.Requests != srv.Requests() || rep.Total.BytesFetched != srv.Bytes() {
 		t.Errorf("explain counted %v: %d requests, %d bytes; the server served %d requests, %d bytes:\n%s",

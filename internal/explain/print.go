@@ -1,4 +1,4 @@
-package main
+package explain
 
 import (
 	"fmt"
@@ -12,12 +12,12 @@ import (
 	"github.com/pipefs/pipefs/vfs"
 )
 
-// explainWidth is the width the terminal table of explain fits in.
-const explainWidth = 100
+// Width is the width the terminal table fits in.
+const Width = 100
 
-// print writes the report: as a table that fits explainWidth columns on
-// a terminal (tty), as tab-separated fields otherwise.
-func (rep *explainReport) print(w io.Writer, tty bool) error {
+// Print writes the report: as a table that fits Width columns on a
+// terminal (tty), as tab-separated fields otherwise.
+func (rep *Report) Print(w io.Writer, tty bool) error {
 	if tty {
 		return rep.printTable(w)
 	}
@@ -27,9 +27,9 @@ func (rep *explainReport) print(w io.Writer, tty bool) error {
 
 // printFields writes the report as rows of tab-separated fields, one row
 // a line, for scripts: sizes and counts in bytes, sub-URLs canonical.
-func (rep *explainReport) printFields(w io.Writer) {
+func (rep *Report) printFields(w io.Writer) {
 	row := func(fields ...string) { fmt.Fprintln(w, strings.Join(fields, "\t")) }
-	cost := func(c explainCost) []string {
+	cost := func(c Cost) []string {
 		if !rep.Counted {
 			return []string{formatSeconds(c.Seconds), "-", "-", "-", "-"}
 		}
@@ -55,13 +55,13 @@ func (rep *explainReport) printFields(w io.Writer) {
 		if r.BytesRead != nil {
 			size = itoa(*r.BytesRead)
 		}
-		row(append([]string{"read", what, "", "", kind, size}, append(cost(r.explainCost), "")...)...)
+		row(append([]string{"read", what, "", "", kind, size}, append(cost(r.Cost), "")...)...)
 	}
 	row(append([]string{"total", rep.Pipeline, "", "", rep.Kind, ""}, append(cost(rep.Total), "")...)...)
 }
 
-// explainColumns are the columns of the terminal table.
-var explainColumns = []texttable.Column{
+// columns are the columns of the terminal table.
+var columns = []texttable.Column{
 	{Header: "#"},
 	{Header: "SUB-URL", Elide: texttable.Middle, Min: 16},
 	{Header: "KIND"},
@@ -75,12 +75,13 @@ var explainColumns = []texttable.Column{
 }
 
 // printTable writes the report for people: the pipeline opened on a line
-// of its own (shortened in the middle when it is wider), then a table of the layers, the read and the total, which
-// fits explainWidth columns. Sub-URLs are shown as they are typed
-// (vfs.DisplayText), a detected one marked "(detected)"; sizes and bytes
-// as ls -h writes them; kinds "file" and "dir".
-func (rep *explainReport) printTable(w io.Writer) error {
-	cost := func(c explainCost) []string {
+// of its own (shortened in the middle when it is wider), then a table of
+// the layers, the read and the total, which fits Width columns. Sub-URLs
+// are shown as they are typed (vfs.DisplayText), a detected one marked
+// "(detected)"; sizes and bytes as ls -h writes them; kinds "file" and
+// "dir".
+func (rep *Report) printTable(w io.Writer) error {
+	cost := func(c Cost) []string {
 		if !rep.Counted {
 			return []string{formatSeconds(c.Seconds), "-", "-", "-", "-"}
 		}
@@ -104,19 +105,19 @@ func (rep *explainReport) printTable(w io.Writer) error {
 		if r.BytesRead != nil {
 			size = listfmt.HumanSize(*r.BytesRead)
 		}
-		rows = append(rows, append([]string{"read", what, shortKind(kind), size}, cost(r.explainCost)...))
+		rows = append(rows, append([]string{"read", what, shortKind(kind), size}, cost(r.Cost)...))
 	}
 	rows = append(rows, append([]string{"total", "", shortKind(rep.Kind), ""}, cost(rep.Total)...))
 	line := listfmt.Name(vfs.DisplayText(rep.Pipeline), false) + ", " + article(rep.Kind)
-	if _, err := fmt.Fprintln(w, texttable.Fit(line, explainWidth)); err != nil {
+	if _, err := fmt.Fprintln(w, texttable.Fit(line, Width)); err != nil {
 		return err
 	}
-	return texttable.Write(w, explainColumns, rows, explainWidth)
+	return texttable.Write(w, columns, rows, Width)
 }
 
 // what returns what the read did, the kind of what it read, and its size
 // ("-" for a directory).
-func (r *explainRead) what() (what, kind, size string) {
+func (r *Read) what() (what, kind, size string) {
 	switch {
 	case r.BytesRead != nil:
 		return "read to the end", "file", ""
@@ -144,6 +145,7 @@ func article(kind string) string {
 	return "a " + kind
 }
 
+// itoa formats n in decimal.
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // formatSeconds formats a duration in seconds for people, to three
