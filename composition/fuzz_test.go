@@ -166,7 +166,10 @@ func guard(t *testing.T, n int, f func(ctx context.Context)) {
 		t.Errorf("input of %d bytes allocated %d bytes, bound %d", n, got, bound)
 	}
 	if p := peak.Load(); p > before.HeapAlloc {
-		if got, bound := p-before.HeapAlloc, heapBound(n); got > bound {
+		// With GC percent 25 the heap runs up to a quarter past the live
+		// heap of the last collection, the package's earlier live heap
+		// included, before the next one starts: that garbage is allowed.
+		if got, bound := p-before.HeapAlloc, heapBound(n)*5/4+before.HeapAlloc/4; got > bound {
 			t.Errorf("input of %d bytes grew the live heap by %d bytes, bound %d", n, got, bound)
 		}
 	}
