@@ -15,6 +15,7 @@ import (
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/fstest/cloudtest"
 	"github.com/pipefs/pipefs/internal/copier"
+	"github.com/pipefs/pipefs/internal/optflags"
 )
 
 // concurrentTree is a tree of small files in nested directories: name
@@ -238,7 +239,7 @@ func TestCpConcurrentInterrupt(t *testing.T) {
 	srv.Inject(fstest.Fault{Kind: fstest.FaultDelay, Delay: time.Until(waitDeadline(t)), Times: -1, Skip: 1})
 	dest := filepath.Join(t.TempDir(), "dest")
 	cmd := cliCommand(t, "cp", "-R", "--concurrency", "4", srv.URL()+"/a.zip|zip:", dest)
-	cmd.Env = append(cmd.Env, diskCacheEnv+"=off")
+	cmd.Env = append(cmd.Env, optflags.CacheDirEnv+"=off")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

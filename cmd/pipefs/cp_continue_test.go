@@ -11,6 +11,7 @@ import (
 
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/internal/copier"
+	"github.com/pipefs/pipefs/internal/optflags"
 )
 
 // cpChild runs the CLI in a child process, with no index cache on disk
@@ -19,7 +20,7 @@ import (
 func cpChild(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	cmd := cliCommand(t, args...)
-	cmd.Env = append(cmd.Env, diskCacheEnv+"=off")
+	cmd.Env = append(cmd.Env, optflags.CacheDirEnv+"=off")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cmd.Run()
@@ -36,7 +37,7 @@ func interruptedCopy(t *testing.T, srv *fstest.HTTPServer, url, dest string, ope
 	srv.Inject(fstest.Fault{Kind: fstest.FaultDelay, Delay: time.Until(waitDeadline(t)), Times: -1, Skip: int(openRequests)})
 	defer srv.ClearFaults()
 	cmd := cliCommand(t, "cp", "--continue", url, dest)
-	cmd.Env = append(cmd.Env, diskCacheEnv+"=off")
+	cmd.Env = append(cmd.Env, optflags.CacheDirEnv+"=off")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/pipefs/pipefs/fstest"
+	"github.com/pipefs/pipefs/internal/optflags"
 )
 
 // A zeros is size zero bytes, read without holding them.
@@ -160,7 +161,7 @@ func TestCpProgressTerminal(t *testing.T) {
 	// cache; the shell then prints "EXIT=status".
 	start := func(t *testing.T, args ...string) {
 		t.Helper()
-		term.start(t, diskCacheEnv+"=off "+cliLine(t, args...)+"; echo EXIT=$?")
+		term.start(t, optflags.CacheDirEnv+"=off "+cliLine(t, args...)+"; echo EXIT=$?")
 	}
 	waitForBar := func(t *testing.T) string {
 		t.Helper()

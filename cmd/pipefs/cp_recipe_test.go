@@ -13,6 +13,7 @@ import (
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/internal/copier"
 	"github.com/pipefs/pipefs/internal/listfmt"
+	"github.com/pipefs/pipefs/internal/optflags"
 )
 
 // TestCpContinueRecipe runs the README's recipe in a real terminal, a
@@ -99,7 +100,7 @@ func TestCpContinueRecipe(t *testing.T) {
 	// time; the shell then prints "EXIT=status".
 	run := func(t *testing.T) {
 		t.Helper()
-		term.start(t, "cd "+listfmt.ShellQuote(work)+" && "+diskCacheEnv+"=off "+
+		term.start(t, "cd "+listfmt.ShellQuote(work)+" && "+optflags.CacheDirEnv+"=off "+
 			cliLine(t, "cp", "-R", "--continue", "--concurrency", "1", src, "run1")+"; echo EXIT=$?")
 	}
 	// check compares the copy with bsdtar's extraction, and finds no

@@ -17,6 +17,7 @@ import (
 
 	"github.com/pipefs/pipefs/cache/disk"
 	"github.com/pipefs/pipefs/fstest"
+	"github.com/pipefs/pipefs/internal/optflags"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -53,7 +54,7 @@ func tarGz(t *testing.T, n, size int) ([]byte, map[string][]byte) {
 func runChild(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := cliCommand(t, args...)
-	cmd.Env = append(cmd.Env, diskCacheEnv+"="+dir)
+	cmd.Env = append(cmd.Env, optflags.CacheDirEnv+"="+dir)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -240,7 +241,7 @@ func TestDiskCacheConcurrent(t *testing.T) {
 		outs := make([]*bytes.Buffer, 4)
 		for i := range outs {
 			c := cliCommand(t, "ls", "-R", url)
-			c.Env = append(c.Env, diskCacheEnv+"="+dir)
+			c.Env = append(c.Env, optflags.CacheDirEnv+"="+dir)
 			outs[i] = new(bytes.Buffer)
 			c.Stdout, c.Stderr = outs[i], outs[i]
 			if err := c.Start(); err != nil {
@@ -329,7 +330,7 @@ func TestDiskCacheDefaultDir(t *testing.T) {
 			t.Fatal(err)
 		}
 		cmd := cliCommand(t, args...)
-		cmd.Env = append(cmd.Env, diskCacheEnv+"=")
+		cmd.Env = append(cmd.Env, optflags.CacheDirEnv+"=")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("pipefs %q: %v\n%s", args, err, out)
 		}

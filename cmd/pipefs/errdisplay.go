@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/pipefs/pipefs/internal/optflags"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -35,4 +36,11 @@ func displayPipeline(err error, s string) string {
 		return s
 	}
 	return s[:i] + pe.Op + " " + shown + " (canonical " + pe.Path + "): " + s[i+len(head):]
+}
+
+// message is the text the CLI prints for err: the pipeline it names shown
+// as people type it (displayPipeline), and for a limit error how to lift
+// the limit it names (optflags.LiftAdvice).
+func message(err error) string {
+	return displayPipeline(err, err.Error()) + optflags.LiftAdvice(err)
 }

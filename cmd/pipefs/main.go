@@ -91,6 +91,7 @@ import (
 
 	"github.com/pipefs/pipefs"
 	_ "github.com/pipefs/pipefs/all" // every scheme, the remote roots too
+	"github.com/pipefs/pipefs/internal/optflags"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -171,11 +172,8 @@ type globals struct {
 	noDetect bool
 	stats    bool
 
-	limitFlags []*limitFlag // --max-ratio and the others
-	limits     vfs.Limits   // from PIPEFS_LIMITS and limitFlags
-	disk       diskCacheFlags
-	readahead  readaheadFlags
-	log        *slog.Logger // the warnings of the library, on stderr
+	opts *optflags.Flags // limits, the disk cache and the readahead, read with their variables
+	log  *slog.Logger    // the warnings of the library, on stderr
 
 	mu      sync.Mutex
 	counted []interface{ Stats() []vfs.StageCounts } // what --stats reports
@@ -264,7 +262,7 @@ func cwd() vfs.Pipeline {
 
 // options returns the open options that the global flags ask for.
 func (g *globals) options() *vfs.Options {
-	return g.readahead.apply(g.disk.apply(&pipefs.Options{NoDetect: g.noDetect, Limits: g.limits, Logger: g.log}))
+	return g.opts.Apply(&pipefs.Options{NoDetect: g.noDetect, Logger: g.log})
 }
 
 // newRoot returns the root command and the globals its flags set.
@@ -321,20 +319,16 @@ G, T, P or E suffix (powers of 1024), or -1 (also "none") for no limit. SIGINT s
 		"print to stderr what each root stage cost: requests (read calls for file: and memory:), bytes fetched, cache hits and misses")
 	root.PersistentFlags().BoolVar(&g.noDetect, "no-detect", false,
 		"do not detect container formats: a file where a directory is wanted is an error")
-	g.limitFlags = limitFields()
-	addLimitFlags(root.PersistentFlags(), g.limitFlags)
-	g.disk.add(root.PersistentFlags())
-	g.readahead.add(root.PersistentFlags())
+	g.opts = optflags.New()
+	g.opts.Add(root.PersistentFlags())
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
-		l, err := limits(cmd.Flags(), g.limitFlags)
-		if err != nil {
-			return usageError{err}
+		// The library reads no variable: the command passes them in.
+		env := optflags.Env{
+			Limits:   os.Getenv(optflags.LimitsEnv),
+			CacheDir: os.Getenv(optflags.CacheDirEnv),
+			Sidecar:  os.Getenv(optflags.SidecarEnv),
 		}
-		g.limits = l
-		if err := g.disk.setup(cmd.Flags()); err != nil {
-			return usageError{err}
-		}
-		if err := g.readahead.setup(cmd.Flags()); err != nil {
+		if err := g.opts.Setup(cmd.Flags(), env); err != nil {
 			return usageError{err}
 		}
 		return nil

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipefs/pipefs/internal/optflags"
 	"github.com/pipefs/pipefs/roots/memroot"
 	"github.com/pipefs/pipefs/vfs"
 )
@@ -27,8 +28,8 @@ func TestMain(m *testing.M) {
 	// that tests neither depend on what earlier runs left behind nor fill
 	// the user's cache directory; the processes that tests start inherit
 	// it.
-	if _, set := os.LookupEnv(diskCacheEnv); !set {
-		os.Setenv(diskCacheEnv, "off")
+	if _, set := os.LookupEnv(optflags.CacheDirEnv); !set {
+		os.Setenv(optflags.CacheDirEnv, "off")
 	}
 	// A completion gives up after 3 s and then offers nothing, which a
 	// busy machine can make a test see: the tests, and the processes and

@@ -1,8 +1,7 @@
-package main
+package optflags
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -26,30 +25,23 @@ type diskCacheFlags struct {
 	store *disk.Store // the store the flags and the environment ask for; nil for none
 }
 
-// diskCacheEnv is the environment variable that sets the directory of the
-// index cache when --cache-dir is not given; "off" turns it off.
-const diskCacheEnv = "PIPEFS_CACHE_DIR"
-
 func (f *diskCacheFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.dir, "cache-dir", "",
-		"directory of the index cache kept across runs (default $"+diskCacheEnv+", else the user cache directory + /pipefs); \"off\" turns it off")
+		"directory of the index cache kept across runs (default $"+CacheDirEnv+", else the user cache directory + /pipefs); \"off\" turns it off")
 	fs.StringVar(&f.size, "cache-size", "",
-		fmt.Sprintf("byte budget of the index cache, such as 512M (default %s)", formatLimit(disk.DefaultBudget)))
+		fmt.Sprintf("byte budget of the index cache, such as 512M (default %s)", FormatSize(disk.DefaultBudget)))
 	fs.StringVar(&f.sidecar, "sidecar", "",
-		"share indexes through the bucket, as objects NAME.pipefs/* beside each s3: or gs: archive: \"read\" reads them, \"write\" also writes the ones this run derives (default $"+sidecarEnv+", else off)")
+		"share indexes through the bucket, as objects NAME.pipefs/* beside each s3: or gs: archive: \"read\" reads them, \"write\" also writes the ones this run derives (default $"+SidecarEnv+", else off)")
 }
 
-// sidecarEnv is the environment variable that sets --sidecar's default.
-const sidecarEnv = "PIPEFS_SIDECAR"
-
 // setup opens the store the flags ask for: the directory of --cache-dir,
-// else of $PIPEFS_CACHE_DIR, else disk.DefaultDir; none when that is
+// else of env.CacheDir ($PIPEFS_CACHE_DIR), else disk.DefaultDir; none when that is
 // "off". A store that the flags did not ask for and that cannot be opened
 // is no error: the run keeps its indexes in memory only.
-func (f *diskCacheFlags) setup(fs *pflag.FlagSet) error {
+func (f *diskCacheFlags) setup(fs *pflag.FlagSet, env Env) error {
 	side, from := f.sidecar, "--sidecar"
 	if !fs.Changed("sidecar") {
-		side, from = os.Getenv(sidecarEnv), "$"+sidecarEnv
+		side, from = env.Sidecar, "$"+SidecarEnv
 	}
 	m, err := vfs.ParseSidecarMode(side)
 	if err != nil {
@@ -63,7 +55,7 @@ func (f *diskCacheFlags) setup(fs *pflag.FlagSet) error {
 	}
 	var budget int64
 	if fs.Changed("cache-size") {
-		n, err := parseLimit(f.size)
+		n, err := ParseSize(f.size)
 		if err != nil || n <= 0 {
 			return fmt.Errorf("--cache-size %q: want a positive size such as 512M", f.size)
 		}
@@ -71,7 +63,7 @@ func (f *diskCacheFlags) setup(fs *pflag.FlagSet) error {
 	}
 	asked := dir != "" || budget != 0
 	if dir == "" {
-		dir = strings.TrimSpace(os.Getenv(diskCacheEnv))
+		dir = strings.TrimSpace(env.CacheDir)
 	}
 	switch {
 	case dir == "off":

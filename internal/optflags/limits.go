@@ -1,10 +1,9 @@
-package main
+package optflags
 
 import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -15,10 +14,6 @@ import (
 
 	"github.com/pipefs/pipefs/vfs"
 )
-
-// limitsEnv is the environment variable that sets limits, as
-// "MaxRatio=-1,MaxFileSize=2T". Flags override it.
-const limitsEnv = "PIPEFS_LIMITS"
 
 // A limitFlag is the flag of one field of vfs.Limits, such as --max-ratio
 // for MaxRatio. Every int or int64 field gets one, by reflection, so a new
@@ -33,7 +28,7 @@ func (f *limitFlag) String() string { return strconv.FormatInt(f.value, 10) }
 func (f *limitFlag) Type() string   { return "N" }
 
 func (f *limitFlag) Set(s string) error {
-	v, err := parseLimit(s)
+	v, err := ParseSize(s)
 	if err != nil {
 		return err
 	}
@@ -76,13 +71,13 @@ func addLimitFlags(fs *pflag.FlagSet, flags []*limitFlag) {
 	def := vfs.Limits{}.Effective()
 	dv := reflect.ValueOf(def)
 	for _, f := range flags {
-		fs.Var(f, f.name, fmt.Sprintf("set Limits.%s, -1 for none (default %s)", f.field, formatLimit(dv.FieldByName(f.field).Int())))
+		fs.Var(f, f.name, fmt.Sprintf("set Limits.%s, -1 for none (default %s)", f.field, FormatSize(dv.FieldByName(f.field).Int())))
 	}
 }
 
-// formatLimit writes n as parseLimit reads it, with the largest unit
+// FormatSize writes n as ParseSize reads it, with the largest unit
 // that divides it: 1099511627776 is "1T".
-func formatLimit(n int64) string {
+func FormatSize(n int64) string {
 	unit := 0
 	for n != 0 && n%1024 == 0 && unit < 6 {
 		n /= 1024
@@ -94,10 +89,10 @@ func formatLimit(n int64) string {
 	return strconv.FormatInt(n, 10) + string("KMGTPE"[unit-1])
 }
 
-// parseLimit reads a limit: a decimal integer with an optional K, M, G,
+// ParseSize reads a limit or a size: a decimal integer with an optional K, M, G,
 // T, P or E suffix (powers of 1024, optionally followed by "B" or "iB"),
 // or "none", "off" or "unlimited" for -1.
-func parseLimit(s string) (int64, error) {
+func ParseSize(s string) (int64, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "none", "off", "unlimited":
 		return -1, nil
@@ -125,9 +120,9 @@ func parseLimit(s string) (int64, error) {
 	return v << shift, nil
 }
 
-// limits returns the limits that PIPEFS_LIMITS and the flags set on fs
-// ask for, flags last.
-func limits(fs *pflag.FlagSet, flags []*limitFlag) (vfs.Limits, error) {
+// limits returns the limits that env (the value of PIPEFS_LIMITS) and
+// the flags set on fs ask for, flags last.
+func limits(fs *pflag.FlagSet, flags []*limitFlag, env string) (vfs.Limits, error) {
 	var l vfs.Limits
 	v := reflect.ValueOf(&l).Elem()
 	set := func(field string, n int64) error {
@@ -138,7 +133,7 @@ func limits(fs *pflag.FlagSet, flags []*limitFlag) (vfs.Limits, error) {
 		fv.SetInt(n)
 		return nil
 	}
-	if env := os.Getenv(limitsEnv); strings.TrimSpace(env) != "" {
+	if strings.TrimSpace(env) != "" {
 		for item := range strings.SplitSeq(env, ",") {
 			if strings.TrimSpace(item) == "" {
 				continue
@@ -152,14 +147,14 @@ func limits(fs *pflag.FlagSet, flags []*limitFlag) (vfs.Limits, error) {
 				}
 			}
 			if !ok || f == nil {
-				return l, fmt.Errorf("%s: %q is not FIELD=N with FIELD one of %s", limitsEnv, item, fieldNames(flags))
+				return l, fmt.Errorf("%s: %q is not FIELD=N with FIELD one of %s", LimitsEnv, item, fieldNames(flags))
 			}
-			n, err := parseLimit(val)
+			n, err := ParseSize(val)
 			if err != nil {
-				return l, fmt.Errorf("%s: %s: %w", limitsEnv, key, err)
+				return l, fmt.Errorf("%s: %s: %w", LimitsEnv, key, err)
 			}
 			if err := set(f.field, n); err != nil {
-				return l, fmt.Errorf("%s: %w", limitsEnv, err)
+				return l, fmt.Errorf("%s: %w", LimitsEnv, err)
 			}
 		}
 	}
@@ -173,6 +168,7 @@ func limits(fs *pflag.FlagSet, flags []*limitFlag) (vfs.Limits, error) {
 	return l, nil
 }
 
+// fieldNames lists the fields that flags set.
 func fieldNames(flags []*limitFlag) string {
 	names := make([]string, len(flags))
 	for i, f := range flags {
@@ -185,22 +181,22 @@ func fieldNames(flags []*limitFlag) string {
 // such as "Limits.MaxRatio" or "Options.Limits.MaxEntries".
 var limitField = regexp.MustCompile(`Limits\.(Max[A-Za-z]+)`)
 
-// message is the text the CLI prints for err: the pipeline it names shown
-// as people type it (displayPipeline), and for a limit error how to lift
-// the limit it names.
-func message(err error) string {
-	s := displayPipeline(err, err.Error())
+// LiftAdvice returns what to add to the message of err, a limit error
+// (vfs.ErrLimit), to say how to lift the limit it names: "; to lift the
+// limit, pass --max-ratio=N (-1 for none) or set PIPEFS_LIMITS=MaxRatio=N".
+// It returns "" for another error, or one that names no limit.
+func LiftAdvice(err error) string {
 	if !errors.Is(err, vfs.ErrLimit) {
-		return s
+		return ""
 	}
-	m := limitField.FindStringSubmatch(s)
+	m := limitField.FindStringSubmatch(err.Error())
 	if m == nil {
-		return s
+		return ""
 	}
 	for _, f := range limitFields() {
 		if f.field == m[1] {
-			return fmt.Sprintf("%s; to lift the limit, pass --%s=N (-1 for none) or set %s=%s=N", s, f.name, limitsEnv, f.field)
+			return fmt.Sprintf("; to lift the limit, pass --%s=N (-1 for none) or set %s=%s=N", f.name, LimitsEnv, f.field)
 		}
 	}
-	return s
+	return ""
 }

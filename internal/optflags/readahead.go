@@ -1,4 +1,4 @@
-package main
+package optflags
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ func (f *readaheadFlags) add(fs *pflag.FlagSet) {
 	def := cache.Config{}.WithDefaults()
 	fs.IntVar(&f.streams, "streams", def.Streams,
 		"range requests in flight at once for a large sequential read of a remote object (cat, cp, serve, mount); 1 reads one range at a time")
-	fs.StringVar(&f.partSize, "part-size", formatLimit(def.PartSize),
+	fs.StringVar(&f.partSize, "part-size", FormatSize(def.PartSize),
 		"the size of each of those requests, such as 4M")
 }
 
@@ -37,7 +37,7 @@ func (f *readaheadFlags) setup(fs *pflag.FlagSet) error {
 	if f.streams < 1 {
 		return fmt.Errorf("--streams %d: want 1 or more", f.streams)
 	}
-	n, err := parseLimit(f.partSize)
+	n, err := ParseSize(f.partSize)
 	if err != nil {
 		return fmt.Errorf("--part-size: %w", err)
 	}
