@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -9,12 +10,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pipefs/pipefs/internal/daemon"
 	"github.com/pipefs/pipefs/internal/fusefs"
 	"github.com/pipefs/pipefs/vfs"
 )
 
 func newMountCmd(g *globals) *cobra.Command {
-	var daemon bool
+	var background bool
 	cmd := &cobra.Command{
 		Use:   "mount URL DIR",
 		Short: "Mount a directory location read-only with FUSE",
@@ -74,8 +76,12 @@ for any change. Linux with FUSE (fusermount3, from fuse3) is needed.`,
 					fmt.Fprintf(cmd.ErrOrStderr(), "pipefs: warning: %s is not empty: what it holds is hidden while the mount lasts\n", dir)
 				}
 			}
-			if daemon {
-				return startDaemon(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			if background {
+				err := daemon.Start(ctx, os.Args[1:], cmd.OutOrStdout(), cmd.ErrOrStderr())
+				if errors.Is(err, daemon.ErrExited) {
+					return reportedError{} // its error is on stderr
+				}
+				return err
 			}
 			root, err := g.openDir(ctx, "mount", args[0])
 			if err != nil {
@@ -92,9 +98,9 @@ for any change. Linux with FUSE (fusermount3, from fuse3) is needed.`,
 			if err != nil {
 				return err
 			}
-			w, daemon, ready := readyWriter(cmd.OutOrStdout())
+			w, inBackground, ready := daemon.ReadyWriter(cmd.OutOrStdout())
 			how := "Ctrl-C or fusermount3 -u " + dir
-			if daemon {
+			if inBackground {
 				how = "fusermount3 -u " + dir
 			}
 			fmt.Fprintf(w, "mounted %s on %s; unmount with %s\n", root.Pipeline(), dir, how)
@@ -123,6 +129,6 @@ for any change. Linux with FUSE (fusermount3, from fuse3) is needed.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&daemon, "daemon", false, "return once DIR is mounted, leaving the mount in the background (unmount with fusermount3 -u DIR)")
+	cmd.Flags().BoolVar(&background, "daemon", false, "return once DIR is mounted, leaving the mount in the background (unmount with fusermount3 -u DIR)")
 	return cmd
 }

@@ -1,4 +1,21 @@
-package main
+// Package daemon runs a command in the background once it is ready, as
+// pipefs mount --daemon does (and sshfs, rclone mount --daemon): Start
+// runs the same program again, with the same arguments less --daemon, in
+// a session of its own, and returns only when that process has written
+// its ready line.
+//
+// The protocol: the parent passes the child a pipe as file descriptor 3
+// and sets $PIPEFS_MOUNT_READY_FD=3 in its environment. The child (see
+// ReadyWriter) writes one line ending in "\n" to it once it is ready,
+// and closes it. Until then the child's stderr goes to a pipe whose
+// contents the parent copies to its own stderr; after, the child ignores
+// SIGPIPE, so that what it logs once its parent has gone is dropped
+// instead of ending it.
+//
+// A child that exits before it is ready makes Start return ErrExited (its
+// error is on stderr), and canceling Start's context before then sends
+// the child SIGINT, waits for it, and returns the context's cause.
+package daemon
 
 import (
 	"bufio"
@@ -15,13 +32,17 @@ import (
 	"syscall"
 )
 
+// ErrExited is what Start returns when the child exited with an error
+// before it was ready: its message is on stderr.
+var ErrExited = errors.New("the background process exited with an error before it was ready")
+
 // readyFDEnv names, in the environment of the process that mount --daemon
 // starts, the file descriptor on which it writes its ready line.
 const readyFDEnv = "PIPEFS_MOUNT_READY_FD"
 
-// daemonArgs returns the command line of the process that mount --daemon
-// starts: the same, without the --daemon flag.
-func daemonArgs(args []string) []string {
+// Args returns the command line of the child that Start starts: args
+// without the --daemon flag (up to "--", after which nothing is a flag).
+func Args(args []string) []string {
 	var out []string
 	for i, a := range args {
 		if a == "--" {
@@ -35,13 +56,12 @@ func daemonArgs(args []string) []string {
 	return out
 }
 
-// startDaemon runs mount in the background, as mount --daemon asks: it
-// starts the same command, without --daemon, in a session of its own, and
-// returns once that process has mounted DIR, with its ready line written
-// to stdout. A process that fails before it is ready has its stderr
+// Start runs the program in the background: it starts the same
+// executable with Args(args), in a session of its own, and returns once
+// that process is ready, with its ready line written to stdout. A process that fails before it is ready has its stderr
 // copied to stderr, and the error says it failed. Canceling ctx before
 // then stops the process.
-func startDaemon(ctx context.Context, stdout, stderr io.Writer) error {
+func Start(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("mount --daemon: %w", err)
@@ -56,7 +76,7 @@ func startDaemon(ctx context.Context, stdout, stderr io.Writer) error {
 		readyW.Close()
 		return err
 	}
-	child := exec.Command(exe, daemonArgs(os.Args[1:])...)
+	child := exec.Command(exe, Args(args)...)
 	child.Env = append(os.Environ(), readyFDEnv+"=3")
 	child.ExtraFiles = []*os.File{readyW}
 	child.Stderr = errW
@@ -122,7 +142,7 @@ func startDaemon(ctx context.Context, stdout, stderr io.Writer) error {
 	stderr.Write(said.Bytes())
 	var ee *exec.ExitError
 	if errors.As(werr, &ee) {
-		return reportedError{} // its error is on stderr
+		return ErrExited // its error is on stderr
 	}
 	if werr != nil {
 		return fmt.Errorf("mount --daemon: %w", werr)
@@ -130,12 +150,12 @@ func startDaemon(ctx context.Context, stdout, stderr io.Writer) error {
 	return errors.New("mount --daemon: the mount exited before it was ready")
 }
 
-// readyWriter returns where mount writes its ready line: stdout, or in
-// the process that mount --daemon started (daemon), the pipe its parent reads,
+// ReadyWriter returns where a command writes its ready line: stdout, or
+// in the process that Start started (daemon), the pipe its parent reads,
 // which it closes once written. That process then ignores SIGPIPE, so
 // that what it logs once its parent has gone is dropped instead of
 // ending it.
-func readyWriter(stdout io.Writer) (w io.Writer, daemon bool, done func()) {
+func ReadyWriter(stdout io.Writer) (w io.Writer, daemon bool, done func()) {
 	if os.Getenv(readyFDEnv) != "3" {
 		return stdout, false, func() {}
 	}
