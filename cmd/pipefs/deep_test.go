@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/pipefs/pipefs/fstest"
+	"github.com/pipefs/pipefs/internal/listing"
 	"github.com/pipefs/pipefs/vfs/deep"
 )
 
@@ -189,7 +190,7 @@ func TestDeepDemo(t *testing.T) {
 	out, treeReqs := count("tree", "--deep", url)
 	var dirs, files int
 	body := want.tree("", &dirs, &files)
-	if w := url + "|zip:\n" + body + "\n" + summary(dirs, files) + "\n"; out != w {
+	if w := url + "|zip:\n" + body + "\n" + listing.Summary(dirs, files) + "\n"; out != w {
 		t.Errorf("tree --deep:\n%s\nwant:\n%s", out, w)
 	}
 	if treeReqs != plain {
@@ -287,13 +288,13 @@ func TestDeepBsdtar(t *testing.T) {
 		t.Fatal(err)
 	}
 	out = mustRun(t, "ls", "-l", "--deep", dir)
-	want := fmt.Sprintf("%d  %s  %s  nest.tar.gz/  [gzip|tar]\n", info.Size(), fs.ModeDir|info.Mode().Perm(), info.ModTime().Format(timeLayout))
+	want := fmt.Sprintf("%d  %s  %s  nest.tar.gz/  [gzip|tar]\n", info.Size(), fs.ModeDir|info.Mode().Perm(), info.ModTime().Format(listing.TimeLayout))
 	if out != want {
 		t.Errorf("ls -l --deep:\n%q\nwant:\n%q", out, want)
 	}
 	out = mustRun(t, "ls", "-lR", "--deep", file)
 	mz := root.kids["nest.tar.gz"].kids["middle.zip"]
-	wantRow := fmt.Sprintf("%d  drw-r--r--  %s  middle.zip/  [zip]\n", mz.size, modTime.Format(timeLayout))
+	wantRow := fmt.Sprintf("%d  drw-r--r--  %s  middle.zip/  [zip]\n", mz.size, modTime.Format(listing.TimeLayout))
 	if !strings.Contains(out, "\n"+wantRow) {
 		t.Errorf("ls -lR --deep does not show %q:\n%s", wantRow, out)
 	}
@@ -524,7 +525,7 @@ func TestDeepConcurrent(t *testing.T) {
 	}
 	var dirs, files int
 	body := want.tree("", &dirs, &files)
-	if out, w := mustRun(t, "--cache-dir", "off", "tree", "--deep", url), url+"|zip:\n"+body+"\n"+summary(dirs, files)+"\n"; out != w {
+	if out, w := mustRun(t, "--cache-dir", "off", "tree", "--deep", url), url+"|zip:\n"+body+"\n"+listing.Summary(dirs, files)+"\n"; out != w {
 		t.Errorf("tree --deep:\n%s\nwant:\n%s", out, w)
 	}
 }

@@ -2,25 +2,19 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pipefs/pipefs/internal/listfmt"
+	"github.com/pipefs/pipefs/internal/listing"
 	"github.com/pipefs/pipefs/vfs"
-	"github.com/pipefs/pipefs/vfs/deep"
-	"github.com/pipefs/pipefs/vfs/driver"
 )
-
-// timeLayout is how listings print modification times (local time).
-const timeLayout = "2006-01-02 15:04:05"
 
 func newLsCmd(g *globals) *cobra.Command {
 	var o lsOptions
@@ -145,7 +139,8 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	l := &lister{cmd: cmd, out: w, long: o.long, zero: o.zero, urls: o.urls, human: o.human, tty: isTerminal(w), deep: walk, count: g.count}
+	l := &listing.Lister{Out: w, Long: o.long, Zero: o.zero, URLs: o.urls, Human: o.human, TTY: isTerminal(w), Deep: walk, Count: g.count,
+		Report: func(err error) { report(cmd, err) }, ErrOut: cmd.ErrOrStderr()}
 	var files, dirs []lsArg
 	for _, arg := range args {
 		if err := ctx.Err(); err != nil {
@@ -171,7 +166,7 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 				return err
 			}
 			report(cmd, err)
-			l.failed = true
+			l.Failed = true
 			continue
 		}
 		defer loc.Close()
@@ -191,50 +186,50 @@ func (g *globals) ls(cmd *cobra.Command, args []string, o *lsOptions) error {
 		info := f.link
 		if info == nil {
 			if info, err = f.loc.file.Stat(); err != nil {
-				l.fail(err)
+				l.Fail(err)
 				continue
 			}
 		}
-		name := listfmt.Name(f.arg, l.tty)
+		name := listfmt.Name(f.arg, l.TTY)
 		switch {
 		case o.urls && f.link != nil:
 			name = f.link.Sys().(*vfs.Origin).URL
 		case o.urls:
 			name = f.loc.file.URL()
-		case l.zero:
+		case l.Zero:
 			name = f.arg
 		}
-		if f.target != "" && l.long {
-			name += " -> " + listfmt.Name(f.target, l.tty && !l.zero)
+		if f.target != "" && l.Long {
+			name += " -> " + listfmt.Name(f.target, l.TTY && !l.Zero)
 		}
-		l.add(nil, "", name, info)
+		l.Add(nil, "", name, info)
 	}
-	l.flush(w)
+	l.Flush(w)
 	for i, d := range dirs {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if len(args) > 1 {
 			if i > 0 || len(files) > 0 {
-				io.WriteString(w, l.end())
+				io.WriteString(w, l.End())
 			}
 			name := d.arg
-			if !l.zero {
-				name = listfmt.Name(name, l.tty)
+			if !l.Zero {
+				name = listfmt.Name(name, l.TTY)
 			}
-			io.WriteString(w, name+":"+l.end())
+			io.WriteString(w, name+":"+l.End())
 		}
 		fsys := d.loc.fsys.WithContext(ctx)
-		l.walk(fsys, o.recursive)
-		l.flush(w)
-		if reportOmitted(cmd, fsys) {
-			l.failed = true
+		l.Walk(fsys, o.recursive)
+		l.Flush(w)
+		if listing.ReportOmitted(fsys, cmd.ErrOrStderr(), func(err error) { report(cmd, err) }) {
+			l.Failed = true
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if l.failed {
+	if l.Failed {
 		return reportedError{}
 	}
 	return nil
@@ -266,246 +261,4 @@ func (g *globals) argLink(ctx context.Context, arg string) (fs.FileInfo, string)
 		return nil, ""
 	}
 	return g.lstat(ctx, pipeline)
-}
-
-// A lister collects the rows of a listing, to print them aligned.
-type lister struct {
-	cmd    *cobra.Command
-	long   bool
-	zero   bool                                         // NUL-terminated lines, names unquoted
-	urls   bool                                         // canonical pipelines instead of names
-	human  bool                                         // sizes as ls -h writes them
-	tty    bool                                         // writing to a terminal
-	deep   *deep.Options                                // the walk's: Depth is negative without --deep
-	count  func(interface{ Stats() []vfs.StageCounts }) // counts a nested FS's requests for --stats
-	failed bool                                         // an error was reported
-	rows   [][4]string                                  // size, mode, time, name
-	out    io.Writer                                    // where rows without -l go as they come
-}
-
-// fail reports err and remembers that the listing failed.
-func (l *lister) fail(err error) {
-	report(l.cmd, err)
-	l.failed = true
-}
-
-// line writes the row of an entry without -l, as it comes: such rows
-// need no widths from the others.
-func (l *lister) line(name string) {
-	io.WriteString(l.out, name)
-	io.WriteString(l.out, l.end())
-}
-
-// end is what ends a line: a newline, or a NUL with -0.
-func (l *lister) end() string {
-	if l.zero {
-		return "\x00"
-	}
-	return "\n"
-}
-
-// walk adds the entries of the directory fsys, and with recursive those
-// below them, and with --deep those of the containers among them (see
-// deep.WalkDir), each named by its path from fsys.
-func (l *lister) walk(fsys *vfs.FS, recursive bool) {
-	opt := *l.deep
-	if recursive {
-		opt.BeforeClose = func(_ string, nested *vfs.FS) error {
-			if reportOmitted(l.cmd, nested) {
-				l.failed = true
-			}
-			return nil
-		}
-	}
-	// The entries' FileInfos are needed for -l and --deep only, and
-	// without -R to tell directories.
-	infos := l.long || opt.Depth >= 0 || !recursive
-	skip := func(dir bool) error {
-		if dir && !recursive {
-			return fs.SkipDir
-		}
-		return nil
-	}
-	err := deep.WalkDir(fsys, ".", &opt, func(p string, d *deep.Entry, err error) error {
-		if err != nil {
-			l.fail(err)
-			if d.IsContainer() || d.IsDir() {
-				return nil
-			}
-			if info, ierr := d.Info(); ierr == nil {
-				// A container that did not open: listed as a file.
-				l.add(d.FS, d.Name, l.name(p, l.url(d.FS, d.Name), info.IsDir()), info)
-			}
-			return nil
-		}
-		if p == "." {
-			return nil
-		}
-		if d.IsContainer() {
-			l.count(d.Nested)
-			info, _ := d.Info() // read to choose it as a container
-			l.addNest(p, info, d.Nested, d.Format)
-			return skip(true)
-		}
-		var info fs.FileInfo
-		isDir := d.IsDir()
-		if infos {
-			if info, err = d.Info(); err != nil {
-				l.fail(err)
-				return skip(isDir)
-			}
-			isDir = info.IsDir()
-		}
-		l.add(d.FS, d.Name, l.name(p, l.url(d.FS, d.Name), isDir), info)
-		return skip(isDir)
-	})
-	if err != nil && l.cmd.Context().Err() == nil {
-		l.fail(err)
-	}
-}
-
-// addNest adds the row of the container file name, described by info and
-// opened as nested through format: a directory, with its format after
-// the name under -l.
-func (l *lister) addNest(name string, info fs.FileInfo, nested *vfs.FS, format string) {
-	shown := l.name(name, nested.Pipeline().String(), true)
-	if !l.long {
-		l.line(shown)
-		return
-	}
-	l.rows = append(l.rows, [4]string{
-		l.bytes(info.Size()),
-		listfmt.Mode(fs.ModeDir | info.Mode().Perm()),
-		timeOf(info),
-		shown + "  [" + format + "]",
-	})
-}
-
-// url is the canonical pipeline of the file name of fsys with --url, and
-// "" without, where the listing does not show it.
-func (l *lister) url(fsys *vfs.FS, name string) string {
-	if !l.urls {
-		return ""
-	}
-	return fsys.URL(name)
-}
-
-// name is what the listing shows for an entry, directories with a
-// trailing "/": url, its canonical pipeline, with --url, else name,
-// quoted for display unless the lines end in NUL.
-func (l *lister) name(name, url string, dir bool) string {
-	slash := ""
-	if dir {
-		slash = "/"
-	}
-	if l.urls {
-		if strings.HasSuffix(url, "/") || strings.HasSuffix(url, ":") || strings.Contains(url[strings.LastIndexByte(url, '|')+1:], "?") {
-			return url
-		}
-		return url + slash // the canonical form of a directory
-	}
-	if l.zero {
-		return name + slash
-	}
-	if q := listfmt.Name(name, l.tty); q != name {
-		return listfmt.Name(name+slash, l.tty) // one word: 'a b/'
-	}
-	return name + slash
-}
-
-// add adds the row of name, as it is to be shown, described by info (nil
-// without -l); entry is its name in fsys, the directory it is listed from,
-// where the target of a symbolic link is read (fsys is nil when there is
-// none).
-func (l *lister) add(fsys *vfs.FS, entry, name string, info fs.FileInfo) {
-	if !l.long {
-		l.line(name)
-		return
-	}
-	if t := listfmt.LinkTarget(fsys, entry, info); t != "" {
-		name += " -> " + listfmt.Name(t, l.tty && !l.zero)
-	}
-	l.rows = append(l.rows, [4]string{
-		l.size(info),
-		listfmt.Mode(info.Mode()),
-		timeOf(info),
-		name,
-	})
-}
-
-// timeOf is the time column of info: its modification time, "-" when
-// there is none (the zero time).
-func timeOf(info fs.FileInfo) string {
-	t := info.ModTime()
-	if t.IsZero() {
-		return "-"
-	}
-	return t.Format(timeLayout)
-}
-
-// flush prints the rows of -l, aligned in columns: the size column
-// right-aligned, the others left.
-func (l *lister) flush(w io.Writer) {
-	var width [3]int
-	for _, r := range l.rows {
-		for i := range width {
-			width[i] = max(width[i], len(r[i]))
-		}
-	}
-	end := l.end()
-	for _, r := range l.rows {
-		fmt.Fprintf(w, "%*s  %-*s  %-*s  %s%s", width[0], r[0], width[1], r[1], width[2], r[2], r[3], end)
-	}
-	l.rows = l.rows[:0]
-}
-
-// size is the size column of info: its size, "-" for a directory.
-func (l *lister) size(info fs.FileInfo) string {
-	if info.IsDir() {
-		return "-"
-	}
-	return l.bytes(info.Size())
-}
-
-// bytes writes n bytes in bytes, or as ls -h does with --human-readable.
-func (l *lister) bytes(n int64) string {
-	if l.human {
-		return listfmt.HumanSize(n)
-	}
-	return strconv.FormatInt(n, 10)
-}
-
-// reportOmitted reports on stderr, once each, the entries that the
-// archive fsys is read from left out of it (driver.Omitter), and reports
-// whether the archive is damaged: a listing that ended early at damage,
-// or a stream below whose checks failed, is an error (the exit status is
-// then 1, as bsdtar's), an entry left out for its name a warning.
-func reportOmitted(cmd *cobra.Command, fsys *vfs.FS) (damaged bool) {
-	var o driver.Omitter
-	if !fsys.As(&o) {
-		return false
-	}
-	list, err := o.Omitted(cmd.Context())
-	if err != nil {
-		report(cmd, err)
-		return true
-	}
-	archive := fsys.Pipeline()
-	if len(archive) > 1 {
-		archive = archive[:len(archive)-1] // the container file
-	}
-	w := cmd.ErrOrStderr()
-	for _, om := range list {
-		if om.Err != nil {
-			fmt.Fprintf(w, "pipefs: %s: damaged, the listing is incomplete: %s\n", archive, om.Reason)
-			damaged = true
-			continue
-		}
-		at := "at an unknown offset"
-		if om.Offset >= 0 {
-			at = fmt.Sprintf("at offset %d", om.Offset)
-		}
-		fmt.Fprintf(w, "pipefs: warning: %s: entry %s %s left out: %s\n", archive, listfmt.ShellQuote(om.Name), at, om.Reason)
-	}
-	return damaged
 }
