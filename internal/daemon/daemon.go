@@ -30,6 +30,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // ErrExited is what Start returns when the child exited with an error
@@ -129,10 +130,15 @@ func Start(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return context.Cause(ctx)
 	}
 	if strings.HasSuffix(line, "\n") {
+		// What the process wrote to stderr before its ready line is in
+		// the pipe by now, read or not: stop the copier and take the
+		// rest without waiting for more.
+		errR.SetReadDeadline(time.Now())
+		<-copied
+		errR.SetReadDeadline(time.Time{})
+		drain(errR, &said)
 		errR.Close() // the process ignores SIGPIPE: what it logs later is dropped
-		mu.Lock()
 		stderr.Write(said.Bytes())
-		mu.Unlock()
 		fmt.Fprint(stdout, line)
 		return child.Process.Release()
 	}
@@ -165,4 +171,22 @@ func ReadyWriter(stdout io.Writer) (w io.Writer, daemon bool, done func()) {
 		signal.Ignore(syscall.SIGPIPE)
 		f.Close()
 	}
+}
+
+// drain writes to w what the pipe f holds now, without waiting for more.
+func drain(f *os.File, w io.Writer) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	buf := make([]byte, 4096)
+	rc.Read(func(fd uintptr) bool {
+		for {
+			n, err := syscall.Read(int(fd), buf)
+			if n <= 0 || err != nil {
+				return true // empty (EAGAIN), closed, or failed
+			}
+			w.Write(buf[:n])
+		}
+	})
 }
