@@ -8,7 +8,8 @@
 // and sets $PIPEFS_MOUNT_READY_FD=3 in its environment. The child (see
 // ReadyWriter) writes one line ending in "\n" to it once it is ready,
 // and closes it. Until then the child's stderr goes to a pipe whose
-// contents the parent copies to its own stderr; after, the child ignores
+// contents the parent copies to its own stderr (all that was written
+// before the ready line, whichever pipe it reads first); after, the child ignores
 // SIGPIPE, so that what it logs once its parent has gone is dropped
 // instead of ending it.
 //
