@@ -283,9 +283,15 @@ func (a *Archive) openData(ctx context.Context, name string, e *entry, fi *fileI
 	// A stored member opened to look at its first bytes (a deep
 	// listing's sniff, with a driver.Unverified context) is not fetched
 	// whole: it is read like a large one, only as far as it is read.
-	big := h.method == zip.Store && (usize > maxStoredPrefetch || driver.IsUnverified(ctx))
-	if err := a.prefetch(ctx, &h, rec, big); err != nil {
-		return nil, err
+	sniff := h.method == zip.Store && driver.IsUnverified(ctx)
+	big := h.method == zip.Store && (usize > maxStoredPrefetch || sniff)
+	// A sniff reads the header and then the first bytes of the data:
+	// both come in the block that the header's read fetches, so the
+	// header alone is not asked for first.
+	if !sniff {
+		if err := a.prefetch(ctx, &h, rec, big); err != nil {
+			return nil, err
+		}
 	}
 	off, err := a.dataOffset(ctx, &h, rec)
 	if err != nil {

@@ -20,9 +20,12 @@
 // reading it costs one request. A larger stored member, or one opened
 // with a driver.Unverified context to look at its first bytes (a deep
 // listing's or serve's sniff), fetches only what is read, until reads in
-// order have read 256 KiB of it: then the rest is fetched ahead. So a zip
-// stored in a remote zip is opened from its end records alone, and its
-// members' heads are sniffed without fetching them whole.
+// order have read 256 KiB of it: then the rest is fetched ahead. A sniff
+// declares nothing: its local header is read through the blob's cache,
+// in the block that also holds the first bytes the sniff reads next, so
+// header and head cost one request. So a zip stored in a remote zip is
+// opened from its end records alone, and its members' heads are sniffed
+// without fetching them whole.
 //
 // The zip: adapter also keeps the central directory on disk
 // (vfs.Env.DiskIndex, the index cache of package cache/disk), when the

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	_ "github.com/pipefs/pipefs/all"
+	"github.com/pipefs/pipefs/cache"
 	"github.com/pipefs/pipefs/fstest"
 	"github.com/pipefs/pipefs/vfs"
 	"github.com/pipefs/pipefs/vfs/deep"
@@ -311,5 +312,57 @@ func TestWalkDirConcurrency(t *testing.T) {
 	}
 	if requests[3] > requests[1] {
 		t.Errorf("the concurrent walk made %d requests, the sequential one %d", requests[3], requests[1])
+	}
+}
+
+// A stored nested jar larger than what a zip fetches whole costs at most
+// two requests in a deep walk over HTTP: the block that holds its local header
+// and first bytes (read to sniff it, then to open it), and its end, where
+// its directory is. Its local header is not asked for on its own first.
+func TestWalkDirNestedRequests(t *testing.T) {
+	const n = 8
+	files := map[string][]byte{}
+	for i := range n {
+		pad := bytes.Repeat([]byte{byte('a' + i)}, 1100<<10+i*37<<10)
+		files[fmt.Sprintf("lib/l%d.jar", i)] = fstest.ZipBytes(map[string][]byte{"pad.bin": pad, "C.class": []byte("class")}, zip.Store)
+	}
+	outer := fstest.ZipBytes(files, zip.Store)
+	// The fixture keeps each jar's header and first 4 KiB in one block.
+	zr, err := zip.NewReader(bytes.NewReader(outer), int64(len(outer)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := cache.Config{}.WithDefaults().BlockSize
+	for _, f := range zr.File {
+		off, err := f.DataOffset()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hdr := off - 30 - int64(len(f.Name)) - int64(len(f.Extra))
+		if hdr/block != (off+4<<10)/block {
+			t.Fatalf("%s: its header at %d and its first 4 KiB are not in one block of %d", f.Name, hdr, block)
+		}
+	}
+	srv := fstest.NewHTTPServer(t, map[string][]byte{"fat.jar": outer})
+	count := func(opt *deep.Options) int64 {
+		fsys, err := vfs.OpenFS(context.Background(), srv.URL()+"/fat.jar", &vfs.Options{Cache: vfs.NewCache(0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fsys.Close()
+		srv.Reset()
+		got := rows(t, fsys, opt)
+		if want := 2 + n; opt.Depth < 0 && len(got) != want || opt.Depth > 0 && len(got) != want+2*n {
+			t.Errorf("depth %d: %d rows:\n%s", opt.Depth, len(got), strings.Join(got, "\n"))
+		}
+		return srv.Requests()
+	}
+	shallow := count(&deep.Options{Depth: -1, Concurrency: 1})
+	deepN := count(&deep.Options{Depth: 2, Concurrency: 1})
+	// Neighbours may share a block (one jar's end, the next one's
+	// header), so a walk may cost fewer; with the header asked for first
+	// it cost 21.
+	if extra := deepN - shallow; extra > 2*n {
+		t.Errorf("the deep walk of %d nested jars cost %d requests more than the listing (%d), want at most %d", n, extra, shallow, 2*n)
 	}
 }
