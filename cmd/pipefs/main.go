@@ -92,6 +92,7 @@ import (
 	"github.com/pipefs/pipefs"
 	_ "github.com/pipefs/pipefs/all" // every scheme, the remote roots too
 	"github.com/pipefs/pipefs/internal/optflags"
+	"github.com/pipefs/pipefs/internal/warnlog"
 	"github.com/pipefs/pipefs/vfs"
 )
 
@@ -130,7 +131,7 @@ func main() {
 // written to stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root, g := newRoot()
-	g.log = slog.New(newWarnHandler(stderr))
+	g.log = slog.New(warnlog.New(stderr))
 	defer g.printStats(stderr)
 	out := newOutput(stdout)
 	root.SetArgs(args)

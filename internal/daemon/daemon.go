@@ -60,9 +60,10 @@ func Args(args []string) []string {
 
 // Start runs the program in the background: it starts the same
 // executable with Args(args), in a session of its own, and returns once
-// that process is ready, with its ready line written to stdout. A process that fails before it is ready has its stderr
-// copied to stderr, and the error says it failed. Canceling ctx before
-// then stops the process.
+// that process is ready, with its ready line written to stdout. A
+// process that fails before it is ready has its stderr copied to
+// stderr, and the error says it failed (ErrExited). Canceling ctx
+// before then stops the process.
 func Start(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	exe, err := os.Executable()
 	if err != nil {

@@ -6,15 +6,23 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
 // childModeEnv tells the test binary, started again by Start, to act as
 // the child: "ready" writes the ready line and says something on stderr
-// first, "fail" exits 1 with a message, "hang" waits for a signal.
-const childModeEnv = "PIPEFS_DAEMON_TEST_MODE"
+// first, "fail" exits 1 with a message, "hang" opens the FIFO that
+// $PIPEFS_DAEMON_TEST_FIFO names once it handles SIGINT, then waits for
+// it and says so.
+const (
+	childModeEnv = "PIPEFS_DAEMON_TEST_MODE"
+	childFIFOEnv = "PIPEFS_DAEMON_TEST_FIFO"
+)
 
 func TestMain(m *testing.M) {
 	switch os.Getenv(childModeEnv) {
@@ -34,7 +42,17 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "child: cannot mount")
 		os.Exit(1)
 	case "hang":
-		select {} // SIGINT ends it
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt)
+		f, err := os.OpenFile(os.Getenv(childFIFOEnv), os.O_WRONLY, 0)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(3)
+		}
+		f.Close() // the test cancels Start now
+		<-sig
+		fmt.Fprintln(os.Stderr, "child: interrupted")
+		os.Exit(1)
 	}
 }
 
@@ -67,11 +85,25 @@ func TestStart(t *testing.T) {
 		t.Errorf("failing child: %v, stdout %q, stderr %q; want ErrExited and its message", err, out.String(), errOut.String())
 	}
 
+	// The child opens the FIFO once it handles SIGINT; the test cancels
+	// Start when it has.
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv(childModeEnv, "hang")
+	t.Setenv(childFIFOEnv, fifo)
+	out.Reset()
+	errOut.Reset()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	stop := errors.New("stopped by the test")
-	cancel(stop)
-	if err := Start(ctx, nil, &out, &errOut); !errors.Is(err, stop) {
-		t.Errorf("cancelled Start: %v, want the cause", err)
+	go func() {
+		if f, err := os.Open(fifo); err == nil {
+			f.Close()
+		}
+		cancel(stop)
+	}()
+	if err := Start(ctx, nil, &out, &errOut); !errors.Is(err, stop) || errOut.String() != "child: interrupted\n" || out.Len() != 0 {
+		t.Errorf("cancelled Start: %v, stdout %q, stderr %q; want the cause, and the child interrupted and waited for", err, out.String(), errOut.String())
 	}
 }
